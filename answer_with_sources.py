@@ -1,0 +1,578 @@
+"""有出处的回答：秘塔搜索拿来源 → 读取前几条网页正文 → 本地模型写带 [编号] 引用的回答 → 程序核对引用。
+
+  python answer_with_sources.py "家用 NAS 怎么选" --read 2
+  python answer_with_sources.py --demo "家用 NAS 怎么选"     # 没有密钥：用内置的模拟秘塔
+  python answer_with_sources.py --verify saved.json          # 只核对保存下来的回答
+
+核对规则见 citation_check.py。不合格的回答会被拦下，请人去看原文。
+退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果
+"""
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import requests
+
+import metaso_search
+from citation_check import DEFAULT_THRESHOLD, check, check_answer, format_citations, support  # noqa: F401
+from metaso_search import MetasoError, MissingKeyError
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "qwen2.5:1.5b"
+DEFAULT_MAX_TOKENS = 1024
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_SERVICE = 3
+
+SYSTEM_PROMPT = (
+    "你根据用户给出的资料回答问题。要求：\n"
+    "1. 写 2 到 4 个短段落，只写资料里有的内容，不要编造，也不要照抄资料的标题和列表。\n"
+    "2. 每句话写完后，紧跟着用方括号写出它依据的资料编号；依据多条资料时把编号连着写，例如两条资料就写两个方括号。\n"
+    "3. 每个段落至少要有一个这样的编号。"
+)
+
+
+class UsageError(Exception):
+    """用户给的参数、配置或输入文件有问题（退出码 2）。"""
+
+
+class ModelError(Exception):
+    """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
+
+    def __init__(self, message, partial=""):
+        super().__init__(message)
+        self.partial = partial
+
+
+def exit_code_for(error):
+    """每一类错误对应一个退出码，只在这里决定。"""
+    if isinstance(error, (UsageError, MissingKeyError)):
+        return EXIT_USAGE
+    if isinstance(error, (MetasoError, ModelError)):
+        return EXIT_SERVICE
+    raise error
+
+
+@dataclass
+class Source:
+    title: str
+    link: str
+    date: str
+    text: str
+    read: bool  # True：正文来自读取接口；False：用的是搜索摘要
+
+    def as_check_input(self):
+        return {"title": self.title, "text": self.text}
+
+
+# ---------- 第 1 步：搜索并读取网页 ----------
+
+def read_one(result, max_chars, metaso):
+    """读一个网页。失败时返回 (摘要, 失败原因)，成功时返回 (正文, None)。"""
+    try:
+        return metaso_search.read_page(result["link"], max_chars=max_chars, **metaso), None
+    except MetasoError as error:
+        return result["snippet"], str(error)
+
+
+def gather(question, size, read_count, max_chars, metaso, log):
+    """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
+    log(f"搜索秘塔：{question}（{size} 条）")
+    response = metaso_search.search(question, size=size, **metaso)
+    results = []
+    for item in metaso_search.search_results(response):
+        results.append({"title": str(item.get("title") or ""), "link": str(item.get("link") or ""),
+                        "date": str(item.get("date") or ""), "snippet": str(item.get("snippet") or "")})
+    results = results[:size]
+    if not results:
+        return []
+    to_read = [r for r in results[:read_count] if r["link"]]
+    if to_read:
+        log(f"读取前 {len(to_read)} 个网页的正文…")
+        with ThreadPoolExecutor(max_workers=len(to_read)) as pool:
+            pages = list(pool.map(lambda r: read_one(r, max_chars, metaso), to_read))
+    else:
+        pages = []
+    sources = []
+    for index, result in enumerate(results):
+        text, read = result["snippet"], False
+        if index < len(pages):
+            text, failure = pages[index]
+            read = failure is None
+            if failure:
+                log(f"  读取 [{index + 1}] {result['link']} 失败，改用摘要：{failure}")
+        sources.append(Source(result["title"], result["link"], result["date"], text[:max_chars], read))
+    return sources
+
+
+# ---------- 第 2 步：请模型回答 ----------
+
+def build_messages(question, sources):
+    blocks = []
+    for number, source in enumerate(sources, 1):
+        blocks.append(f"[{number}] {source.title}（{source.date or '日期未知'}）\n{source.text}")
+    context = "\n\n".join(blocks)
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": f"资料：\n{context}\n\n问题：{question}"}]
+
+
+class ThinkFilter:
+    """去掉 <think>…</think>。按片段喂入（流式输出），标签被切在两个片段之间也能处理。"""
+    OPEN = "<think>"
+    CLOSE = "</think>"
+
+    def __init__(self):
+        self.inside = False
+        self.pending = ""
+
+    def feed(self, chunk):
+        text = self.pending + chunk
+        self.pending = ""
+        visible = []
+        while text:
+            tag = self.CLOSE if self.inside else self.OPEN
+            position = text.find(tag)
+            stray_close = -1 if self.inside else text.find(self.CLOSE)
+            if stray_close >= 0 and (position < 0 or stray_close < position):
+                # 有的模板把 <think> 放在提示里，输出里只剩 </think>：只去掉标签本身
+                visible.append(text[:stray_close])
+                text = text[stray_close + len(self.CLOSE):]
+                continue
+            if position >= 0:
+                if not self.inside:
+                    visible.append(text[:position])
+                text = text[position + len(tag):]
+                self.inside = not self.inside
+                continue
+            keep = partial_tag_length(text, (tag,) if self.inside else (self.OPEN, self.CLOSE))
+            if not self.inside:
+                visible.append(text[:len(text) - keep])
+            self.pending = text[len(text) - keep:]
+            break
+        return "".join(visible)
+
+    def finish(self):
+        rest = "" if self.inside else self.pending
+        self.pending = ""
+        return rest
+
+
+def partial_tag_length(text, tags):
+    """text 末尾有多长可能是某个标签的开头（要等下一个片段才知道）。"""
+    longest = 0
+    for tag in tags:
+        for length in range(min(len(tag) - 1, len(text)), 0, -1):
+            if text.endswith(tag[:length]):
+                longest = max(longest, length)
+                break
+    return longest
+
+
+@dataclass
+class ChatResult:
+    text: str
+    finish_reason: str | None
+    completion_tokens: int | None
+    seconds: float
+
+
+def chat_url(base_url):
+    base = base_url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[:-3]
+    return f"{base}/v1/chat/completions"
+
+
+def model_error_message(body_text):
+    """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
+    try:
+        data = json.loads(body_text)
+    except ValueError:
+        return metaso_search.short(body_text, 200)
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("detail") or json.dumps(error, ensure_ascii=False)
+        return metaso_search.short(str(error), 200)
+    return metaso_search.short(body_text, 200)
+
+
+def http_model_error(status, message, model, url):
+    if status == 404 and "not found" in message and "model" in message:
+        return ModelError(f"模型服务里没有模型 {model}（{message}）。请先运行：ollama pull {model}"
+                          f"，或用 --model / ANS_MODEL 换一个已经下载的模型")
+    if status == 404:
+        return ModelError(f"模型服务 {url} 返回 HTTP 404（{message}）。请检查 OLLAMA_URL 是否指向 OpenAI 兼容的服务")
+    return ModelError(f"模型服务返回 HTTP {status}：{message}")
+
+
+def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX_TOKENS, timeout=600):
+    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。"""
+    url = chat_url(base_url)
+    body = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
+            "max_tokens": max_tokens, "reasoning_effort": "none"}
+    started = time.monotonic()
+    response = post_chat(url, body, model, timeout)
+    if response.status_code == 400 and "does not support thinking" in response.text:
+        # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
+        del body["reasoning_effort"]
+        response = post_chat(url, body, model, timeout)
+    if response.status_code >= 400:
+        raise http_model_error(response.status_code, model_error_message(response.text), model, url)
+    if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
+        text, finish, tokens = read_stream(response, on_text or (lambda piece: None))
+    else:
+        text, finish, tokens = read_whole(response)
+        if on_text:
+            on_text(text)
+    return ChatResult(text, finish, tokens, time.monotonic() - started)
+
+
+def post_chat(url, body, model, timeout):
+    try:
+        return requests.post(url, json=body, stream=body["stream"], timeout=(10, timeout))
+    except requests.ConnectionError:
+        raise ModelError(f"连不上模型服务 {url}。请先启动它：ollama serve"
+                         f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）") from None
+    except requests.Timeout:
+        raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None
+    except requests.RequestException as error:
+        raise ModelError(f"请求模型服务 {url} 失败：{metaso_search.short(str(error), 200)}") from None
+
+
+def read_whole(response):
+    response.encoding = "utf-8"
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise ModelError(f"模型服务的回答格式不对：{metaso_search.short(response.text, 200)}") from None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return text, choice.get("finish_reason"), usage.get("completion_tokens")
+
+
+def read_stream(response, on_text):
+    """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
+    pieces = []
+    finish = None
+    tokens = None
+    done = False
+    try:
+        for raw in response.iter_lines():
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                done = True
+                break
+            try:
+                event = json.loads(payload)
+            except ValueError:
+                raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
+            if isinstance(event, dict) and event.get("error"):
+                message = model_error_message(json.dumps(event, ensure_ascii=False))
+                raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
+            choices = event.get("choices") if isinstance(event, dict) else None
+            if isinstance(event, dict) and isinstance(event.get("usage"), dict):
+                tokens = event["usage"].get("completion_tokens", tokens)
+            if not choices:
+                continue
+            choice = choices[0] if isinstance(choices[0], dict) else {}
+            delta = choice.get("delta") or {}
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if piece:
+                pieces.append(piece)
+                on_text(piece)
+            if choice.get("finish_reason"):
+                finish = choice["finish_reason"]
+    except requests.RequestException:
+        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces)) from None
+    if not done and finish is None:
+        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces))
+    return "".join(pieces), finish, tokens
+
+
+# ---------- 第 3 步：输出 ----------
+
+def source_lines(sources, unused):
+    lines = ["来源："]
+    for number, source in enumerate(sources, 1):
+        mark = "（未被引用）" if number in unused else ""
+        lines.append(f"[{number}] {source['title']} {source['link']}".rstrip() + mark)
+    return lines
+
+
+def verdict_lines(report):
+    if report.passed:
+        return ["✓ 引用核对通过"]
+    return ["⚠ 引用核对没通过，请人工核对："] + [f"  {p.message}" for p in report.problems]
+
+
+def render_result(answer, sources, report, answer_shown=False):
+    """文字输出：回答（流式时已经打印过）、来源列表、核对结论。"""
+    parts = [] if answer_shown else [answer]
+    parts.append("\n".join(source_lines(sources, report.unused)))
+    parts.append("\n".join(verdict_lines(report)))
+    return "\n\n".join(parts) + "\n"
+
+
+def result_record(question, model, answer, sources, report):
+    """--json 的输出（字段是对外契约，保持稳定）。"""
+    return {
+        "question": question,
+        "model": model,
+        "answer": answer,
+        "sources": [{"n": number, "title": s.get("title") or "", "link": s.get("link") or "",
+                     "date": s.get("date") or "", "text": s["text"], "read": s.get("read"),
+                     "cited": number in report.cited}
+                    for number, s in enumerate(sources, 1)],
+        "problems": [p.to_dict() for p in report.problems],
+        "unused": report.unused,
+        "passed": report.passed,
+    }
+
+
+# ---------- --verify：核对保存下来的回答 ----------
+
+def parse_verify_input(text, name):
+    """一个 JSON 对象，或 JSON Lines（每行一个对象）。返回 [(行号或 None, 对象)]。"""
+    if not text.strip():
+        raise UsageError(f"{name} 是空的")
+    try:
+        return [(None, json.loads(text))]
+    except json.JSONDecodeError as whole_error:
+        records = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((number, json.loads(line)))
+            except json.JSONDecodeError as error:
+                if not records:
+                    raise UsageError(f"{name} 第 {whole_error.lineno} 行不是合法的 JSON："
+                                     f"{whole_error.msg}") from None
+                raise UsageError(f"{name} 第 {number} 行不是合法的 JSON：{error.msg}") from None
+        return records
+
+
+def validate_record(record, where):
+    if not isinstance(record, dict):
+        raise UsageError(f"{where}应是一个 JSON 对象")
+    if not isinstance(record.get("answer"), str):
+        raise UsageError(f"{where}缺少字符串字段 answer")
+    sources = record.get("sources")
+    if not isinstance(sources, list):
+        raise UsageError(f"{where}缺少列表字段 sources")
+    for number, source in enumerate(sources, 1):
+        if not isinstance(source, dict) or not isinstance(source.get("text"), str):
+            raise UsageError(f"{where}sources 的第 {number} 项缺少字符串字段 text")
+        for name in ("title", "link", "date"):
+            if source.get(name) is not None and not isinstance(source[name], str):
+                raise UsageError(f"{where}sources 的第 {number} 项的 {name} 应是字符串")
+    return record
+
+
+def read_verify_file(path):
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as error:
+        raise UsageError(f"读不了 {path}：{error.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path} 不是 UTF-8 编码（第 {error.start} 字节）") from None
+
+
+def verify(args, out):
+    name = "标准输入" if args.verify == "-" else args.verify
+    records = parse_verify_input(read_verify_file(args.verify), name)
+    all_passed = True
+    for line_number, record in records:
+        where = f"{name} 第 {line_number} 行：" if line_number else f"{name}："
+        record = validate_record(record, where)
+        report = check_answer(record["answer"], record["sources"], args.threshold)
+        all_passed = all_passed and report.passed
+        if args.json:
+            result = result_record(record.get("question"), record.get("model"), record["answer"],
+                                   record["sources"], report)
+            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        else:
+            if line_number and len(records) > 1:
+                out.write(f"── 第 {line_number} 行 ──\n")
+            out.write(render_result(record["answer"], record["sources"], report) + "\n")
+    return EXIT_PASSED if all_passed else EXIT_FAILED
+
+
+# ---------- 命令行 ----------
+
+class ChineseHelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix or "用法：")
+
+
+class ChineseArgumentParser(argparse.ArgumentParser):
+    """参数错误时抛 UsageError（中文说明，退出码 2），不打印英文报错。"""
+
+    def error(self, message):
+        for english, chinese in (("the following arguments are required:", "缺少参数："),
+                                 ("unrecognized arguments:", "不认识的参数："),
+                                 ("expected one argument", "需要一个取值"),
+                                 ("invalid choice:", "取值无效："),
+                                 ("argument ", "参数 ")):
+            message = message.replace(english, chinese)
+        raise UsageError(f"{message}（python answer_with_sources.py -h 查看用法）")
+
+
+def int_in_range(low, high):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"“{text}”不是整数") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"应在 {low} 到 {high} 之间，收到 {value}")
+        return value
+    return parse
+
+
+def threshold_value(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"应在 0 到 1 之间，收到 {value}")
+    return value
+
+
+def build_parser():
+    parser = ChineseArgumentParser(
+        prog="answer_with_sources.py", add_help=False, formatter_class=ChineseHelpFormatter,
+        description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
+        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果。")
+    parser._positionals.title = "参数"
+    parser._optionals.title = "选项"
+    parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("question", nargs="?", help="要问的问题")
+    parser.add_argument("--size", type=int_in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
+    parser.add_argument("--read", type=int_in_range(0, 100), default=2,
+                        help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
+    parser.add_argument("--max-chars", type=int_in_range(1, 1_000_000), default=2000,
+                        help="每个网页最多取多少字符（默认 2000）")
+    parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
+    parser.add_argument("--max-tokens", type=int_in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
+                        help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
+    parser.add_argument("--threshold", type=threshold_value, default=DEFAULT_THRESHOLD,
+                        help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
+    parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                        help="边生成边显示回答（默认：输出到终端时开启）")
+    parser.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象")
+    parser.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
+    parser.add_argument("--verify", metavar="FILE",
+                        help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
+    return parser
+
+
+def run_question(args, out, log):
+    question = args.question.strip()
+    model = args.model or os.environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
+    model_url = os.environ.get("OLLAMA_URL", "").strip() or DEFAULT_OLLAMA_URL
+    if args.read > args.size:
+        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+    fake = None
+    if args.demo:
+        from fake_metaso import FakeMetaso
+        fake = FakeMetaso().start()
+        metaso = {"key": fake.key, "base": fake.base_url}
+        log(f"使用内置的模拟秘塔服务（--demo）：{fake.base_url}")
+    else:
+        metaso = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
+    try:
+        sources = gather(question, args.size, args.read, args.max_chars, metaso, log)
+    finally:
+        if fake:
+            fake.close()
+    if not sources:
+        raise MetasoError("秘塔没有搜到结果", next_step="换个说法再试")
+
+    stream = args.stream if args.stream is not None else out.isatty()
+    stream = stream and not args.json
+    log(f"请模型 {model} 回答（{chat_url(model_url)}）…")
+    shown = ThinkFilter()
+    started = [False]
+
+    def show(piece):
+        visible = shown.feed(piece)
+        if not started[0]:
+            visible = visible.lstrip()
+            started[0] = bool(visible)
+        if visible:
+            out.write(visible)
+            out.flush()
+
+    messages = build_messages(question, sources)
+    try:
+        result = chat(messages, model, model_url, stream, on_text=show if stream else None,
+                      max_tokens=args.max_tokens)
+    except ModelError as error:
+        if stream and error.partial:
+            out.write("\n\n（回答不完整）\n")
+        raise
+    answer_filter = ThinkFilter()
+    answer = (answer_filter.feed(result.text) + answer_filter.finish()).strip()
+    if stream:
+        rest = shown.finish()
+        out.write((rest if started[0] else rest.lstrip()) + "\n\n")
+    if result.finish_reason == "length":
+        log(f"⚠ 回答达到长度上限（--max-tokens {args.max_tokens}）被截断了")
+    if not answer:
+        raise ModelError(f"模型 {model} 返回了空回答")
+
+    checked = [s.__dict__ for s in sources]
+    report = check_answer(answer, checked, args.threshold)
+    if args.json:
+        out.write(json.dumps(result_record(question, model, answer, checked, report), ensure_ascii=False) + "\n")
+    else:
+        out.write(render_result(answer, checked, report, answer_shown=stream))
+    return EXIT_PASSED if report.passed else EXIT_FAILED
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+
+    def log(message):
+        err.write(message + "\n")
+        err.flush()
+
+    try:
+        args = build_parser().parse_args(argv)
+        if args.verify:
+            if args.question:
+                raise UsageError("--verify 只核对文件，不要同时给出问题")
+            return verify(args, out)
+        if args.question is None or not args.question.strip():
+            raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
+        return run_question(args, out, log)
+    except (UsageError, MetasoError, ModelError) as error:
+        log(f"✗ {error}")
+        return exit_code_for(error)
+    except KeyboardInterrupt:
+        log("已中断")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""测试共用的夹具：模拟秘塔服务、按脚本回答的 OpenAI 兼容模型服务、以子进程运行真实命令行。
+
+所有服务只监听 127.0.0.1 的随机空闲端口。
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from fake_metaso import FakeMetaso
+
+HERE = Path(__file__).resolve().parent
+CANARY_KEY = "mk-CANARY-0123456789abcdef"
+
+# 针对内置 NAS 页面写好的回答（搜索“家用 NAS 怎么选”时，资料 1~5 依次是内置的 5 个页面）
+GOOD_ANSWER = (
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [1]。\n\n"
+    "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。RAID 不是备份，重要数据仍然要另外备份 [2]。\n\n"
+    "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"
+)
+WRONG_SOURCE_ANSWER = (
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n"
+    "需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
+)
+UNCITED_ANSWER = (
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像。\n\n"
+    "需要转码 4K 视频时选带核显的 Intel 型号。"
+)
+THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
+
+# 模型名 → 脚本。未列出的模型名按 Ollama 的方式返回 404
+SCRIPTS = {
+    "good": {"content": GOOD_ANSWER},
+    "wrong-source": {"content": WRONG_SOURCE_ANSWER},
+    "uncited": {"content": UNCITED_ANSWER},
+    "thinker": {"content": THINKING_ANSWER, "reasoning": "先想一想资料 [7] 说了什么"},
+    "empty": {"content": "<think>只想不说</think>"},
+    "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
+}
+
+
+def chunks(text, size=7):
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+class ScriptedModel:
+    """按模型名返回预先写好的回答的 OpenAI 兼容服务，流式和非流式都支持。"""
+
+    def __init__(self):
+        self.requests = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self):
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler_class(self):
+        model_server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def send_body(self, status, payload):
+                data = json.dumps(payload, ensure_ascii=False).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                model_server.requests.append({"path": self.path, "body": body})
+                script = SCRIPTS.get(body.get("model"))
+                if self.path != "/v1/chat/completions":
+                    self.send_body(404, {"error": "404 page not found"})
+                elif script is None:
+                    message = f'model "{body.get("model")}" not found, try pulling it first'
+                    self.send_body(404, {"error": {"message": message, "type": "api_error",
+                                                   "param": None, "code": None}})
+                elif body.get("stream"):
+                    self.stream(script)
+                else:
+                    message = {"role": "assistant", "content": script["content"]}
+                    if "reasoning" in script:
+                        message["reasoning_content"] = script["reasoning"]
+                    self.send_body(200, {"id": "x", "object": "chat.completion", "choices": [
+                        {"index": 0, "message": message,
+                         "finish_reason": script.get("finish_reason", "stop")}],
+                        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
+
+            def stream(self, script):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                events = []
+                if "reasoning" in script:
+                    events += [{"reasoning_content": piece} for piece in chunks(script["reasoning"])]
+                events += [{"content": piece} for piece in chunks(script["content"])]
+                for delta in events:
+                    self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+                self.event({"choices": [{"index": 0, "delta": {},
+                                         "finish_reason": script.get("finish_reason", "stop")}]})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def event(self, payload):
+                self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n")
+                self.wfile.flush()
+
+        return Handler
+
+
+@pytest.fixture
+def fake_metaso():
+    with FakeMetaso(key=CANARY_KEY) as fake:
+        yield fake
+
+
+@pytest.fixture
+def model_server():
+    server = ScriptedModel()
+    yield server
+    server.close()
+
+
+def cli_env(fake=None, model=None, **extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("METASO_API_KEY", "METASO_BASE", "OLLAMA_URL", "ANS_MODEL")}
+    env["PYTHONIOENCODING"] = "utf-8"
+    if fake is not None:
+        env["METASO_BASE"] = fake.base_url
+        env["METASO_API_KEY"] = fake.key
+    if model is not None:
+        env["OLLAMA_URL"] = model.url
+    env.update(extra)
+    return env
+
+
+def run_cli(*args, env, stdin=None, script="answer_with_sources.py"):
+    """以子进程运行真实的命令行，和用户在终端里运行一样。"""
+    return subprocess.run([sys.executable, str(HERE / script), *args], env=env, cwd=HERE,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)

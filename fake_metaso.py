@@ -1,0 +1,332 @@
+"""本地的模拟秘塔服务：行为按 shared/metaso-api.md 里已知的真实接口来做。
+
+用途：跑测试，以及没有密钥时试用（answer_with_sources.py --demo）。
+  python fake_metaso.py --port 18400            # 在 127.0.0.1:18400 上启动
+  METASO_BASE=http://127.0.0.1:18400/api/v1 METASO_API_KEY=mk-fake-demo-key \\
+      python answer_with_sources.py "家用 NAS 怎么选"
+
+接口：
+  POST /api/v1/search   搜索（size 可以是字符串或整数）
+  POST /api/v1/reader   读取正文（Accept: text/plain 给正文，否则给 JSON）
+  GET  /page/N          第 N 个页面的 HTML（搜索结果里的 link 指向这里）
+密钥不对时和真实接口一样返回 HTTP 200 加错误体：search 是 errCode 2005，reader 是 errCode 500。
+"""
+import argparse
+import html
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_KEY = "mk-fake-demo-key"
+
+# 为本项目编写的示例页面（虚构内容，不来自任何网站）
+NAS_PAGES = [
+    {
+        "title": "家用 NAS 选购要点",
+        "date": "2026年09月12日",
+        "authors": ["数码小编"],
+        "text": (
+            "# 家用 NAS 选购要点\n\n"
+            "买家用 NAS 之前，先想清楚要存什么、存多少、几个人用。\n\n"
+            "硬盘位：家用至少选两盘位，方便做 RAID1 镜像；照片和视频多的家庭建议四盘位，留出扩容空间。\n\n"
+            "CPU：只存文件的话入门级 ARM 处理器就够用；需要转码 4K 视频时选带核显的 Intel 型号，"
+            "核显可以硬件解码，播放不卡。\n\n"
+            "内存：跑 Docker 或虚拟机建议 8GB 起步，最好选可以自己加内存条的机型。\n\n"
+            "网口：千兆网口传大文件只有一百多 MB/s，预算够的话选 2.5GbE 网口，配合 2.5G 交换机速度更快。\n\n"
+            "功耗和噪音：NAS 通常全年开机，待机功耗低、风扇安静的机型长期更省心。"
+        ),
+    },
+    {
+        "title": "RAID1 和 RAID5 的区别",
+        "date": "2026年08月03日",
+        "authors": ["存储笔记"],
+        "text": (
+            "# RAID1 和 RAID5 的区别\n\n"
+            "RAID1 是镜像，两块盘存同样的数据，一块盘坏了数据还在，但可用容量只有一半。\n\n"
+            "RAID5 至少三块盘，数据和校验分散在各块盘上，可以容忍一块盘损坏，可用容量是总容量减去一块盘。\n\n"
+            "RAID5 换盘后要重建阵列，大容量硬盘重建时间长，重建期间如果再坏一块盘，数据就会丢失。\n\n"
+            "两盘位的 NAS 只能做 RAID1，四盘位的 NAS 可以在 RAID5 和 RAID10 之间选择。\n\n"
+            "要注意，RAID 不是备份：误删文件、中了勒索病毒时，RAID 会把错误同步到所有盘上，重要数据仍然要另外备份。"
+        ),
+    },
+    {
+        "title": "NAS 远程访问安全",
+        "date": "2026年07月21日",
+        "authors": [],
+        "text": (
+            "首页 | 资讯 | 评测 | 论坛 | 登录 | 注册\n"
+            "当前位置：首页 > 网络 > 正文\n"
+            "热门标签：路由器 交换机 NAS 软路由 智能家居\n"
+            "分享到：微博 微信 QQ空间\n\n"
+            "# NAS 远程访问安全\n\n"
+            "不要把 NAS 的管理界面直接暴露到公网，端口映射会让扫描器很快找到你的设备。\n\n"
+            "远程访问优先使用 VPN 或 Tailscale 这类组网工具，只有自己的设备才能连进家里的网络。\n\n"
+            "管理员账号要开启两步验证，关闭默认的 admin 账号，并使用足够长的密码。\n\n"
+            "系统和套件要及时更新，很多勒索病毒利用的是早已修补的旧漏洞。\n\n"
+            "如果一定要对外提供服务，至少放在反向代理后面，并开启 HTTPS 和访问日志。"
+        ),
+    },
+    {
+        "title": "NAS 硬盘怎么选：CMR 与 SMR",
+        "date": "2026年06月15日",
+        "authors": ["硬盘实验室"],
+        "text": (
+            "# NAS 硬盘怎么选：CMR 与 SMR\n\n"
+            "组 RAID 的 NAS 建议用 CMR 硬盘，SMR 硬盘在重建阵列时写入很慢，甚至会被判定为掉盘。\n\n"
+            "NAS 专用盘针对全年开机做过优化，振动和发热控制更好，保修期通常也更长。\n\n"
+            "转速方面，5400 转的盘安静省电，适合放在客厅或卧室；7200 转的盘速度更快，但噪音和发热更大。\n\n"
+            "同一个阵列里最好用同容量的盘，容量不一致时按最小的那块计算。\n\n"
+            "新盘到手先做一次完整的坏道检测，再放进阵列存数据。"
+        ),
+    },
+    {
+        "title": "家庭数据的 3-2-1 备份原则",
+        "date": "2026年05月02日",
+        "authors": ["备份指南"],
+        "text": (
+            "# 家庭数据的 3-2-1 备份原则\n\n"
+            "3-2-1 原则是：数据至少保存三份，放在两种不同的介质上，其中一份放在异地。\n\n"
+            "NAS 适合作为家里的主备份，电脑和手机里的照片定期同步到 NAS 上。\n\n"
+            "异地那一份可以用云盘，也可以把移动硬盘放到父母家，每个月更新一次。\n\n"
+            "快照功能可以把文件恢复到几小时前的状态，对付误删和勒索病毒很有用，但快照和原数据在同一组硬盘上，不能代替异地备份。\n\n"
+            "备份要定期做恢复演练，确认真的能把文件找回来。"
+        ),
+    },
+]
+
+
+def fold(text):
+    """检索用：小写、去掉空白和标点后的字二元组集合。"""
+    text = re.sub(r"[\W_]+", "", text.lower())
+    return {text[i:i + 2] for i in range(len(text) - 1)}
+
+
+def load_fixtures(path):
+    """--fixtures 文件：JSON 数组，每项至少有 title 和 text，可选 date、authors、snippet，
+    以及 reader_fault（读取这个页面时原样返回的错误体）。"""
+    with open(path, encoding="utf-8") as handle:
+        pages = json.load(handle)
+    if not isinstance(pages, list) or not all(isinstance(p, dict) and "title" in p and "text" in p
+                                              for p in pages):
+        raise ValueError(f"{path} 应是 JSON 数组，每项至少有 title 和 text")
+    return pages
+
+
+def snippet_of(page, limit=80):
+    if page.get("snippet"):
+        return page["snippet"]
+    # 摘要取正文里第一段像样的内容，跳过标题行和导航
+    for block in page["text"].split("\n\n"):
+        block = block.strip()
+        if block and not block.startswith("#") and "|" not in block and "：首页" not in block:
+            return block[:limit]
+    return page["text"][:limit]
+
+
+class FakeMetaso:
+    """模拟秘塔服务。可以当上下文管理器用：with FakeMetaso() as fake: fake.base_url"""
+
+    def __init__(self, pages=None, key=DEFAULT_KEY, delay=0.0, host="127.0.0.1", port=0):
+        self.pages = list(pages if pages is not None else NAS_PAGES)
+        self.key = key
+        self.delay = delay
+        self.requests = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
+        self.in_flight = {"search": 0, "reader": 0}
+        self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
+        self.lock = threading.Lock()
+        self.faults = {}  # 接口名（search / reader）→ 固定的 (HTTP 状态, Content-Type, 响应体)
+        self.server = ThreadingHTTPServer((host, port), self._handler_class())
+        self.server.daemon_threads = True
+        self.thread = None
+
+    @property
+    def origin(self):
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self):
+        return self.origin + "/api/v1"
+
+    def start(self):
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def fail(self, endpoint, body, status=200, content_type="application/json; charset=utf-8"):
+        """让某个接口固定返回给定的响应，模拟真实服务的各种错误。
+
+        响应体里的 {authorization} 会换成请求里的 Authorization 头，模拟把请求回显出来的服务器。
+        """
+        self.faults[endpoint] = (status, content_type, body)
+
+    def link(self, index):
+        return f"{self.origin}/page/{index + 1}"
+
+    def page_for_link(self, link):
+        match = re.fullmatch(re.escape(self.origin) + r"/page/(\d+)", link or "")
+        if match and 1 <= int(match.group(1)) <= len(self.pages):
+            return int(match.group(1)) - 1
+        return None
+
+    def search(self, body):
+        query = str(body.get("q") or "")
+        try:
+            size = int(body.get("size", 10))
+        except (TypeError, ValueError):
+            return {"errCode": 1000, "errMsg": "参数错误：size"}
+        if not query.strip() or not 1 <= size <= 100:
+            return {"errCode": 1000, "errMsg": "参数错误"}
+        wanted = fold(query)
+        matches = []
+        for index, page in enumerate(self.pages):
+            shared = len(wanted & fold(page["title"] + page["text"]))
+            if shared:
+                matches.append((index, shared / max(len(wanted), 1)))
+        results = []
+        for position, (index, ratio) in enumerate(matches[:size], 1):
+            page = self.pages[index]
+            result = {"title": page["title"], "link": self.link(index), "snippet": snippet_of(page),
+                      "score": "high" if ratio >= 0.5 else "medium" if ratio >= 0.2 else "low",
+                      "position": position, "date": page.get("date", "")}
+            if page.get("authors"):
+                result["authors"] = page["authors"]
+            results.append(result)
+        scope = body.get("scope") or "webpage"
+        return {"credits": 3, "searchParameters": {"q": query, "scope": scope, "size": size},
+                "total": len(matches), scope + "s": results}
+
+    def _handler_class(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass  # 不往终端打访问日志
+
+            def send(self, status, body, content_type):
+                data = body.encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def send_json(self, payload, status=200):
+                self.send(status, json.dumps(payload, ensure_ascii=False), "application/json; charset=utf-8")
+
+            def do_GET(self):
+                fake.requests.append(("GET", self.path))
+                match = re.fullmatch(r"/page/(\d+)", self.path)
+                if not match or not 1 <= int(match.group(1)) <= len(fake.pages):
+                    self.send(404, "<h1>404 Not Found</h1>", "text/html; charset=utf-8")
+                    return
+                page = fake.pages[int(match.group(1)) - 1]
+                paragraphs = "".join(f"<p>{html.escape(block)}</p>\n" for block in page["text"].split("\n\n"))
+                self.send(200, f"<html><head><meta charset='utf-8'><title>{html.escape(page['title'])}"
+                               f"</title></head><body>\n{paragraphs}</body></html>", "text/html; charset=utf-8")
+
+            def do_POST(self):
+                fake.requests.append(("POST", self.path))
+                endpoint = self.path.rsplit("/", 1)[-1]
+                counted = endpoint in fake.in_flight
+                if counted:
+                    with fake.lock:
+                        fake.in_flight[endpoint] += 1
+                        fake.max_in_flight[endpoint] = max(fake.max_in_flight[endpoint],
+                                                           fake.in_flight[endpoint])
+                try:
+                    self.answer(endpoint)
+                finally:
+                    if counted:
+                        with fake.lock:
+                            fake.in_flight[endpoint] -= 1
+
+            def answer(self, endpoint):
+                if fake.delay:
+                    time.sleep(fake.delay)
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    body = None
+                authorized = self.headers.get("Authorization") == f"Bearer {fake.key}"
+                if endpoint in fake.faults:
+                    status, content_type, text = fake.faults[endpoint]
+                    text = text.replace("{authorization}", self.headers.get("Authorization") or "")
+                    self.send(status, text, content_type)
+                    return
+                if self.path == "/api/v1/search":
+                    if not authorized:
+                        self.send_json({"errCode": 2005, "errMsg": "API密钥无效"})
+                    elif not isinstance(body, dict):
+                        self.send_json({"errCode": 1000, "errMsg": "参数错误"})
+                    else:
+                        self.send_json(fake.search(body))
+                elif self.path == "/api/v1/reader":
+                    self.reader(body, authorized)
+                else:
+                    self.send(404, "<h1>404 Not Found</h1>", "text/html; charset=utf-8")
+
+            def reader(self, body, authorized):
+                index = fake.page_for_link(body.get("url")) if isinstance(body, dict) else None
+                if not authorized or index is None:
+                    self.send_json({"errCode": 500, "errMsg": "服务器错误"})
+                    return
+                page = fake.pages[index]
+                if page.get("reader_fault"):
+                    # 页面自带的读取错误（--fixtures 里也可以写），HTTP 200 加错误体
+                    self.send(200, page["reader_fault"], "application/json; charset=utf-8")
+                    return
+                if "text/plain" in (self.headers.get("Accept") or ""):
+                    self.send(200, page["text"], "text/plain; charset=utf-8")
+                else:
+                    self.send_json({"title": page["title"], "url": fake.link(index),
+                                    "author": ", ".join(page.get("authors") or []),
+                                    "date": page.get("date", ""), "markdown": page["text"], "credits": 20})
+
+        return Handler
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="本地模拟秘塔服务（搜索 + 读取网页）。")
+    parser.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
+    parser.add_argument("--port", type=int, default=18400, help="端口（默认 18400，0 表示随机空闲端口）")
+    parser.add_argument("--key", default=DEFAULT_KEY, help=f"接受的 API Key（默认 {DEFAULT_KEY}）")
+    parser.add_argument("--fixtures", help="自己的页面：JSON 数组，每项有 title、text，可选 date、authors")
+    parser.add_argument("--delay", type=float, default=0.0, help="每个 API 请求额外等待的秒数")
+    args = parser.parse_args(argv)
+    try:
+        pages = load_fixtures(args.fixtures) if args.fixtures else None
+    except (OSError, ValueError) as error:
+        print(f"✗ 读不了页面文件：{error}", file=sys.stderr)
+        return 2
+    try:
+        fake = FakeMetaso(pages, key=args.key, delay=args.delay, host=args.host, port=args.port)
+    except OSError as error:
+        print(f"✗ 无法监听 {args.host}:{args.port}：{error}", file=sys.stderr)
+        return 2
+    print(f"模拟秘塔服务已启动：METASO_BASE={fake.base_url}  METASO_API_KEY={fake.key}", file=sys.stderr)
+    try:
+        fake.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

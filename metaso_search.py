@@ -1,0 +1,210 @@
+"""秘塔（Metaso）开放平台的最小客户端：post、search、read_page 和 MetasoError。
+
+密钥只从环境变量 METASO_API_KEY 读取，永远不会出现在输出、日志或错误信息里
+（即使服务器把请求头原样回显，错误信息里的密钥也会被遮掉）。
+
+单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应，
+接入真实接口前先看清字段。
+"""
+import json
+import os
+import re
+import sys
+
+import requests
+
+DEFAULT_BASE = "https://metaso.cn/api/v1"
+# (连接超时, 读取超时)，单位秒
+DEFAULT_TIMEOUT = (10, 60)
+
+# 已知错误码 → 用户下一步该做什么（见 shared/metaso-api.md）
+NEXT_STEPS = {
+    2005: "请检查 METASO_API_KEY 是否正确（在秘塔开放平台的 API Key 页面复制，以 mk- 开头）",
+    3000: "账户余额不足，请到秘塔开放平台充值后再试",
+    3003: "今天的调用次数已用完，请明天再试，或在秘塔开放平台提高额度",
+    500: "秘塔服务器出错；读取网页时密钥无效也会得到这个错误，请先确认密钥正确，再稍后重试",
+    5000: "秘塔服务内部错误，请稍后重试",
+    1000: "请求参数有误，请检查问题和 --size 等参数",
+}
+HTTP_NEXT_STEPS = {
+    401: "请检查 METASO_API_KEY 是否正确",
+    403: "密钥没有权限调用这个接口，请检查 METASO_API_KEY 和开放平台上的权限",
+    429: "请求太频繁，请稍等再试",
+}
+
+
+class MetasoError(Exception):
+    """秘塔接口失败。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
+
+    def __init__(self, message, code=None, status=None, next_step=None):
+        self.message = message
+        self.code = code
+        self.status = status
+        self.next_step = next_step
+        super().__init__(str(self))
+
+    def __str__(self):
+        if self.next_step:
+            return f"{self.message}。{self.next_step}"
+        return self.message
+
+
+class MissingKeyError(MetasoError):
+    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障。"""
+
+    def __init__(self):
+        super().__init__(
+            "没有设置 METASO_API_KEY",
+            next_step="请在秘塔开放平台申请 API Key，然后运行 export METASO_API_KEY=mk-你的密钥"
+                      "（只放在环境变量里，不要写进代码）；没有密钥也可以加 --demo 用内置的模拟服务试用",
+        )
+
+
+def api_key():
+    key = os.environ.get("METASO_API_KEY", "").strip()
+    if not key:
+        raise MissingKeyError()
+    return key
+
+
+def api_base():
+    return os.environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
+
+
+def redact(text, key):
+    """把文本里出现的密钥遮掉。"""
+    if key and key in text:
+        text = text.replace(key, "mk-***")
+    return text
+
+
+def short(text, limit=120):
+    """错误信息里引用服务器原文时，只取一小段，去掉 HTML 标签和多余空白。"""
+    text = re.sub(r"<[^>]*>", " ", text)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def error_in_body(data):
+    """HTTP 200 里的错误体：{"errCode", "errMsg"} 或 {"code", "message"}。返回 (码, 消息) 或 None。"""
+    if not isinstance(data, dict):
+        return None
+    for code_key, message_key in (("errCode", "errMsg"), ("code", "message")):
+        code = data.get(code_key)
+        if code in (None, 0, "0", 200, "200", ""):
+            continue
+        message = data.get(message_key) or data.get("msg") or ""
+        try:
+            code = int(code)
+        except (TypeError, ValueError):
+            pass
+        return code, str(message)
+    return None
+
+
+def parse_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def post(path, body, accept="application/json", key=None, base=None, timeout=DEFAULT_TIMEOUT):
+    """POST 到 {base}/{path}。accept 为 JSON 时返回解析后的对象，为 text/plain 时返回文本。
+
+    任何失败都抛 MetasoError，错误信息里不含密钥。
+    """
+    key = key or api_key()
+    base = (base or api_base()).rstrip("/")
+    url = f"{base}/{path.lstrip('/')}"
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}
+    try:
+        response = requests.post(url, json=body, headers=headers, timeout=timeout)
+    except requests.Timeout:
+        raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试") from None
+    except requests.RequestException as error:
+        reason = redact(short(str(error), 200), key)
+        raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE") from None
+
+    if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
+        response.encoding = "utf-8"  # 不声明字符集时 requests 会按 ISO-8859-1 解码中文
+    text = response.text
+    data = parse_json(text) if text.lstrip().startswith(("{", "[")) else None
+
+    found = error_in_body(data)
+    if found:
+        code, message = found
+        message = redact(short(message, 200), key)
+        raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
+                          next_step=NEXT_STEPS.get(code))
+    if response.status_code >= 400:
+        raise http_error(response.status_code, redact(short(text), key))
+    if accept == "text/plain":
+        return text
+    if data is None:
+        kind = response.headers.get("Content-Type", "未知类型")
+        raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
+                          f"{redact(short(text), key)}", status=response.status_code,
+                          next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
+    return data
+
+
+def http_error(status, excerpt):
+    if status in HTTP_NEXT_STEPS:
+        next_step = HTTP_NEXT_STEPS[status]
+    elif status >= 500:
+        next_step = "秘塔服务暂时不可用，请稍后重试"
+    else:
+        next_step = "请检查 METASO_BASE 和请求参数"
+    detail = f"：{excerpt}" if excerpt else ""
+    return MetasoError(f"秘塔返回 HTTP {status}{detail}", status=status, next_step=next_step)
+
+
+def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_TIMEOUT):
+    """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
+    body = {"q": query, "scope": scope, "size": str(size),
+            "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
+    data = post("search", body, key=key, base=base, timeout=timeout)
+    if not isinstance(data, dict):
+        raise MetasoError("秘塔的搜索响应不是 JSON 对象", next_step="请用 python metaso_search.py 看一次原始响应")
+    return data
+
+
+def search_results(response, scope="webpage"):
+    """从搜索响应里取出结果列表；缺失或类型不对时返回空列表，跳过不是对象的条目。"""
+    items = response.get(scope + "s")
+    if not isinstance(items, list):
+        return []
+    return [item for item in items if isinstance(item, dict)]
+
+
+def read_page(url, max_chars=2000, key=None, base=None, timeout=DEFAULT_TIMEOUT):
+    """用秘塔的读取接口取网页正文（纯文本/Markdown），最多 max_chars 个字符。"""
+    text = post("reader", {"url": url}, accept="text/plain", key=key, base=base, timeout=timeout)
+    text = text.strip()
+    if not text:
+        raise MetasoError("读取到的正文是空的")
+    return text[:max_chars]
+
+
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
+    parser.add_argument("query", help="搜索的问题")
+    parser.add_argument("--size", type=int, default=5, help="结果条数（默认 5）")
+    args = parser.parse_args(argv)
+    try:
+        response = search(args.query, size=args.size)
+    except MissingKeyError as error:
+        print(f"✗ {error}", file=sys.stderr)
+        return 2
+    except MetasoError as error:
+        print(f"✗ {error}", file=sys.stderr)
+        return 3
+    key = os.environ.get("METASO_API_KEY", "").strip()
+    print(redact(json.dumps(response, ensure_ascii=False, indent=2), key))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""端到端：以子进程运行真实的命令行，连模拟秘塔和按脚本回答的模型服务。"""
+import json
+import os
+import pty
+import subprocess
+import sys
+
+from conftest import CANARY_KEY, HERE, cli_env, run_cli
+
+QUESTION = "家用 NAS 怎么选"
+
+
+def test_good_answer_passes_and_lists_sources(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("家用 NAS 至少选两盘位")
+    assert "\n来源：\n" in out
+    assert f"[1] 家用 NAS 选购要点 {fake_metaso.origin}/page/1\n" in out
+    assert f"[4] NAS 硬盘怎么选：CMR 与 SMR {fake_metaso.origin}/page/4（未被引用）" in out
+    assert out.rstrip().endswith("✓ 引用核对通过")
+    assert "Traceback" not in result.stderr
+
+
+def test_model_request_follows_the_contract(fake_metaso, model_server):
+    run_cli(QUESTION, "--read", "2", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    body = model_server.requests[0]["body"]
+    assert model_server.requests[0]["path"] == "/v1/chat/completions"
+    assert body["model"] == "good"
+    assert body["temperature"] == 0
+    assert body["reasoning_effort"] == "none"
+    assert body["stream"] is False
+    prompt = body["messages"][-1]["content"]
+    # 前两个网页读了全文（摘要里没有的句子也在），第三个只有摘要
+    assert "功耗和噪音" in prompt
+    assert "RAID 不是备份" in prompt
+    assert "系统和套件要及时更新" not in prompt
+    assert prompt.rstrip().endswith(QUESTION)
+
+
+def test_reads_pages_concurrently(fake_metaso, model_server):
+    fake_metaso.delay = 0.4
+    result = run_cli(QUESTION, "--read", "3", "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+    assert fake_metaso.max_in_flight["reader"] == 3
+    sources = json.loads(result.stdout)["sources"]
+    assert [s["read"] for s in sources] == [True, True, True, False, False]
+
+
+def test_wrong_source_is_flagged(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="wrong-source"))
+    assert result.returncode == 1
+    assert "⚠ 引用核对没通过，请人工核对：" in result.stdout
+    assert "“需要转码 4K 视频时选带核显的 Intel 型号 [2]” 和资料 [2] 的重合度只有" in result.stdout
+
+
+def test_uncited_paragraphs_are_flagged(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="uncited"))
+    assert result.returncode == 1
+    assert "第 1 段没有引用：家用 NAS 至少选两盘位" in result.stdout
+    assert "第 2 段没有引用：需要转码 4K 视频" in result.stdout
+
+
+def test_streamed_output_matches_non_streamed(fake_metaso, model_server):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    streamed = run_cli(QUESTION, "--stream", env=env)
+    plain = run_cli(QUESTION, "--no-stream", env=env)
+    assert streamed.returncode == plain.returncode == 0
+    assert streamed.stdout == plain.stdout
+    assert [r["body"]["stream"] for r in model_server.requests] == [True, False]
+
+
+def test_thinking_never_reaches_the_answer(fake_metaso, model_server):
+    for mode in ("--stream", "--no-stream"):
+        result = run_cli(QUESTION, mode, "--json" if mode == "--no-stream" else "--stream",
+                         env=cli_env(fake_metaso, model_server, ANS_MODEL="thinker"))
+        assert result.returncode == 0, result.stdout
+        assert "我先想想" not in result.stdout
+        assert "<think>" not in result.stdout
+        assert "先想一想" not in result.stdout  # reasoning_content 字段
+        assert "[9]" not in result.stdout and "[7]" not in result.stdout
+
+
+def test_stream_is_default_on_a_terminal(fake_metaso, model_server):
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, str(HERE / "answer_with_sources.py"), QUESTION],
+                               env=cli_env(fake_metaso, model_server, ANS_MODEL="good"), cwd=HERE,
+                               stdin=subprocess.DEVNULL, stdout=follower, stderr=subprocess.DEVNULL)
+    os.close(follower)
+    received = b""
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        received += data
+    os.close(leader)
+    assert process.wait(timeout=30) == 0
+    assert model_server.requests[0]["body"]["stream"] is True
+    assert "✓ 引用核对通过" in received.decode("utf-8")
+
+
+def test_json_output_is_one_object(fake_metaso, model_server):
+    result = run_cli(QUESTION, "--json", "--size", "3", env=cli_env(fake_metaso, model_server, ANS_MODEL="wrong-source"))
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert set(data) == {"question", "model", "answer", "sources", "problems", "unused", "passed"}
+    assert data["question"] == QUESTION and data["model"] == "wrong-source"
+    assert data["passed"] is False
+    assert data["unused"] == [3]
+    assert [s["n"] for s in data["sources"]] == [1, 2, 3]
+    assert set(data["sources"][0]) == {"n", "title", "link", "date", "text", "read", "cited"}
+    assert data["sources"][0]["date"] == "2026年09月12日"
+    assert [s["cited"] for s in data["sources"]] == [True, True, False]
+    [problem] = data["problems"]
+    assert problem["kind"] == "weak_support"
+    assert problem["paragraph"] == 2
+    assert problem["citations"] == [2]
+    assert problem["overlap"] < 0.35
+    assert problem["sentence"] == "需要转码 4K 视频时选带核显的 Intel 型号 [2]"
+    assert "重合度" in problem["message"]
+
+
+def test_max_chars_caps_every_source(fake_metaso, model_server):
+    result = run_cli(QUESTION, "--json", "--max-chars", "50", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert all(len(s["text"]) <= 50 for s in json.loads(result.stdout)["sources"])
+
+
+def test_failed_read_falls_back_to_snippet(fake_metaso, model_server):
+    fake_metaso.pages[1] = dict(fake_metaso.pages[1], reader_fault='{"errCode":500,"errMsg":"服务器错误"}')
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    sources = json.loads(result.stdout)["sources"]
+    assert sources[0]["read"] is True and "功耗和噪音" in sources[0]["text"]
+    assert sources[1]["read"] is False
+    assert sources[1]["text"] == "RAID1 是镜像，两块盘存同样的数据，一块盘坏了数据还在，但可用容量只有一半。"
+    failures = [line for line in result.stderr.splitlines() if "失败" in line]
+    assert len(failures) == 1
+    assert f"{fake_metaso.origin}/page/2" in failures[0] and "500" in failures[0]
+
+
+def test_demo_needs_no_key(model_server):
+    result = run_cli("--demo", QUESTION, env=cli_env(None, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+    assert "模拟秘塔服务" in result.stderr
+    assert "✓ 引用核对通过" in result.stdout
+
+
+def test_missing_key_stops_before_any_network_call(fake_metaso, model_server):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    del env["METASO_API_KEY"]
+    result = run_cli(QUESTION, env=env)
+    assert result.returncode == 2
+    assert "没有设置 METASO_API_KEY" in result.stderr and "export METASO_API_KEY=" in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+    assert result.stdout == ""
+
+
+def test_bad_key_is_reported_without_the_key(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good",
+                                           METASO_API_KEY="mk-WRONG-secret-42"))
+    assert result.returncode == 3
+    assert "2005" in result.stderr and "API密钥无效" in result.stderr
+    assert "请检查 METASO_API_KEY" in result.stderr
+    assert "mk-WRONG-secret-42" not in result.stderr + result.stdout
+    assert model_server.requests == []
+
+
+def test_echoed_key_never_appears(fake_metaso, model_server):
+    fake_metaso.fail("search", '{"errCode":2005,"errMsg":"API密钥无效：{authorization}"}')
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 3
+    assert CANARY_KEY not in result.stderr + result.stdout
+    assert "mk-***" in result.stderr
+
+
+def test_no_search_results_is_a_service_failure(fake_metaso, model_server):
+    result = run_cli("火星黑洞 xyzw", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 3
+    assert "没有搜到结果" in result.stderr
+    assert model_server.requests == []
+
+
+def test_unknown_model_says_which_pull_to_run(fake_metaso, model_server):
+    result = run_cli(QUESTION, "--model", "qwen9:7b", env=cli_env(fake_metaso, model_server))
+    assert result.returncode == 3
+    assert "ollama pull qwen9:7b" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreachable_model_server_says_how_to_start_it(fake_metaso):
+    env = cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9", ANS_MODEL="good")
+    result = run_cli(QUESTION, env=env)
+    assert result.returncode == 3
+    assert "ollama serve" in result.stderr
+    assert "http://127.0.0.1:9/v1/chat/completions" in result.stderr
+
+
+def test_empty_answer_is_a_service_failure(fake_metaso, model_server):
+    for mode in ("--stream", "--no-stream"):
+        result = run_cli(QUESTION, mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="empty"))
+        assert result.returncode == 3
+        assert "空回答" in result.stderr
+
+
+def test_truncated_answer_is_checked_with_a_warning(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="cut-short"))
+    assert result.returncode == 0
+    assert "截断" in result.stderr
+
+
+def test_usage_errors_exit_2_in_chinese(fake_metaso, model_server):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    cases = [([], "请给出要问的问题"), (["   "], "请给出要问的问题"),
+             ([QUESTION, "--read", "4", "--size", "3"], "--read（4）不能大于 --size（3）"),
+             ([QUESTION, "--threshold", "1.5"], "应在 0 到 1 之间"),
+             ([QUESTION, "--size", "0"], "应在 1 到 100 之间"),
+             ([QUESTION, "--read", "x"], "不是整数"),
+             ([QUESTION, "--colour"], "不认识的参数")]
+    for args, expected in cases:
+        result = run_cli(*args, env=env)
+        assert result.returncode == 2, args
+        assert expected in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr and result.stdout == ""
+    assert fake_metaso.requests == [] and model_server.requests == []
+
+
+def test_metaso_search_prints_the_raw_response(fake_metaso):
+    result = run_cli(QUESTION, "--size", "2", env=cli_env(fake_metaso), script="metaso_search.py")
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert data["searchParameters"] == {"q": QUESTION, "scope": "webpage", "size": 2}
+    assert data["webpages"][0]["score"] in ("high", "medium", "low")
+    assert CANARY_KEY not in result.stdout + result.stderr
+
+
+def test_metaso_search_without_key_exits_2(fake_metaso):
+    env = cli_env(fake_metaso)
+    del env["METASO_API_KEY"]
+    result = run_cli(QUESTION, env=env, script="metaso_search.py")
+    assert result.returncode == 2 and "METASO_API_KEY" in result.stderr
