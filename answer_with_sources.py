@@ -306,7 +306,9 @@ def source_lines(sources, unused):
     lines = ["来源："]
     for number, source in enumerate(sources, 1):
         mark = "（未被引用）" if number in unused else ""
-        lines.append(f"[{number}] {source['title']} {source['link']}".rstrip() + mark)
+        title = source.get("title") or ""
+        link = source.get("link") or ""
+        lines.append(f"[{number}] {title} {link}".strip() + mark)
     return lines
 
 
@@ -398,10 +400,10 @@ def read_verify_file(path):
 def verify(args, out):
     name = "标准输入" if args.verify == "-" else args.verify
     records = parse_verify_input(read_verify_file(args.verify), name)
+    for line_number, record in records:
+        validate_record(record, f"{name} 第 {line_number} 行：" if line_number else f"{name}：")
     all_passed = True
     for line_number, record in records:
-        where = f"{name} 第 {line_number} 行：" if line_number else f"{name}："
-        record = validate_record(record, where)
         report = check_answer(record["answer"], record["sources"], args.threshold)
         all_passed = all_passed and report.passed
         if args.json:

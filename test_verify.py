@@ -1,0 +1,108 @@
+"""--verify：核对保存下来的回答，不搜索、不调用模型。"""
+import json
+
+from conftest import GOOD_ANSWER, WRONG_SOURCE_ANSWER, cli_env, run_cli
+from fake_metaso import NAS_PAGES
+
+SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+
+
+def record(answer, **extra):
+    return dict({"answer": answer, "sources": SOURCES}, **extra)
+
+
+def verify(tmp_path, content, *args):
+    path = tmp_path / "saved.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return run_cli("--verify", str(path), *args, env=cli_env())
+
+
+def test_saved_json_output_verifies_to_the_same_verdict(fake_metaso, model_server, tmp_path):
+    run = run_cli("家用 NAS 怎么选", "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="wrong-source"))
+    checked = verify(tmp_path, run.stdout, "--json")
+    assert checked.returncode == run.returncode == 1
+    assert json.loads(checked.stdout) == json.loads(run.stdout)
+
+
+def test_single_object_text_output(tmp_path):
+    result = verify(tmp_path, json.dumps(record(GOOD_ANSWER)))
+    assert result.returncode == 0
+    assert result.stdout.startswith(GOOD_ANSWER)
+    assert "[4] NAS 硬盘怎么选：CMR 与 SMR（未被引用）" in result.stdout
+    assert "✓ 引用核对通过" in result.stdout
+
+
+def test_json_lines_give_one_result_per_line(tmp_path):
+    lines = [json.dumps(record(GOOD_ANSWER, question="q1")), "",
+             json.dumps(record(WRONG_SOURCE_ANSWER, question="q2"))]
+    result = verify(tmp_path, "\n".join(lines) + "\n", "--json")
+    assert result.returncode == 1
+    outputs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [o["question"] for o in outputs] == ["q1", "q2"]
+    assert [o["passed"] for o in outputs] == [True, False]
+    assert outputs[1]["problems"][0]["kind"] == "weak_support"
+    assert outputs[0]["model"] is None
+
+
+def test_json_lines_text_output_names_each_line(tmp_path):
+    lines = [json.dumps(record(GOOD_ANSWER)), json.dumps(record(WRONG_SOURCE_ANSWER))]
+    result = verify(tmp_path, "\n".join(lines))
+    assert result.returncode == 1
+    assert "── 第 1 行 ──" in result.stdout and "── 第 2 行 ──" in result.stdout
+    assert result.stdout.count("✓ 引用核对通过") == 1
+
+
+def test_stdin_is_accepted():
+    result = run_cli("--verify", "-", "--json", env=cli_env(), stdin=json.dumps(record(GOOD_ANSWER)))
+    assert result.returncode == 0 and json.loads(result.stdout)["passed"] is True
+
+
+def test_titles_and_links_are_optional(tmp_path):
+    content = json.dumps({"answer": "RAID1 是镜像，两块盘存同样的数据 [1]。", "sources": [{"text": NAS_PAGES[1]["text"]}]})
+    result = verify(tmp_path, content, "--json")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["sources"][0]["title"] == ""
+
+
+def test_malformed_line_is_named(tmp_path):
+    content = json.dumps(record(GOOD_ANSWER)) + "\n{not json\n"
+    result = verify(tmp_path, content)
+    assert result.returncode == 2
+    assert "第 2 行不是合法的 JSON" in result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+
+
+def test_malformed_single_object_names_its_line(tmp_path):
+    result = verify(tmp_path, '{\n  "answer": "x",\n  "sources": [\n}\n')
+    assert result.returncode == 2 and "第 4 行不是合法的 JSON" in result.stderr
+
+
+def test_missing_fields_are_named(tmp_path):
+    cases = [({"sources": SOURCES}, "缺少字符串字段 answer"),
+             ({"answer": "x"}, "缺少列表字段 sources"),
+             ({"answer": "x", "sources": [{"title": "t"}]}, "sources 的第 1 项缺少字符串字段 text"),
+             ([1, 2], "应是一个 JSON 对象")]
+    for content, expected in cases:
+        result = verify(tmp_path, json.dumps(content))
+        assert result.returncode == 2 and expected in result.stderr, (content, result.stderr)
+
+
+def test_missing_field_on_a_later_line_names_the_line(tmp_path):
+    content = json.dumps(record(GOOD_ANSWER)) + "\n" + json.dumps({"answer": "x"}) + "\n"
+    result = verify(tmp_path, content)
+    assert result.returncode == 2 and "第 2 行：缺少列表字段 sources" in result.stderr
+
+
+def test_not_utf8_and_missing_file_and_empty_file(tmp_path):
+    assert "不是 UTF-8" in verify(tmp_path, "答案".encode("gbk") + b'{"a"').stderr
+    result = run_cli("--verify", str(tmp_path / "nope.json"), env=cli_env())
+    assert result.returncode == 2 and "读不了" in result.stderr
+    empty = verify(tmp_path, "  \n")
+    assert empty.returncode == 2 and "是空的" in empty.stderr
+
+
+def test_verify_takes_no_question(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(record(GOOD_ANSWER)), encoding="utf-8")
+    result = run_cli("家用 NAS", "--verify", str(path), env=cli_env())
+    assert result.returncode == 2
