@@ -1,0 +1,72 @@
+"""在人工标注的 CiteCheck 数据上衡量引用核对的效果。
+
+走的是用户用的同一条路：把每条标注做成 --verify 的一行输入（statement 当作回答里的一句话，
+引用唯一的资料 quote），以子进程运行 answer_with_sources.py --verify - --json，再和标签比较。
+
+  python evaluate_citecheck.py                       # 默认阈值 + 一组阈值的扫描
+  python evaluate_citecheck.py --data 路径 --thresholds 0.3,0.35,0.4
+
+输出：准确率、对“不支持”语句的召回率、对“支持”语句的误报率。
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from citation_check import CITATION_MARK, DEFAULT_THRESHOLD
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"
+
+
+def verify_line(row):
+    """一条标注 → 一行 --verify 输入：去掉 statement 里原有的引用标记，在句末引用资料 [1]。"""
+    statement = " ".join(CITATION_MARK.sub("", row["statement"]).split())
+    return json.dumps({"answer": statement + "[1]", "sources": [{"text": row["quote"]}]}, ensure_ascii=False)
+
+
+def run_verify(rows, threshold):
+    """返回每条的 passed（True 表示核对认为有支持）。"""
+    lines = "\n".join(verify_line(row) for row in rows) + "\n"
+    result = subprocess.run([sys.executable, str(HERE / "answer_with_sources.py"), "--verify", "-", "--json",
+                             "--threshold", str(threshold)], input=lines, capture_output=True, text=True,
+                            encoding="utf-8", check=False)
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"--verify 失败（退出码 {result.returncode}）：{result.stderr}")
+    return [json.loads(line)["passed"] for line in result.stdout.splitlines()]
+
+
+def scores(rows, passed):
+    unsupported = [not p for r, p in zip(rows, passed) if r["label"] == 0]
+    supported = [not p for r, p in zip(rows, passed) if r["label"] == 1]
+    correct = sum(unsupported) + (len(supported) - sum(supported))
+    return {"accuracy": correct / len(rows),
+            "recall_unsupported": sum(unsupported) / max(len(unsupported), 1),
+            "false_alarm": sum(supported) / max(len(supported), 1)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="在 CiteCheck 标注数据上衡量引用核对。")
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help="JSON Lines 标注文件（默认 shared 里的 dev 集）")
+    parser.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.45,0.5",
+                        help="要扫描的阈值，逗号分隔")
+    parser.add_argument("--limit", type=int, default=0, help="只用前 N 条（0 表示全部）")
+    args = parser.parse_args(argv)
+    with open(args.data, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    if args.limit:
+        rows = rows[:args.limit]
+    thresholds = sorted({DEFAULT_THRESHOLD, *(float(t) for t in args.thresholds.split(","))})
+    print(f"数据：{args.data}（{len(rows)} 条，不支持 {sum(r['label'] == 0 for r in rows)} 条）")
+    print(f"{'阈值':>6} {'准确率':>8} {'不支持召回':>10} {'误报率':>8}")
+    for threshold in thresholds:
+        result = scores(rows, run_verify(rows, threshold))
+        mark = "  ← 默认" if threshold == DEFAULT_THRESHOLD else ""
+        print(f"{threshold:>8.2f} {result['accuracy']:>10.1%} {result['recall_unsupported']:>12.1%} "
+              f"{result['false_alarm']:>10.1%}{mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
