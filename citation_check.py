@@ -148,14 +148,14 @@ class Claim:
 
 @dataclass
 class Unit:
-    """需要有引用的一块：段落里的正文，或一个列表项。"""
+    """需要有引用的一块：段落里连续的正文行，或一个列表项（item 是它在段落里是第几项）。"""
     paragraph: int
     item: int | None
     lines: list[str]
 
 
 def split_paragraphs(answer):
-    """按空行切段落；去掉标题、分隔线、代码块。返回 [[行, …], …]。逐行扫描，线性时间。"""
+    """按空行切段落；去掉标题、分隔线、代码块（它们不是需要引用的内容）。返回 [[行, …], …]。线性时间。"""
     paragraphs = []
     current = []
     in_fence = False
@@ -163,11 +163,12 @@ def split_paragraphs(answer):
         if FENCE.match(line):
             in_fence = not in_fence
             continue
-        if in_fence or HEADING.match(line) or RULE.match(line):
-            if HEADING.match(line) or RULE.match(line):
-                if current:
-                    paragraphs.append(current)
-                    current = []
+        if in_fence:
+            continue
+        if HEADING.match(line) or RULE.match(line):
+            if current:
+                paragraphs.append(current)
+                current = []
             continue
         line = QUOTE_MARK.sub("", line)
         if line.strip():
@@ -181,20 +182,20 @@ def split_paragraphs(answer):
 
 
 def split_units(lines, paragraph):
-    """段落里的正文算一块，每个列表项各算一块（缩进的续行属于上一个列表项）。"""
-    body = Unit(paragraph, None, [])
-    units = [body]
-    item = None
+    """按出现顺序切块：连续的正文行是一块，每个列表项各是一块（缩进的续行属于上一个列表项）。"""
+    units = []
+    items = 0
     for line in lines:
         if LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line):
-            item = Unit(paragraph, len(units), [line])
-            units.append(item)
-        elif item is not None and line[:1] in (" ", "\t"):
-            item.lines.append(line)
+            items += 1
+            units.append(Unit(paragraph, items, [line]))
+        elif units and units[-1].item is not None and line[:1] in (" ", "\t"):
+            units[-1].lines.append(line)
+        elif units and units[-1].item is None:
+            units[-1].lines.append(line)
         else:
-            item = None
-            body.lines.append(line)
-    return [u for u in units if u.lines]
+            units.append(Unit(paragraph, None, [line]))
+    return units
 
 
 def is_lead_in(text):
@@ -230,19 +231,22 @@ def claims_in_line(line, paragraph):
 
 
 def analyse_structure(answer):
-    """把回答拆成需要引用的块和要核对的句子。返回 (块, 句子, 没引用的块)。"""
+    """把回答拆成需要引用的块和要核对的句子。返回 (块, 句子, 没引用的块)。
+
+    “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
+    列表项没有自己的引用时就拿它核对；没有可继承的引用就报告没有引用。"""
     units = []
     claims = []
     uncited = []
+    lead_in_citations = []
     for number, lines in enumerate(split_paragraphs(answer), 1):
-        lead_in_citations = []
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
             own = [n for c in unit_claims for n in c.citations]
-            text = "\n".join(unit.lines)
             if unit.item is None:
-                lead_in_citations = own if is_lead_in(text) else []
-                if not own and not is_lead_in(text):
+                lead_in = is_lead_in("\n".join(unit.lines))
+                lead_in_citations = own if lead_in else []
+                if not own and not lead_in:
                     uncited.append(unit)
             elif not own:
                 if lead_in_citations:
@@ -259,7 +263,9 @@ def analyse_structure(answer):
 # ---------- 内容词、数字 ----------
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-TOKEN = re.compile(rf"[{CJK}]+|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
+# “RAID 5”和“RAID5”、“USB 3”和“USB3”是同一个名字：大写缩写后隔一个空格的数字连在一起算一个词
+TOKEN = re.compile(rf"[{CJK}]+|[A-Z]{{2,}}[ ]?[0-9]+[A-Za-z]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?"
+                   r"|[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
 # 常见的虚词、连接词用字：两个字都在这里的二元组（如“因为”“可以”“这是”）不算内容词
 FUNCTION_CHARS = set(
     "的了是在和也都而且因为所以可能会有这那些其次如例等及与或但并就被把对从到将还更很非常一个种"
@@ -288,6 +294,7 @@ ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven"
                    "ninety": 90, "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "triple": 3}
 ARABIC = re.compile(r"(?<![A-Za-z0-9.])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?(?![0-9])")
 CHINESE_NUMERAL = re.compile(r"[零〇一壹二贰两三叁四五六七八九十拾百佰千仟万亿]+")
+ACRONYM_NUMBER = re.compile(r"[A-Z]{2,} ?[0-9]+")  # RAID 5、USB3：名称，不是数量
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:：;；,，。]))[0-9]{1,2}(?:[)）、]|\.(?=\s))")
 # 年份（2023年、2021-05-10 里的 2021）：回答常给资料里的事补上年份，标注者多半仍算“有依据”，
 # 在 CiteCheck 上逐条看过，只因年份对不上的句子里支持与不支持各占一半，所以不拿年份判错
@@ -309,7 +316,9 @@ def tokens_with_spans(text):
                 content = not (pair[0] in FUNCTION_CHARS and pair[1] in FUNCTION_CHARS)
                 found.append((pair, start + i, start + i + 2, content))
         else:
-            word = word.lower().replace("’", "'")
+            word = word.lower().replace("’", "'").replace(" ", "")
+            if word in ENGLISH_NUMBERS or word == "one":
+                continue  # 数词和数字一样单独核对，不算内容词
             if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
                 word = word[:-1]
             found.append((word, start, match.end(), word not in ENGLISH_STOPWORDS))
@@ -349,7 +358,7 @@ def numbers_in(text):
     """text 里的数值集合（float）。比较的是值，不是写法：三 = 3，三千 = 3000，27,400 = 27400。
     “RAID5”“i5”这样贴在字母后面的数字是名称的一部分，“1)”“2、”这样的列表序号也不算。"""
     values = set()
-    text = YEAR.sub(" ", ENUMERATOR.sub(" ", text))
+    text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
     for match in ARABIC.finditer(text):
         values.add(float(match.group(1).replace(",", "") + (match.group(2) or "")))
     for match in CHINESE_NUMERAL.finditer(text):
@@ -397,9 +406,6 @@ class SourceIndex:
                 self.postings[token].append(number)
         self.numbers = numbers_in(title + "\n" + text)
 
-    def contains(self, token):
-        return token in self.postings
-
     def best_window(self, tokens):
         """连续 WINDOW 句之内最多能找到 tokens 里的几个；以及单句里找到最多的那一句的编号。"""
         window_hits = defaultdict(int)
@@ -445,8 +451,9 @@ def compare(body, tokens, index, number):
     run = 0
     novel = None
     matched = 0
+    known = index.postings
     for token, start, end, _ in content:
-        if index.contains(token):
+        if token in known:
             matched += 1
             if matched >= RUN_BREAK:
                 run = 0
@@ -462,7 +469,7 @@ def compare(body, tokens, index, number):
         novel_text = body[novel[0]:novel[1]]
         for token, start, end, _ in content:
             if start >= novel[1]:
-                if index.contains(token):
+                if token in known:
                     break
                 novel_text = body[novel[0]:end]
         novel = novel_text
@@ -490,7 +497,7 @@ def structure_problems(answer, source_count):
                 for n in sorted(cited) if not 1 <= n <= source_count]
     for unit in uncited:
         text = "\n".join(unit.lines).strip()
-        where = f"第 {unit.paragraph} 段" if unit.item is None else f"第 {unit.paragraph} 段的列表项"
+        where = f"第 {unit.paragraph} 段" if unit.item is None else f"第 {unit.paragraph} 段第 {unit.item} 项"
         problems.append(Problem("uncited_paragraph", f"{where}没有引用：{text[:30]}…",
                                 paragraph=unit.paragraph, sentence=text))
     unused = [n for n in range(1, source_count + 1) if n not in cited]

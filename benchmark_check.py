@@ -1,0 +1,48 @@
+"""引用核对的速度：10 KB、100 KB、1 MB 的回答各核对一次，打印耗时和相互之间的比值。
+
+线性的实现里，10 倍长的回答大约花 10 倍的时间（比值约 10）。
+还测两种以前会变成平方复杂度的输入：一整行没有引用的长文字，和一整行都是引用。
+  python benchmark_check.py
+"""
+import time
+
+from citation_check import check_answer
+from fake_metaso import NAS_PAGES
+
+SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+PARAGRAPH = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
+             "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n\n- 远程访问优先使用 VPN 或 Tailscale [3]\n"
+             "- 管理员账号要开启两步验证 [3]\n\n")
+
+
+def answer_of_size(size):
+    repeats = size // len(PARAGRAPH.encode("utf-8")) + 1
+    return (PARAGRAPH * repeats).encode("utf-8")[:size].decode("utf-8", errors="ignore")
+
+
+def timed(answer):
+    started = time.perf_counter()
+    report = check_answer(answer, SOURCES)
+    return time.perf_counter() - started, len(report.problems)
+
+
+def main():
+    results = {}
+    print(f"{'输入':<28}{'字节':>10}{'秒':>10}{'问题数':>8}")
+    for label, size in (("10 KB", 10_000), ("100 KB", 100_000), ("1 MB", 1_000_000)):
+        answer = answer_of_size(size)
+        seconds, problems = timed(answer)
+        results[label] = seconds
+        print(f"{label + ' 的回答':<28}{len(answer.encode('utf-8')):>10}{seconds:>10.3f}{problems:>8}")
+    for label, answer in (("一行 16000 字、没有引用", "硬盘" * 8000),
+                          ("一行 100000 个引用", "[1]" * 100_000),
+                          ("1 MB 没有句号的中文", "RAID5 至少三块盘" * 50_000),
+                          ("1 MB 一句话、句末一个引用", "RAID5 至少三块盘" * 50_000 + "[2]")):
+        seconds, problems = timed(answer)
+        print(f"{label:<28}{len(answer.encode('utf-8')):>10}{seconds:>10.3f}{problems:>8}")
+    print(f"比值：100 KB / 10 KB = {results['100 KB'] / results['10 KB']:.1f}，"
+          f"1 MB / 100 KB = {results['1 MB'] / results['100 KB']:.1f}（线性约为 10）")
+
+
+if __name__ == "__main__":
+    main()
