@@ -286,7 +286,10 @@ CHINESE_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟
 CHINESE_BIG = {"万": 10_000, "亿": 100_000_000}
 # 中文数字后面跟着这些量词/单位时才算数量（“一些”“一般”“十分”“千万别”都不是数）
 MEASURE_WORDS = ("个块盘位年月日天周次倍种份人名元角分秒岁米里克斤吨度层条项台张家只本部类级代期届件首座所"
-                 "间辆架艘口片颗粒杯瓶碗场节章集季轮号点成折核路道码毫升寸尺%％小平")
+                 "间辆架艘口片颗粒杯瓶碗场节章集季轮号成折核路道码毫升寸尺%％小平厘公")
+# 计数用的量词彼此常换着用（“10 个小兽”和“10 只小兽”），比较时当作同一个单位
+COUNTERS = set("个只名位家头件台张条项本部座所间辆架艘颗粒杯瓶碗首")
+UNIT_SYNONYMS = {"cm": "厘", "mm": "毫", "kg": "公", "km": "公", "％": "%"}
 ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
                    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
@@ -354,13 +357,33 @@ def chinese_value(numeral):
     return total + section + (digit or 0)
 
 
-def numbers_in(text):
-    """text 里的数值集合（float）。比较的是值，不是写法：三 = 3，三千 = 3000，27,400 = 27400。
-    “RAID5”“i5”这样贴在字母后面的数字是名称的一部分，“1)”“2、”这样的列表序号也不算。"""
-    values = set()
+UNIT_AFTER = re.compile(rf"[ \t]?([A-Za-z]{{1,6}}|[%％]|[{CJK}])")
+
+
+def unit_at(text, position):
+    """数字后面的单位：拉丁字母（小写）、%、或一个汉字量词；没有时为 None。"""
+    match = UNIT_AFTER.match(text, position)
+    if not match:
+        return None
+    return normal_unit(match.group(1).lower())
+
+
+def normal_unit(unit):
+    if "\u3400" <= unit[0]:
+        if unit not in MEASURE_WORDS:
+            return None  # “3-0的比分”里的“的”不是单位
+        return "个" if unit in COUNTERS else unit
+    return UNIT_SYNONYMS.get(unit, unit)
+
+
+def quantities_in(text):
+    """text 里的数量：{(数值, 单位)}。比较的是值，不是写法：三块 = 3 块，三千元 = 3000 元，27,400 = 27400。
+    “RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、年份都不算数量。"""
+    found = set()
     text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
     for match in ARABIC.finditer(text):
-        values.add(float(match.group(1).replace(",", "") + (match.group(2) or "")))
+        value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
+        found.add((value, unit_at(text, match.end())))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
         after = text[match.end():match.end() + 1]
@@ -370,12 +393,25 @@ def numbers_in(text):
             continue  # “十分”是“很”；“三分之一”“百分之五十”是分数，不逐字比较
         value = chinese_value(numeral)
         if value is not None:
-            values.add(float(value))
+            found.add((float(value), normal_unit(after)))
     for match in re.finditer(r"[A-Za-z]+", text):
         value = ENGLISH_NUMBERS.get(match.group().lower())
         if value is not None:
-            values.add(float(value))
-    return values
+            found.add((float(value), None))
+    return found
+
+
+def numbers_in(text):
+    """text 里的数值集合（不管单位）。"""
+    return {value for value, _ in quantities_in(text)}
+
+
+def unmatched_quantities(claimed, known):
+    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位时只比数值。"""
+    values = {value for value, _ in known}
+    return sorted(value for value, unit in claimed
+                  if (value, unit) not in known and (value, None) not in known
+                  and not (unit is None and value in values))
 
 
 # ---------- 资料的索引 ----------
@@ -404,7 +440,7 @@ class SourceIndex:
         for number, sentence in enumerate(self.sentences):
             for token in {t[0] for t in tokens_with_spans(sentence)}:
                 self.postings[token].append(number)
-        self.numbers = numbers_in(title + "\n" + text)
+        self.quantities = quantities_in(title + "\n" + text)
 
     def best_window(self, tokens):
         """连续 WINDOW 句之内最多能找到 tokens 里的几个；以及单句里找到最多的那一句的编号。"""
@@ -544,10 +580,10 @@ def check_claim(claim, sources, index_of, threshold):
                            best.overlap, best.evidence, better)
     else:
         best = None
-    claimed = numbers_in(claim.body)
+    claimed = quantities_in(claim.body)
     if claimed:
-        known = set().union(*(index_of(n).numbers for n in numbers))
-        missing = sorted(claimed - known)
+        known = set().union(*(index_of(n).quantities for n in numbers))
+        missing = sorted(set(unmatched_quantities(claimed, known)))
         if missing:
             shown = "、".join(f"{v:g}" for v in missing)
             message = f"“{short(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
