@@ -315,7 +315,13 @@ def source_lines(sources, unused):
 def verdict_lines(report):
     if report.passed:
         return ["✓ 引用核对通过"]
-    return ["⚠ 引用核对没通过，请人工核对："] + [f"  {p.message}" for p in report.problems]
+    lines = ["⚠ 引用核对没通过，请人工核对："]
+    for problem in report.problems:
+        lines.append(f"  {problem.message}")
+        if problem.evidence:
+            evidence = problem.evidence if len(problem.evidence) <= 60 else problem.evidence[:60] + "…"
+            lines.append(f"    所引资料里最接近的一句：{evidence}")
+    return lines
 
 
 def render_result(answer, sources, report, answer_shown=False):

@@ -40,8 +40,9 @@ _SEPARATOR = r"[ \t]*(?:[,，、;；]|[-–—~～])[ \t]*"
 CITATION_MARK = re.compile(
     rf"[\[【［][ \t]*\^?[ \t]*({_DIGITS}(?:{_SEPARATOR}{_DIGITS})*)[ \t]*[\]】］]")
 _RANGE = re.compile(rf"({_DIGITS})[ \t]*[-–—~～][ \t]*({_DIGITS})")
-CITATION = re.compile(r"\[(\d+)\]")
-CITATION_RUN = re.compile(r"\[\d+\](?:[ \t]*\[\d+\])*")
+# 统一写法之后的引用：[编号]，编号最多 40 位（更长的只会是乱码，不当作引用）
+CITATION = re.compile(r"\[([0-9]{1,40})\]")
+CITATION_RUN = re.compile(r"\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*")
 MAX_RANGE = 50
 
 
@@ -73,7 +74,7 @@ def normalize_citations(text):
 
 def cited_numbers(text):
     """text 必须已经统一过写法。"""
-    return [int(m.group(1)) for m in CITATION.finditer(text)]
+    return [citation_number(m.group(1)) for m in CITATION.finditer(text)]
 
 
 def strip_think(text):
@@ -132,7 +133,7 @@ LIST_ITEM_CJK = re.compile(r"^\s*(?:\d{1,3}[、]|[（(]\d{1,3}[)）])")
 QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
 SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 # 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
-CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[\d+\](?:[ \t]*\[\d+\])*)[ \t]*$")
+CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*)[ \t]*$")
 LEAD_IN_END = re.compile(r"[:：]\s*$")
 
 

@@ -1,0 +1,118 @@
+"""引用核对的性质测试（hypothesis）：任意输入不崩溃；换一种引用写法结论不变；照抄资料的句子不会被标出。"""
+from datetime import timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citation_check import check_answer, normalize_citations
+from fake_metaso import NAS_PAGES
+
+NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+SENTENCES = [
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像", "需要转码 4K 视频时选带核显的 Intel 型号",
+    "RAID5 至少三块盘，可以容忍一块盘损坏", "RAID5 至少四块盘", "远程访问优先使用 VPN 或 Tailscale",
+    "新盘到手先做一次完整的坏道检测", "数据至少保存三份，放在两种不同的介质上", "今天天气很好",
+    "The weather in Paris is lovely in spring", "资料提到", "备份要定期做恢复演练",
+]
+# 一个字偶尔作为“深度保险”：正常运行远远用不到这么久，只用来防止死循环或平方级退化卡住测试
+GUARD = settings(deadline=timedelta(seconds=5), max_examples=int(__import__("os").environ.get("PROPERTY_EXAMPLES", "150")))
+
+
+def full_width(number):
+    return str(number).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+
+
+def render(numbers, style):
+    """把一组编号按某种写法写出来。"""
+    if style == "plain":
+        return "".join(f"[{n}]" for n in numbers)
+    if style == "spaced":
+        return "".join(f"[ {n} ]" for n in numbers)
+    if style == "lenticular":
+        return "".join(f"【{n}】" for n in numbers)
+    if style == "full_width":
+        return "".join(f"［{full_width(n)}］" for n in numbers)
+    if style == "comma":
+        return "[" + ", ".join(map(str, numbers)) + "]"
+    if style == "chinese_comma":
+        return "[" + "，".join(map(str, numbers)) + "]"
+    if style == "footnote":
+        return "".join(f"[^{n}]" for n in numbers)
+    # range：连续的编号写成 [a-b]
+    if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 1:
+        return f"[{numbers[0]}–{numbers[-1]}]"
+    return "".join(f"[{n}]" for n in numbers)
+
+
+STYLES = ["plain", "spaced", "lenticular", "full_width", "comma", "chinese_comma", "footnote", "range"]
+citations = st.lists(st.integers(min_value=1, max_value=7), min_size=0, max_size=3, unique=True).map(sorted)
+sentence = st.tuples(st.sampled_from(SENTENCES), citations)
+answers = st.lists(st.lists(sentence, min_size=1, max_size=3), min_size=1, max_size=4)
+
+
+def write_answer(paragraphs, styles):
+    text = []
+    for paragraph in paragraphs:
+        parts = []
+        for body, numbers in paragraph:
+            mark = render(numbers, styles.draw(st.sampled_from(STYLES))) if numbers else ""
+            parts.append(f"{body} {mark}。")
+        text.append("".join(parts))
+    return "\n\n".join(text)
+
+
+@given(st.text(), st.lists(st.fixed_dictionaries({"title": st.text(), "text": st.text()}), max_size=4))
+@GUARD
+def test_never_crashes_on_arbitrary_unicode(answer, sources):
+    report = check_answer(answer, sources)
+    assert all(p.kind in ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
+               for p in report.problems)
+
+
+@given(st.lists(st.one_of(st.text(max_size=20), st.sampled_from(
+    ["[99999999999999999999]", "[" + "9" * 5000 + "]", "[1-99999999]", "\x1b[31m", "\u202e", "\r", "\x00",
+     "【０】", "[^]", "[1,,2]", "<think>", "</think>", "```", "# ", "- ", "：\n"])), max_size=30))
+@GUARD
+def test_never_crashes_on_control_characters_and_enormous_numbers(pieces):
+    report = check_answer("".join(pieces), NAS)
+    for problem in report.problems:
+        if problem.kind == "missing_source":
+            assert not 1 <= problem.citations[0] <= len(NAS)
+
+
+@given(answers, st.data())
+@GUARD
+def test_verdict_does_not_depend_on_citation_spelling(paragraphs, data):
+    plain = "\n\n".join("".join(f"{body} {render(numbers, 'plain') if numbers else ''}。"
+                                for body, numbers in paragraph) for paragraph in paragraphs)
+    varied = write_answer(paragraphs, data)
+    expected = check_answer(plain, NAS)
+    actual = check_answer(varied, NAS)
+    assert normalize_citations(varied).replace(" ", "") == plain.replace(" ", "")
+    assert actual.passed == expected.passed
+    assert actual.unused == expected.unused
+    assert [p.to_dict() for p in actual.problems] == [p.to_dict() for p in expected.problems]
+
+
+source_piece = st.text(alphabet=st.sampled_from(list(
+    "硬盘位至少两盘方便做镜像需要转码视频时选带核显的型号远程访问优先使用组网工具三四五十百千万块个年"
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ，、%-")), min_size=1, max_size=60)
+
+
+@given(st.lists(source_piece, min_size=1, max_size=8), st.data())
+@GUARD
+def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data):
+    sources = [{"title": "资料", "text": "。".join(pieces) + "。"}, {"title": "别的", "text": "RAID1 是镜像。"}]
+    copied = data.draw(st.sampled_from(pieces))
+    report = check_answer(f"{copied}[1]。", sources)
+    assert [p for p in report.problems if p.kind in ("weak_support", "number_mismatch")] == []
+
+
+@given(st.sampled_from(range(len(NAS))), st.data())
+@GUARD
+def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
+    from citation_check import source_sentences
+    sentences = [s.rstrip("。") for s in source_sentences(NAS[index]["text"]) if not s.startswith("#")]
+    copied = data.draw(st.sampled_from(sentences))
+    report = check_answer(f"{copied} [{index + 1}]。", NAS)
+    assert [p for p in report.problems if p.kind in ("weak_support", "number_mismatch")] == []
