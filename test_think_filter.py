@@ -1,5 +1,5 @@
 """<think>…</think> 在流式输出里被切成任意片段时也要去干净。"""
-from answer_with_sources import ThinkFilter
+from model_client import ThinkFilter
 
 
 def filtered(pieces):
