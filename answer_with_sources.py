@@ -12,13 +12,14 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import metaso_search
 from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
 from metaso_search import MetasoError, MissingKeyError
-from model_client import DEFAULT_MAX_TOKENS, ModelError, ThinkFilter, chat, chat_url
+from model_client import DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -390,32 +391,57 @@ def build_parser():
     parser.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
     parser.add_argument("--demo-pages", choices=["nas", "nas-en", "nas-long"], default="nas",
                         help="--demo 用哪组内置页面：nas（中文，默认）、nas-en（英文）、nas-long（正文前有很长的导航）")
+    parser.add_argument("--eval", metavar="FILE",
+                        help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
+    parser.add_argument("--models", metavar="A,B",
+                        help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
     parser.add_argument("--verify", metavar="FILE",
                         help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
     return parser
 
 
-def run_question(args, out, log):
-    question = args.question.strip()
-    model = args.model or os.environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
-    model_url = os.environ.get("OLLAMA_URL", "").strip() or DEFAULT_OLLAMA_URL
-    if args.read > args.size:
-        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
-    fake = None
-    if args.demo:
-        from fake_metaso import PAGE_SETS, FakeMetaso
-        fake = FakeMetaso(PAGE_SETS[args.demo_pages]).start()
-        metaso = {"key": fake.key, "base": fake.base_url}
-        log(f"使用内置的模拟秘塔服务（--demo）：{fake.base_url}")
-    else:
-        metaso = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
-    try:
-        sources = gather(question, args.size, args.read, args.max_chars, metaso, log)
-    finally:
-        if fake:
-            fake.close()
+def configured_model(args):
+    return args.model or os.environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
+
+
+def configured_model_url():
+    return os.environ.get("OLLAMA_URL", "").strip() or DEFAULT_OLLAMA_URL
+
+
+class MetasoSetup:
+    """秘塔的地址和密钥；--demo 时在本机启动模拟服务，用完关掉。"""
+
+    def __init__(self, args, log):
+        self.fake = None
+        if args.demo:
+            from fake_metaso import PAGE_SETS, FakeMetaso
+            self.fake = FakeMetaso(PAGE_SETS[args.demo_pages]).start()
+            self.options = {"key": self.fake.key, "base": self.fake.base_url}
+            log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
+        else:
+            self.options = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
+
+    def __enter__(self):
+        return self.options
+
+    def __exit__(self, *exc):
+        if self.fake:
+            self.fake.close()
+
+
+def gather_or_fail(question, args, metaso, log):
+    sources = gather(question, args.size, args.read, args.max_chars, metaso, log)
     if not sources:
         raise MetasoError("秘塔没有搜到结果", next_step="换个说法再试")
+    return sources
+
+
+def run_question(args, out, log):
+    question = args.question.strip()
+    model = configured_model(args)
+    model_url = configured_model_url()
+    with MetasoSetup(args, log) as metaso:
+        sources = gather_or_fail(question, args, metaso, log)
 
     stream = args.stream if args.stream is not None else out.isatty()
     stream = stream and not args.json
@@ -462,6 +488,100 @@ def run_question(args, out, log):
     return EXIT_PASSED if report.passed else EXIT_FAILED
 
 
+# ---------- --eval：比较几个模型 ----------
+
+PROBLEM_KINDS = ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
+KIND_HEADERS = ("编号不存在", "段落无引用", "对不上", "数字不符")
+
+
+def read_questions(path):
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise UsageError(f"读不了问题文件 {path}：{error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"问题文件 {path} 不是 UTF-8 编码") from None
+    questions = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if not questions:
+        raise UsageError(f"问题文件 {path} 里没有问题（每行一个，# 开头的行是注释）")
+    return questions
+
+
+def eval_one(question, sources, model, args, model_url):
+    """一个模型回答一个问题并核对。返回一条记录（--json 的一行）。"""
+    record = {"model": model, "question": question, "passed": False, "problems": {}, "error": None,
+              "seconds": None, "first_text_seconds": None, "completion_tokens": None, "tokens_per_second": None}
+    try:
+        result = chat(build_messages(question, sources), model, model_url, stream=True,
+                      max_tokens=args.max_tokens)
+        think = ThinkFilter()
+        answer = (think.feed(result.text) + think.finish()).strip()
+        record.update(seconds=round(result.seconds, 3), completion_tokens=result.generated_tokens,
+                      first_text_seconds=round(result.first_text_seconds, 3) if result.first_text_seconds else None,
+                      tokens_per_second=round(result.tokens_per_second, 1) if result.tokens_per_second else None)
+        if not answer:
+            raise ModelError("模型返回了空回答")
+    except ModelUnreachable:
+        raise  # 服务不在，剩下的也不用跑了
+    except ModelError as error:
+        record["error"] = str(error)
+        return record
+    report = check_answer(answer, [s.__dict__ for s in sources], args.threshold)
+    record["passed"] = report.passed
+    record["problems"] = dict(Counter(p.kind for p in report.problems))
+    return record
+
+
+def eval_table(records, models):
+    header = ["模型", "问题", "通过", "通过率", *KIND_HEADERS, "出错", "平均用时(秒)", "token/秒"]
+    rows = [header]
+    for model in models:
+        runs = [r for r in records if r["model"] == model]
+        passed = sum(r["passed"] for r in runs)
+        kinds = [sum(r["problems"].get(kind, 0) for r in runs) for kind in PROBLEM_KINDS]
+        timed = [r["seconds"] for r in runs if r["seconds"] is not None]
+        speeds = [r["tokens_per_second"] for r in runs if r["tokens_per_second"]]
+        rows.append([model, str(len(runs)), str(passed), f"{passed / len(runs):.0%}", *map(str, kinds),
+                     str(sum(r["error"] is not None for r in runs)),
+                     f"{sum(timed) / len(timed):.1f}" if timed else "-",
+                     f"{sum(speeds) / len(speeds):.1f}" if speeds else "-"])
+    return "\n".join(" | ".join(row) for row in rows) + "\n"
+
+
+def run_eval(args, out, log):
+    questions = read_questions(args.eval)
+    models = [m.strip() for m in (args.models or configured_model(args)).split(",") if m.strip()]
+    if not models:
+        raise UsageError("--models 里没有模型名")
+    model_url = configured_model_url()
+    gathered = {}
+    with MetasoSetup(args, log) as metaso:
+        # 每个问题只搜索、读取一次，所有模型用同样的资料（也省秘塔的积分）
+        for number, question in enumerate(questions, 1):
+            log(f"[资料 {number}/{len(questions)}] {question}")
+            gathered[question] = gather_or_fail(question, args, metaso, log)
+    records = []
+    total = len(models) * len(questions)
+    for model in models:
+        for question in questions:
+            record = eval_one(question, gathered[question], model, args, model_url)
+            records.append(record)
+            verdict = "出错" if record["error"] else "通过" if record["passed"] else "没通过"
+            took = f"，{record['seconds']:.1f} 秒" if record["seconds"] is not None else ""
+            log(f"[{len(records)}/{total}] {model} · {question} → {verdict}{took}")
+            if record["error"]:
+                log(f"  {record['error']}")
+            if args.json:
+                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                out.flush()
+    if not args.json:
+        out.write(eval_table(records, models))
+    if any(r["error"] for r in records):
+        return EXIT_SERVICE
+    return EXIT_PASSED if all(r["passed"] for r in records) else EXIT_FAILED
+
+
 def main(argv=None, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
@@ -472,10 +592,18 @@ def main(argv=None, out=None, err=None):
 
     try:
         args = build_parser().parse_args(argv)
+        if args.read > args.size:
+            raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+        if args.models and not args.eval:
+            raise UsageError("--models 要和 --eval 一起用")
         if args.verify:
-            if args.question:
-                raise UsageError("--verify 只核对文件，不要同时给出问题")
+            if args.question or args.eval:
+                raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
             return verify(args, out)
+        if args.eval:
+            if args.question:
+                raise UsageError("--eval 从文件读问题，不要同时给出问题")
+            return run_eval(args, out, log)
         if args.question is None or not args.question.strip():
             raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
         return run_question(args, out, log)

@@ -22,6 +22,10 @@ class ModelError(Exception):
         self.partial = partial
 
 
+class ModelUnreachable(ModelError):
+    """连不上模型服务：之后的请求也不会成功。"""
+
+
 class ThinkFilter:
     """去掉 <think>…</think>。按片段喂入（流式输出），标签被切在两个片段之间也能处理。"""
     OPEN = "<think>"
@@ -78,8 +82,23 @@ def partial_tag_length(text, tags):
 class ChatResult:
     text: str
     finish_reason: str | None
-    completion_tokens: int | None
-    seconds: float
+    completion_tokens: int | None  # 服务报告的生成 token 数；没报告时为 None
+    seconds: float  # 从发出请求到收完回答
+    first_text_seconds: float | None = None  # 流式时，从发出请求到收到第一段回答
+    pieces: int = 0  # 流式时收到的片段数（每段大约一个 token）
+
+    @property
+    def generated_tokens(self):
+        return self.completion_tokens if self.completion_tokens else self.pieces or None
+
+    @property
+    def tokens_per_second(self):
+        """生成速度：不算读提示词的时间（流式时从第一段回答算起）。"""
+        tokens = self.generated_tokens
+        started = self.first_text_seconds or 0.0
+        if not tokens or self.seconds <= started:
+            return None
+        return tokens / (self.seconds - started)
 
 
 def chat_url(base_url):
@@ -117,7 +136,18 @@ def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX
     url = chat_url(base_url)
     body = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
             "max_tokens": max_tokens, "reasoning_effort": "none"}
+    if stream:
+        body["stream_options"] = {"include_usage": True}  # 让服务在流的最后报告 token 数
     started = time.monotonic()
+    timing = {"first": None, "pieces": 0}
+
+    def received(piece):
+        if timing["first"] is None:
+            timing["first"] = time.monotonic() - started
+        timing["pieces"] += 1
+        if on_text:
+            on_text(piece)
+
     response = post_chat(url, body, model, timeout)
     if response.status_code == 400 and "does not support thinking" in response.text:
         # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
@@ -126,11 +156,11 @@ def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX
     if response.status_code >= 400:
         raise http_model_error(response.status_code, model_error_message(response.text), model, url)
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
-        text, finish, tokens = read_stream(response, on_text or (lambda piece: None))
-    else:
-        text, finish, tokens = read_whole(response)
-        if on_text:
-            on_text(text)
+        text, finish, tokens = read_stream(response, received)
+        return ChatResult(text, finish, tokens, time.monotonic() - started, timing["first"], timing["pieces"])
+    text, finish, tokens = read_whole(response)
+    if on_text:
+        on_text(text)
     return ChatResult(text, finish, tokens, time.monotonic() - started)
 
 
@@ -138,7 +168,7 @@ def post_chat(url, body, model, timeout):
     try:
         return requests.post(url, json=body, stream=body["stream"], timeout=(10, timeout))
     except requests.ConnectionError:
-        raise ModelError(f"连不上模型服务 {url}。请先启动它：ollama serve"
+        raise ModelUnreachable(f"连不上模型服务 {url}。请先启动它：ollama serve"
                          f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）") from None
     except requests.Timeout:
         raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None

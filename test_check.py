@@ -212,3 +212,14 @@ def test_mixed_chinese_and_english_sentences():
 def test_added_year_is_not_judged():
     # CiteCheck 上只因补了年份而对不上的句子，标注里支持和不支持各占一半：不拿年份判错
     assert check_answer("2026年，家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。", NAS).passed
+
+
+def test_select_passages_skips_navigation_and_keeps_page_order():
+    from answer_with_sources import select_passages
+    from fake_metaso import LONG_PAGES
+    text = LONG_PAGES[1]["text"]
+    chosen = select_passages(text, "RAID5 最少几块盘", 600)
+    assert "RAID5 至少三块盘" in chosen and "热门推荐" not in chosen and len(chosen) <= 600
+    positions = [text.index(block) for block in chosen.split("\n\n")]
+    assert positions == sorted(positions)
+    assert select_passages("短文本", "问题", 600) == "短文本"

@@ -240,3 +240,91 @@ def test_metaso_search_without_key_exits_2(fake_metaso):
     del env["METASO_API_KEY"]
     result = run_cli(QUESTION, env=env, script="metaso_search.py")
     assert result.returncode == 2 and "METASO_API_KEY" in result.stderr
+
+
+# ---------- --eval ----------
+
+NAS_QUESTIONS = "家用 NAS 怎么选\n# 注释行\n\nNAS 选购要注意什么\nNAS 怎么安全地远程访问\n"
+
+
+def questions_file(tmp_path):
+    """三个都含“NAS”的问题：模拟秘塔对它们返回同样的 5 个页面，脚本里的回答才对得上编号。"""
+    path = tmp_path / "questions.txt"
+    path.write_text(NAS_QUESTIONS, encoding="utf-8")
+    return str(path)
+
+
+def eval_rows(stdout):
+    lines = stdout.strip().splitlines()
+    return {row.split(" | ")[0]: row.split(" | ") for row in lines[1:]}
+
+
+def test_eval_compares_models_on_the_same_sources(fake_metaso, model_server, tmp_path):
+    result = run_cli("--eval", questions_file(tmp_path), "--models", "good,wrong-source",
+                     env=cli_env(fake_metaso, model_server))
+    assert result.returncode == 1, result.stderr
+    header, *_ = result.stdout.splitlines()
+    assert header.split(" | ")[:4] == ["模型", "问题", "通过", "通过率"]
+    rows = eval_rows(result.stdout)
+    assert rows["good"][1:4] == ["3", "3", "100%"]
+    assert rows["wrong-source"][1:4] == ["3", "0", "0%"]
+    assert rows["wrong-source"][6] == "3"  # 每个问题一次“对不上”
+    # 每个问题只搜索一次，两个模型共用
+    assert sum(1 for method, path in fake_metaso.requests if path == "/api/v1/search") == 3
+    progress = [line for line in result.stderr.splitlines() if line.startswith("[") and "→" in line]
+    assert len(progress) == 6
+
+
+def test_eval_json_gives_one_line_per_run(fake_metaso, model_server, tmp_path):
+    result = run_cli("--eval", questions_file(tmp_path), "--models", "good", "--json",
+                     env=cli_env(fake_metaso, model_server))
+    assert result.returncode == 0
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(records) == 3
+    assert all(r["model"] == "good" and r["passed"] and r["error"] is None for r in records)
+    assert records[0]["completion_tokens"] > 0 and records[0]["seconds"] > 0
+
+
+def test_eval_records_a_failing_model_and_goes_on(fake_metaso, model_server, tmp_path):
+    result = run_cli("--eval", questions_file(tmp_path), "--models", "nosuch,good",
+                     env=cli_env(fake_metaso, model_server))
+    assert result.returncode == 3
+    rows = eval_rows(result.stdout)
+    assert rows["nosuch"][8] == "3" and rows["good"][2] == "3"
+    assert "ollama pull nosuch" in result.stderr
+
+
+def test_eval_stops_when_the_model_server_is_down(fake_metaso):
+    result = run_cli("--eval", str(HERE / "questions.txt"), "--models", "good",
+                     env=cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9"))
+    assert result.returncode == 3
+    assert result.stderr.count("连不上模型服务") == 1 and result.stdout == ""
+
+
+def test_eval_usage_errors(fake_metaso, model_server, tmp_path):
+    env = cli_env(fake_metaso, model_server)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# 只有注释\n\n", encoding="utf-8")
+    for args, expected in [(["家用 NAS", "--models", "a"], "--models 要和 --eval 一起用"),
+                           (["--eval", str(empty)], "没有问题"),
+                           (["--eval", str(tmp_path / "nope.txt")], "读不了问题文件"),
+                           (["家用 NAS", "--eval", str(HERE / "questions.txt")], "不要同时给出问题")]:
+        result = run_cli(*args, env=env)
+        assert result.returncode == 2 and expected in result.stderr, (args, result.stderr)
+
+
+def test_long_pages_keep_the_relevant_passages(model_server):
+    from fake_metaso import LONG_PAGES, FakeMetaso
+    with FakeMetaso(LONG_PAGES) as fake:
+        result = run_cli("家用 NAS 怎么选", "--json", env=cli_env(fake, model_server, ANS_MODEL="good"))
+    sources = json.loads(result.stdout)["sources"]
+    assert "需要转码 4K 视频时选带核显的 Intel 型号" in sources[0]["text"]
+    assert "热门推荐" not in sources[0]["text"] and len(sources[0]["text"]) <= 2000
+
+
+def test_prompt_too_long_for_the_context_window_is_warned(fake_metaso, model_server):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    warned = run_cli("家用 NAS 怎么选", "--context-window", "512", env=env)
+    assert "可能超过模型的上下文窗口 512" in warned.stderr and "OLLAMA_CONTEXT_LENGTH" in warned.stderr
+    quiet = run_cli("家用 NAS 怎么选", env=env)
+    assert "上下文窗口" not in quiet.stderr

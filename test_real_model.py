@@ -70,3 +70,15 @@ def test_streamed_answer_is_the_checked_answer(english_metaso, real_model):
     # temperature 0：同一个问题两次回答相同；流式显示的回答就是被核对的那个
     assert streamed.stdout.split("\n\n来源：\n")[0].strip() == json.loads(as_json.stdout)["answer"]
     assert streamed.returncode == as_json.returncode
+
+
+def test_eval_table_from_the_real_model(real_model):
+    from conftest import HERE
+    env = cli_env(None, RealModelEnv(real_model))
+    result = run_cli("--demo", "--demo-pages", "nas-en", "--eval", str(HERE / "questions_en.txt"),
+                     "--models", real_model.model, *FAST, env=env)
+    assert result.returncode in (0, 1), result.stderr
+    header, row = result.stdout.strip().splitlines()
+    cells = row.split(" | ")
+    assert cells[0] == real_model.model and cells[1] == "5" and cells[8] == "0"
+    assert float(cells[10]) > 0  # token/秒
