@@ -83,6 +83,14 @@ class ScriptedModel:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self):
+                # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
+                if self.path == "/v1/models":
+                    self.send_body(200, {"object": "list", "data": [
+                        {"id": name, "object": "model", "owned_by": "scripted"} for name in SCRIPTS]})
+                else:
+                    self.send_body(404, {"error": "404 page not found"})
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model_server.requests.append({"path": self.path, "body": body})

