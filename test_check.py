@@ -223,3 +223,12 @@ def test_select_passages_skips_navigation_and_keeps_page_order():
     positions = [text.index(block) for block in chosen.split("\n\n")]
     assert positions == sorted(positions)
     assert select_passages("短文本", "问题", 600) == "短文本"
+
+
+def test_selection_brings_answer_sentences_into_the_prompt():
+    from answer_with_sources import select_passages
+    from evaluate_context import CASES, share
+    from fake_metaso import LONG_PAGES
+    assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
+    assert share(LONG_PAGES, 600, select_passages) == 1
+    assert len(CASES) >= 10
