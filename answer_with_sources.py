@@ -12,14 +12,16 @@ import json
 import os
 import re
 import sys
+import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import metaso_search
 from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
 from metaso_search import MetasoError, MissingKeyError
 from model_client import DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url
+from retrying import Deadline
+from safe_output import SafeWriter
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -133,6 +135,24 @@ def read_one(result, question, max_chars, metaso):
     return select_passages(text, question, max_chars), None
 
 
+def read_pages(results, question, max_chars, metaso):
+    """并发读取。用守护线程：按下 Ctrl-C 时不必等还在进行的读取结束。"""
+    pages = [None] * len(results)
+
+    def work(index, result):
+        try:
+            pages[index] = read_one(result, question, max_chars, metaso)
+        except Exception as error:  # noqa: BLE001  一个页面出任何问题都不影响其他页面
+            pages[index] = (result["snippet"], f"读取出错：{error}")
+
+    threads = [threading.Thread(target=work, args=(i, r), daemon=True) for i, r in enumerate(results)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return pages
+
+
 def gather(question, size, read_count, max_chars, metaso, log):
     """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
     log(f"搜索秘塔：{question}（{size} 条）")
@@ -145,12 +165,10 @@ def gather(question, size, read_count, max_chars, metaso, log):
     if not results:
         return []
     to_read = [r for r in results[:read_count] if r["link"]]
+    pages = []
     if to_read:
         log(f"读取前 {len(to_read)} 个网页的正文…")
-        with ThreadPoolExecutor(max_workers=len(to_read)) as pool:
-            pages = list(pool.map(lambda r: read_one(r, question, max_chars, metaso), to_read))
-    else:
-        pages = []
+        pages = read_pages(to_read, question, max_chars, metaso)
     sources = []
     for index, result in enumerate(results):
         text, read = result["snippet"], False
@@ -160,6 +178,8 @@ def gather(question, size, read_count, max_chars, metaso, log):
             if failure:
                 log(f"  读取 [{index + 1}] {result['link']} 失败，改用摘要：{failure}")
         sources.append(Source(result["title"], result["link"], result["date"], text[:max_chars], read))
+    if pages and not any(failure is None for _, failure in pages):
+        log("⚠ 所有网页的正文都没读到，只用搜索摘要回答")
     return sources
 
 
@@ -364,6 +384,16 @@ def threshold_value(text):
     return value
 
 
+def seconds_value(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
+    if not 1 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"应在 1 到 86400 秒之间，收到 {value:g}")
+    return value
+
+
 def build_parser():
     parser = ChineseArgumentParser(
         prog="answer_with_sources.py", add_help=False, formatter_class=ChineseHelpFormatter,
@@ -381,6 +411,8 @@ def build_parser():
     parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     parser.add_argument("--max-tokens", type=int_in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
                         help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
+    parser.add_argument("--timeout", type=seconds_value, default=None,
+                        help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
     parser.add_argument("--context-window", type=int_in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
                         help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
     parser.add_argument("--threshold", type=threshold_value, default=DEFAULT_THRESHOLD,
@@ -411,7 +443,7 @@ def configured_model_url():
 class MetasoSetup:
     """秘塔的地址和密钥；--demo 时在本机启动模拟服务，用完关掉。"""
 
-    def __init__(self, args, log):
+    def __init__(self, args, log, deadline):
         self.fake = None
         if args.demo:
             from fake_metaso import PAGE_SETS, FakeMetaso
@@ -420,6 +452,7 @@ class MetasoSetup:
             log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
         else:
             self.options = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
+        self.options.update(deadline=deadline, on_retry=lambda message: log(f"  {message}"))
 
     def __enter__(self):
         return self.options
@@ -440,7 +473,8 @@ def run_question(args, out, log):
     question = args.question.strip()
     model = configured_model(args)
     model_url = configured_model_url()
-    with MetasoSetup(args, log) as metaso:
+    deadline = Deadline(args.timeout)
+    with MetasoSetup(args, log, deadline) as metaso:
         sources = gather_or_fail(question, args, metaso, log)
 
     stream = args.stream if args.stream is not None else out.isatty()
@@ -464,7 +498,7 @@ def run_question(args, out, log):
         log(warning)
     try:
         result = chat(messages, model, model_url, stream, on_text=show if stream else None,
-                      max_tokens=args.max_tokens)
+                      max_tokens=args.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"))
     except ModelError as error:
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
@@ -508,13 +542,13 @@ def read_questions(path):
     return questions
 
 
-def eval_one(question, sources, model, args, model_url):
+def eval_one(question, sources, model, args, model_url, deadline):
     """一个模型回答一个问题并核对。返回一条记录（--json 的一行）。"""
     record = {"model": model, "question": question, "passed": False, "problems": {}, "error": None,
               "seconds": None, "first_text_seconds": None, "completion_tokens": None, "tokens_per_second": None}
     try:
         result = chat(build_messages(question, sources), model, model_url, stream=True,
-                      max_tokens=args.max_tokens)
+                      max_tokens=args.max_tokens, deadline=deadline)
         think = ThinkFilter()
         answer = (think.feed(result.text) + think.finish()).strip()
         record.update(seconds=round(result.seconds, 3), completion_tokens=result.generated_tokens,
@@ -556,7 +590,8 @@ def run_eval(args, out, log):
         raise UsageError("--models 里没有模型名")
     model_url = configured_model_url()
     gathered = {}
-    with MetasoSetup(args, log) as metaso:
+    deadline = Deadline(args.timeout)
+    with MetasoSetup(args, log, deadline) as metaso:
         # 每个问题只搜索、读取一次，所有模型用同样的资料（也省秘塔的积分）
         for number, question in enumerate(questions, 1):
             log(f"[资料 {number}/{len(questions)}] {question}")
@@ -565,7 +600,7 @@ def run_eval(args, out, log):
     total = len(models) * len(questions)
     for model in models:
         for question in questions:
-            record = eval_one(question, gathered[question], model, args, model_url)
+            record = eval_one(question, gathered[question], model, args, model_url, deadline)
             records.append(record)
             verdict = "出错" if record["error"] else "通过" if record["passed"] else "没通过"
             took = f"，{record['seconds']:.1f} 秒" if record["seconds"] is not None else ""
@@ -582,38 +617,60 @@ def run_eval(args, out, log):
     return EXIT_PASSED if all(r["passed"] for r in records) else EXIT_FAILED
 
 
+MAX_QUESTION = 1000
+
+
 def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
-    err = err or sys.stderr
+    """命令行入口：只有这里决定打印什么、退出码是多少。"""
+    secrets = [os.environ.get("METASO_API_KEY", "").strip()]
+    err = SafeWriter(err or sys.stderr, secrets)
+    raw_out = out or sys.stdout
 
     def log(message):
         err.write(message + "\n")
         err.flush()
 
+    out = SafeWriter(raw_out, secrets)
     try:
         args = build_parser().parse_args(argv)
-        if args.read > args.size:
-            raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
-        if args.models and not args.eval:
-            raise UsageError("--models 要和 --eval 一起用")
-        if args.verify:
-            if args.question or args.eval:
-                raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
-            return verify(args, out)
-        if args.eval:
-            if args.question:
-                raise UsageError("--eval 从文件读问题，不要同时给出问题")
-            return run_eval(args, out, log)
-        if args.question is None or not args.question.strip():
-            raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
-        return run_question(args, out, log)
+        # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
+        out = SafeWriter(raw_out, secrets, terminal_safe=not args.json)
+        return run(args, out, log)
     except (UsageError, MetasoError, ModelError) as error:
         log(f"✗ {error}")
         return exit_code_for(error)
     except KeyboardInterrupt:
-        log("已中断")
+        out.flush()
+        log("\n已中断")
         return 130
+    finally:
+        out.flush()
+        err.flush()
+
+
+def run(args, out, log):
+    if args.read > args.size:
+        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+    if args.models and not args.eval:
+        raise UsageError("--models 要和 --eval 一起用")
+    if args.verify:
+        if args.question or args.eval:
+            raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
+        return verify(args, out)
+    if args.eval:
+        if args.question:
+            raise UsageError("--eval 从文件读问题，不要同时给出问题")
+        return run_eval(args, out, log)
+    if args.question is None or not args.question.strip():
+        raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
+    if len(args.question.strip()) > MAX_QUESTION:
+        raise UsageError(f"问题太长（{len(args.question.strip())} 个字符），请控制在 {MAX_QUESTION} 个字符以内")
+    return run_question(args, out, log)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # 在 main 之外（比如退出时）按下 Ctrl-C
+        sys.stderr.write("\n已中断\n")
+        sys.exit(130)

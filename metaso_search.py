@@ -13,9 +13,13 @@ import sys
 
 import requests
 
+from retrying import Deadline, DeadlineExceeded, with_retries
+
 DEFAULT_BASE = "https://metaso.cn/api/v1"
-# (连接超时, 读取超时)，单位秒
-DEFAULT_TIMEOUT = (10, 60)
+# (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
+DEFAULT_TIMEOUT = (5, 30)
+# 暂时性的错误码：重试；其余错误码（密钥无效、余额不足、今日次数用完、参数错误……）重试也没用
+TRANSIENT_CODES = {500, 5000}
 
 # 已知错误码 → 用户下一步该做什么（见 shared/metaso-api.md）
 NEXT_STEPS = {
@@ -36,11 +40,12 @@ HTTP_NEXT_STEPS = {
 class MetasoError(Exception):
     """秘塔接口失败。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
 
-    def __init__(self, message, code=None, status=None, next_step=None):
+    def __init__(self, message, code=None, status=None, next_step=None, transient=False):
         self.message = message
         self.code = code
         self.status = status
         self.next_step = next_step
+        self.transient = transient  # True：网络抖动、限流、服务器临时出错，可以重试
         super().__init__(str(self))
 
     def __str__(self):
@@ -109,26 +114,45 @@ def parse_json(text):
         return None
 
 
-def post(path, body, accept="application/json", key=None, base=None, timeout=DEFAULT_TIMEOUT):
+def post(path, body, accept="application/json", key=None, base=None, timeout=DEFAULT_TIMEOUT,
+         deadline=None, on_retry=None):
     """POST 到 {base}/{path}。accept 为 JSON 时返回解析后的对象，为 text/plain 时返回文本。
 
-    任何失败都抛 MetasoError，错误信息里不含密钥。
+    暂时性的失败最多试 3 次（指数退避加抖动），永久性的（密钥无效、余额不足、次数用完、401/403）立刻结束。
+    每次重试前调用 on_retry(说明)。任何失败都抛 MetasoError，错误信息里不含密钥。
     """
     key = key or api_key()
     base = (base or api_base()).rstrip("/")
+    deadline = deadline or Deadline()
+
+    def retrying(error, delay, attempt):
+        if on_retry:
+            on_retry(f"{error.message}，{delay:.1f} 秒后重试（第 {attempt} 次，共 3 次）")
+
+    try:
+        return with_retries(lambda: post_once(path, body, accept, key, base, timeout, deadline),
+                            lambda error: getattr(error, "transient", False), deadline, retrying)
+    except DeadlineExceeded as error:
+        raise MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限") from None
+
+
+def post_once(path, body, accept, key, base, timeout, deadline):
     url = f"{base}/{path.lstrip('/')}"
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}
     try:
-        response = requests.post(url, json=body, headers=headers, timeout=timeout)
+        response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
     except requests.Timeout:
-        raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试") from None
+        raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
     except requests.RequestException as error:
         reason = redact(short(str(error), 200), key)
-        raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE") from None
-
+        raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE",
+                          transient=True) from None
     if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
         response.encoding = "utf-8"  # 不声明字符集时 requests 会按 ISO-8859-1 解码中文
-    text = response.text
+    try:
+        text = response.text
+    except requests.RequestException:
+        raise MetasoError(f"秘塔服务 {base} 的响应中途断开", transient=True) from None
     data = parse_json(text) if text.lstrip().startswith(("{", "[")) else None
 
     found = error_in_body(data)
@@ -136,16 +160,27 @@ def post(path, body, accept="application/json", key=None, base=None, timeout=DEF
         code, message = found
         message = redact(short(message, 200), key)
         raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
-                          next_step=NEXT_STEPS.get(code))
+                          next_step=NEXT_STEPS.get(code), transient=code in TRANSIENT_CODES)
     if response.status_code >= 400:
         raise http_error(response.status_code, redact(short(text), key))
     if accept == "text/plain":
-        return text
+        return redact(text, key)
     if data is None:
         kind = response.headers.get("Content-Type", "未知类型")
         raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
                           f"{redact(short(text), key)}", status=response.status_code,
                           next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
+    return redact_data(data, key)
+
+
+def redact_data(data, key):
+    """JSON 里所有字符串中的密钥都遮掉（服务器可能把请求回显在结果里）。"""
+    if isinstance(data, str):
+        return redact(data, key)
+    if isinstance(data, list):
+        return [redact_data(item, key) for item in data]
+    if isinstance(data, dict):
+        return {k: redact_data(v, key) for k, v in data.items()}
     return data
 
 
@@ -157,14 +192,16 @@ def http_error(status, excerpt):
     else:
         next_step = "请检查 METASO_BASE 和请求参数"
     detail = f"：{excerpt}" if excerpt else ""
-    return MetasoError(f"秘塔返回 HTTP {status}{detail}", status=status, next_step=next_step)
+    return MetasoError(f"秘塔返回 HTTP {status}{detail}", status=status, next_step=next_step,
+                       transient=status == 429 or status >= 500)
 
 
-def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_TIMEOUT):
+def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_TIMEOUT, deadline=None,
+           on_retry=None):
     """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
     body = {"q": query, "scope": scope, "size": str(size),
             "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
-    data = post("search", body, key=key, base=base, timeout=timeout)
+    data = post("search", body, key=key, base=base, timeout=timeout, deadline=deadline, on_retry=on_retry)
     if not isinstance(data, dict):
         raise MetasoError("秘塔的搜索响应不是 JSON 对象", next_step="请用 python metaso_search.py 看一次原始响应")
     return data
@@ -178,9 +215,10 @@ def search_results(response, scope="webpage"):
     return [item for item in items if isinstance(item, dict)]
 
 
-def read_page(url, max_chars=2000, key=None, base=None, timeout=DEFAULT_TIMEOUT):
+def read_page(url, max_chars=2000, key=None, base=None, timeout=DEFAULT_TIMEOUT, deadline=None, on_retry=None):
     """用秘塔的读取接口取网页正文（纯文本/Markdown），最多 max_chars 个字符。"""
-    text = post("reader", {"url": url}, accept="text/plain", key=key, base=base, timeout=timeout)
+    text = post("reader", {"url": url}, accept="text/plain", key=key, base=base, timeout=timeout,
+                deadline=deadline, on_retry=on_retry)
     text = text.strip()
     if not text:
         raise MetasoError("读取到的正文是空的")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import requests
 
 from metaso_search import short
+from retrying import Deadline, DeadlineExceeded, with_retries
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -17,9 +18,10 @@ DEFAULT_MAX_TOKENS = 1024
 class ModelError(Exception):
     """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
 
-    def __init__(self, message, partial=""):
+    def __init__(self, message, partial="", transient=False):
         super().__init__(message)
         self.partial = partial
+        self.transient = transient  # True：连不上、限流、服务器临时出错，可以重试
 
 
 class ModelUnreachable(ModelError):
@@ -123,6 +125,12 @@ def model_error_message(body_text):
 
 
 def http_model_error(status, message, model, url):
+    error = classify_http_error(status, message, model, url)
+    error.transient = status == 429 or status >= 500
+    return error
+
+
+def classify_http_error(status, message, model, url):
     if status == 404 and "not found" in message and "model" in message:
         return ModelError(f"模型服务里没有模型 {model}（{message}）。请先运行：ollama pull {model}"
                           f"，或用 --model / ANS_MODEL 换一个已经下载的模型")
@@ -131,8 +139,12 @@ def http_model_error(status, message, model, url):
     return ModelError(f"模型服务返回 HTTP {status}：{message}")
 
 
-def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX_TOKENS, timeout=600):
-    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。"""
+def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX_TOKENS, timeout=600,
+         deadline=None, on_retry=None):
+    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。
+
+    发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
+    deadline = deadline or Deadline()
     url = chat_url(base_url)
     body = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
             "max_tokens": max_tokens, "reasoning_effort": "none"}
@@ -148,13 +160,15 @@ def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX
         if on_text:
             on_text(piece)
 
-    response = post_chat(url, body, model, timeout)
-    if response.status_code == 400 and "does not support thinking" in response.text:
-        # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
-        del body["reasoning_effort"]
-        response = post_chat(url, body, model, timeout)
-    if response.status_code >= 400:
-        raise http_model_error(response.status_code, model_error_message(response.text), model, url)
+    def retrying(error, delay, attempt):
+        if on_retry:
+            on_retry(f"{error}，{delay:.1f} 秒后重试（第 {attempt} 次，共 3 次）")
+
+    try:
+        response = with_retries(lambda: start_chat(url, body, model, timeout, deadline),
+                                lambda error: getattr(error, "transient", False), deadline, retrying)
+    except DeadlineExceeded as error:
+        raise ModelError(f"等模型服务时{error}") from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
         text, finish, tokens = read_stream(response, received)
         return ChatResult(text, finish, tokens, time.monotonic() - started, timing["first"], timing["pieces"])
@@ -164,12 +178,24 @@ def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX
     return ChatResult(text, finish, tokens, time.monotonic() - started)
 
 
-def post_chat(url, body, model, timeout):
+def start_chat(url, body, model, timeout, deadline):
+    """发出请求，返回状态正常的响应；出错时抛 ModelError（暂时性的带 transient）。"""
+    response = post_chat(url, body, timeout, deadline)
+    if response.status_code == 400 and "does not support thinking" in response.text:
+        # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
+        del body["reasoning_effort"]
+        response = post_chat(url, body, timeout, deadline)
+    if response.status_code >= 400:
+        raise http_model_error(response.status_code, model_error_message(response.text), model, url)
+    return response
+
+
+def post_chat(url, body, timeout, deadline):
     try:
-        return requests.post(url, json=body, stream=body["stream"], timeout=(10, timeout))
+        return requests.post(url, json=body, stream=body["stream"], timeout=deadline.timeout(10, timeout))
     except requests.ConnectionError:
         raise ModelUnreachable(f"连不上模型服务 {url}。请先启动它：ollama serve"
-                         f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）") from None
+                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）", transient=True) from None
     except requests.Timeout:
         raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None
     except requests.RequestException as error:
