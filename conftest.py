@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -41,6 +42,20 @@ SCRIPTS = {
     "thinker": {"content": THINKING_ANSWER, "reasoning": "先想一想资料 [7] 说了什么"},
     "empty": {"content": "<think>只想不说</think>"},
     "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
+    # 照着网页里的“指令”回答的模型
+    "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
+    # 故障
+    "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
+    "server-error-text": {"status": 500, "error": "Internal Server Error"},
+    "bad-request": {"status": 400, "error": {"error": {"message": "max_tokens is too large", "type": "invalid_request_error"}}},
+    "overloaded": {"status": 503, "error": {"error": "server busy"}},
+    "invalid-json": {"raw": "<html>502 Bad Gateway</html>"},
+    "cut-stream": {"content": GOOD_ANSWER, "cut_after": 6},
+    "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
+    "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
+    "echo-prompt": {"echo": True},
+    "terminal-tricks": {"content": "\x1b[31m家用 NAS 至少选两盘位\x1b[0m，方便做 RAID1 镜像 [1]。\r\x1b]8;;http://evil.example/\x07"
+                                   "点我\x1b]8;;\x07\u202e需要转码 4K 视频时选带核显的 Intel 型号 [1]。"},
 }
 
 
@@ -53,6 +68,7 @@ class ScriptedModel:
 
     def __init__(self):
         self.requests = []
+        self.counts = {}
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -95,8 +111,31 @@ class ScriptedModel:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model_server.requests.append({"path": self.path, "body": body})
                 script = SCRIPTS.get(body.get("model"))
+                count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
+                if script and script.get("echo"):
+                    script = {"content": body["messages"][-1]["content"]}
                 if self.path != "/v1/chat/completions":
                     self.send_body(404, {"error": "404 page not found"})
+                elif script and "status" in script:
+                    error = script["error"]
+                    if isinstance(error, str):
+                        data = error.encode()
+                        self.send_response(script["status"])
+                        self.send_header("Content-Type", "text/plain")
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                    else:
+                        self.send_body(script["status"], error)
+                elif script and count <= script.get("fail_first", 0):
+                    self.send_body(503, {"error": {"message": "loading model"}})
+                elif script and "raw" in script:
+                    data = script["raw"].encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
                 elif script is None:
                     message = f'model "{body.get("model")}" not found, try pulling it first'
                     self.send_body(404, {"error": {"message": message, "type": "api_error",
@@ -122,8 +161,11 @@ class ScriptedModel:
                 if "reasoning" in script:
                     events += [{"reasoning_content": piece} for piece in chunks(script["reasoning"])]
                 events += [{"content": piece} for piece in chunks(script["content"])]
-                for delta in events:
+                for number, delta in enumerate(events):
+                    if number == script.get("cut_after"):
+                        return  # 连接在回答中途断开：没有 finish_reason，也没有 [DONE]
                     self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+                    time.sleep(script.get("delay", 0))
                 self.event({"choices": [{"index": 0, "delta": {},
                                          "finish_reason": script.get("finish_reason", "stop")}]})
                 self.wfile.write(b"data: [DONE]\n\n")

@@ -116,3 +116,42 @@ def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
     copied = data.draw(st.sampled_from(sentences))
     report = check_answer(f"{copied} [{index + 1}]。", NAS)
     assert [p for p in report.problems if p.kind in ("weak_support", "number_mismatch")] == []
+
+
+@given(st.text(), st.lists(st.integers(min_value=1, max_value=50), max_size=20))
+@GUARD
+def test_output_filter_never_lets_a_control_character_through(text, cuts):
+    from safe_output import BIDI_CONTROLS, TerminalFilter
+    terminal = TerminalFilter()
+    pieces = []
+    position = 0
+    for cut in cuts + [len(text)]:
+        pieces.append(terminal.feed(text[position:position + cut]))
+        position += cut
+    shown = "".join(pieces)
+    assert all(char in "\n\t" or (ord(char) >= 0x20 and not 0x7f <= ord(char) < 0xa0) for char in shown)
+    assert not BIDI_CONTROLS & set(shown)
+
+
+@given(st.text(max_size=40), st.text(max_size=40), st.integers(min_value=0, max_value=30))
+@GUARD
+def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
+    from safe_output import SafeWriter
+
+    class Sink:
+        text = ""
+
+        def write(self, piece):
+            self.text += piece
+
+        def flush(self):
+            pass
+
+    key = "mk-PROPERTY-key-12345"
+    text = before + key + after
+    sink = Sink()
+    writer = SafeWriter(sink, [key], terminal_safe=False)
+    writer.write(text[:cut])
+    writer.write(text[cut:])
+    writer.flush()
+    assert key not in sink.text
