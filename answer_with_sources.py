@@ -391,24 +391,16 @@ def int_in_range(low, high):
     return parse
 
 
-def threshold_value(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"应在 0 到 1 之间，收到 {value}")
-    return value
-
-
-def seconds_value(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
-    if not 1 <= value <= 86400:
-        raise argparse.ArgumentTypeError(f"应在 1 到 86400 秒之间，收到 {value:g}")
-    return value
+def float_in_range(low, high, unit=""):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"应在 {low:g} 到 {high:g} {unit}之间，收到 {value:g}")
+        return value
+    return parse
 
 
 def build_parser():
@@ -428,11 +420,11 @@ def build_parser():
     parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     parser.add_argument("--max-tokens", type=int_in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
                         help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
-    parser.add_argument("--timeout", type=seconds_value, default=None,
+    parser.add_argument("--timeout", type=float_in_range(1, 86400, "秒"), default=None,
                         help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
     parser.add_argument("--context-window", type=int_in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
                         help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
-    parser.add_argument("--threshold", type=threshold_value, default=DEFAULT_THRESHOLD,
+    parser.add_argument("--threshold", type=float_in_range(0, 1), default=DEFAULT_THRESHOLD,
                         help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
     parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="边生成边显示回答（默认：输出到终端时开启）")

@@ -230,3 +230,16 @@ class RealModelEnv:
 
     def __init__(self, server):
         self.url = server.url
+
+
+class TextSink:
+    """收集写进来的文字的输出流（测试 SafeWriter 用）。"""
+
+    def __init__(self):
+        self.text = ""
+
+    def write(self, piece):
+        self.text += piece
+
+    def flush(self):
+        pass

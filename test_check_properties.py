@@ -136,20 +136,12 @@ def test_output_filter_never_lets_a_control_character_through(text, cuts):
 @given(st.text(max_size=40), st.text(max_size=40), st.integers(min_value=0, max_value=30))
 @GUARD
 def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
+    from conftest import TextSink
     from safe_output import SafeWriter
-
-    class Sink:
-        text = ""
-
-        def write(self, piece):
-            self.text += piece
-
-        def flush(self):
-            pass
 
     key = "mk-PROPERTY-key-12345"
     text = before + key + after
-    sink = Sink()
+    sink = TextSink()
     writer = SafeWriter(sink, [key], terminal_safe=False)
     writer.write(text[:cut])
     writer.write(text[cut:])

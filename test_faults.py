@@ -3,7 +3,6 @@
 秘塔的故障用 fake_metaso 的开关（fail / fail_with），模型的故障用 conftest 里的脚本模型。
 """
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import CANARY_KEY, HERE, cli_env, run_cli
+from conftest import CANARY_KEY, HERE, TextSink, cli_env, run_cli
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
 from safe_output import REDACTED, SafeWriter
 
@@ -187,16 +186,7 @@ def test_canary_key_never_leaks_from_reader_errors(fake_metaso, model_server):
 
 
 def test_key_split_across_writes_is_still_redacted():
-    class Sink:
-        text = ""
-
-        def write(self, piece):
-            self.text += piece
-
-        def flush(self):
-            pass
-
-    sink = Sink()
+    sink = TextSink()
     writer = SafeWriter(sink, [CANARY_KEY])
     for piece in ["前面 mk-CAN", "ARY-0123", "456789abcdef 后面 mk-", "还不是密钥"]:
         writer.write(piece)
