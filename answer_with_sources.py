@@ -14,7 +14,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import metaso_search
 from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
@@ -73,9 +73,6 @@ class Source:
     date: str
     text: str
     read: bool  # True：正文来自读取接口；False：用的是搜索摘要
-
-    def as_check_input(self):
-        return {"title": self.title, "text": self.text}
 
 
 # ---------- 第 1 步：搜索并读取网页 ----------
@@ -523,7 +520,7 @@ def run_question(args, out, log):
     if not answer:
         raise ModelError(f"模型 {model} 返回了空回答")
 
-    checked = [s.__dict__ for s in sources]
+    checked = [asdict(s) for s in sources]
     report = check_answer(answer, checked, args.threshold)
     if args.json:
         out.write(json.dumps(result_record(question, model, answer, checked, report), ensure_ascii=False) + "\n")
@@ -571,7 +568,7 @@ def eval_one(question, sources, model, args, model_url, deadline):
     except ModelError as error:
         record["error"] = str(error)
         return record
-    report = check_answer(answer, [s.__dict__ for s in sources], args.threshold)
+    report = check_answer(answer, [asdict(s) for s in sources], args.threshold)
     record["passed"] = report.passed
     record["problems"] = dict(Counter(p.kind for p in report.problems))
     return record

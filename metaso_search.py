@@ -232,7 +232,7 @@ def main(argv=None):
     parser.add_argument("--size", type=int, default=5, help="结果条数（默认 5）")
     args = parser.parse_args(argv)
     try:
-        response = search(args.query, size=args.size)
+        response = search(args.query, size=args.size, on_retry=lambda message: print(message, file=sys.stderr))
     except MissingKeyError as error:
         print(f"✗ {error}", file=sys.stderr)
         return 2

@@ -62,10 +62,6 @@ class TerminalFilter:
         return "".join(kept)
 
 
-def strip_controls(text):
-    return TerminalFilter().feed(text)
-
-
 class SafeWriter:
     """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列。
 
