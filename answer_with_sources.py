@@ -17,9 +17,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 
 import metaso_search
+# check、support 是原教程的接口，教程的测试从这里导入
 from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
 from metaso_search import MetasoError, MissingKeyError
-from model_client import DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url
+from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
+                          without_thinking)
 from retrying import Deadline
 from safe_output import SafeWriter
 
@@ -510,8 +512,7 @@ def run_question(args, out, log):
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
         raise
-    answer_filter = ThinkFilter()
-    answer = (answer_filter.feed(result.text) + answer_filter.finish()).strip()
+    answer = without_thinking(result.text)
     if stream:
         rest = shown.finish()
         out.write((rest if started[0] else rest.lstrip()) + "\n\n")
@@ -556,8 +557,7 @@ def eval_one(question, sources, model, args, model_url, deadline):
     try:
         result = chat(build_messages(question, sources), model, model_url, stream=True,
                       max_tokens=args.max_tokens, deadline=deadline)
-        think = ThinkFilter()
-        answer = (think.feed(result.text) + think.finish()).strip()
+        answer = without_thinking(result.text)
         record.update(seconds=round(result.seconds, 3), completion_tokens=result.generated_tokens,
                       first_text_seconds=round(result.first_text_seconds, 3) if result.first_text_seconds else None,
                       tokens_per_second=round(result.tokens_per_second, 1) if result.tokens_per_second else None)

@@ -69,6 +69,12 @@ class ThinkFilter:
         return rest
 
 
+def without_thinking(text):
+    """整段回答去掉 <think>…</think> 和首尾空白（和流式显示时用的是同一个过滤器）。"""
+    think = ThinkFilter()
+    return (think.feed(text) + think.finish()).strip()
+
+
 def partial_tag_length(text, tags):
     """text 末尾有多长可能是某个标签的开头（要等下一个片段才知道）。"""
     longest = 0
