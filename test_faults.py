@@ -132,9 +132,17 @@ def interrupt_when(condition, args, env):
     return process.returncode, stdout.decode(), stderr.decode()
 
 
-def test_ctrl_c_while_reading_exits_130_without_waiting(fake_metaso, model_server):
+def test_ctrl_c_while_searching_exits_130(fake_metaso, model_server):
     fake_metaso.delay = 30
     code, _, stderr = interrupt_when(lambda: fake_metaso.in_flight["search"] > 0, [QUESTION],
+                                     cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert code == 130
+    assert stderr.strip().splitlines()[-1] == "已中断" and "Traceback" not in stderr
+
+
+def test_ctrl_c_while_reading_exits_130_without_waiting_for_the_reads(fake_metaso, model_server):
+    fake_metaso.fail_with("reader", "hang")  # 读取一直不回应（60 秒）；communicate 只等 10 秒
+    code, _, stderr = interrupt_when(lambda: fake_metaso.in_flight["reader"] == 2, [QUESTION],
                                      cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert code == 130
     assert stderr.strip().splitlines()[-1] == "已中断" and "Traceback" not in stderr
