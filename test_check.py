@@ -35,7 +35,7 @@ def test_leading_citation_not_moved_to_previous_sentence():
 
 import pytest  # noqa: E402
 
-from citation_check import check_answer, numbers_in  # noqa: E402
+from citation_check import DEFAULT_THRESHOLD, check_answer, numbers_in  # noqa: E402
 from fake_metaso import NAS_PAGES  # noqa: E402
 
 NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
@@ -147,7 +147,7 @@ def test_smollm_raid_list_is_checked_against_the_source_that_introduces_it():
 def test_numbers_that_contradict_the_source_are_flagged_despite_high_overlap():
     [problem] = check_answer("RAID5 至少四块盘，可以容忍一块盘损坏 [2]。", NAS).problems
     assert problem.kind == "number_mismatch"
-    assert problem.overlap >= 0.45
+    assert problem.overlap >= DEFAULT_THRESHOLD
     assert "4" in problem.message
     assert "RAID5 至少三块盘" in problem.evidence
 
@@ -161,6 +161,7 @@ def test_numbers_that_contradict_the_source_are_flagged_despite_high_overlap():
     ("需要转码 8K 视频时选带核显的 Intel 型号 [1]", False),
     ("RAID5 至少 3 块盘，可以容忍一块盘损坏 [2]", True),
     ("RAID5 至少五块盘，可以容忍一块盘损坏 [2]", False),
+    ("RAID5 至少两块盘，可以容忍一块盘损坏 [2]", False),  # “两块盘”在资料里说的是 RAID1
 ])
 def test_numbers_compare_values_not_spellings(sentence, passes):
     assert check_answer(sentence, NAS).passed is passes
@@ -232,3 +233,11 @@ def test_selection_brings_answer_sentences_into_the_prompt():
     assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
     assert share(LONG_PAGES, 600, select_passages) == 1
     assert len(CASES) >= 10
+
+
+def test_number_said_elsewhere_in_the_source_does_not_support_a_claim():
+    # 资料 2 说“RAID1 …两块盘”和“RAID5 至少三块盘”：两块盘不能支持 RAID5 的说法，但 RAID1 的说法照样通过
+    [problem] = check_answer("RAID5 至少两块盘 [2]。", NAS).problems
+    assert problem.kind == "number_mismatch" and "2" in problem.message
+    assert "RAID5 至少三块盘" in problem.evidence
+    assert check_answer("RAID1 是镜像，两块盘存同样的数据 [2]。", NAS).passed
