@@ -379,14 +379,19 @@ def normal_unit(unit):
     return UNIT_SYNONYMS.get(unit, unit)
 
 
+ENGLISH_NUMBER_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(ENGLISH_NUMBERS) + r")(?![A-Za-z])", re.IGNORECASE)
+DIGIT = re.compile(r"[0-9]")
+
+
 def quantities_in(text):
     """text 里的数量：{(数值, 单位)}。比较的是值，不是写法：三块 = 3 块，三千元 = 3000 元，27,400 = 27400。
     “RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、年份都不算数量。"""
     found = set()
-    text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
-    for match in ARABIC.finditer(text):
-        value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
-        found.add((value, unit_at(text, match.end())))
+    if DIGIT.search(text):  # 没有数字的句子（大多数）不用做下面几遍替换
+        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
+        for match in ARABIC.finditer(text):
+            value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
+            found.add((value, unit_at(text, match.end())))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
         after = text[match.end():match.end() + 1]
@@ -397,10 +402,8 @@ def quantities_in(text):
         value = chinese_value(numeral)
         if value is not None:
             found.add((float(value), normal_unit(after)))
-    for match in re.finditer(r"[A-Za-z]+", text):
-        value = ENGLISH_NUMBERS.get(match.group().lower())
-        if value is not None:
-            found.add((float(value), None))
+    for match in ENGLISH_NUMBER_WORD.finditer(text):
+        found.add((float(ENGLISH_NUMBERS[match.group().lower()]), None))
     return found
 
 
@@ -468,11 +471,13 @@ class SourceIndex:
                 common += 1
                 continue
             if len(posted) == 1:
-                starts = range(max(0, posted[0] - WINDOW + 1), posted[0] + 1)
+                first = posted[0] - WINDOW + 1
+                starts = range(first if first > 0 else 0, posted[0] + 1)
             else:
                 starts = set()  # 一个词在同一个窗口里出现几次都只算一次
                 for sentence in posted:
-                    starts.update(range(max(0, sentence - WINDOW + 1), sentence + 1))
+                    first = sentence - WINDOW + 1
+                    starts.update(range(first if first > 0 else 0, sentence + 1))
             for sentence in posted:
                 sentence_hits[sentence] += 1
             for start in starts:
@@ -495,10 +500,22 @@ class Support:
         return self.overlap >= threshold and self.novel is None
 
 
-def compare(body, tokens, index, number):
-    """句子（去掉引用后的文字 body 及其内容词）和一条资料比较。"""
-    content = [t for t in tokens if t[3]]
-    distinct = list(dict.fromkeys(t[0] for t in content))
+@dataclass
+class ClaimWords:
+    """一个句子的内容词：按出现顺序（带位置）和去重后的。每个句子只算一次，和几条资料比都用它。"""
+    content: list
+    distinct: list
+
+
+def claim_words(body):
+    content = [t for t in tokens_with_spans(body) if t[3]]
+    return ClaimWords(content, list(dict.fromkeys(t[0] for t in content)))
+
+
+def compare(body, words, index, number):
+    """句子（去掉引用后的文字 body 及其内容词 words）和一条资料比较。"""
+    content = words.content
+    distinct = words.distinct
     if not distinct:
         return Support(number, 1.0, None, None)
     hits, best_sentence = index.best_window(distinct)
@@ -584,12 +601,12 @@ def check_claim(claim, sources, index_of, threshold):
     numbers = list(dict.fromkeys(claim.citations))
     cited = format_citations(numbers)
     label = "（继承自上文）" if claim.inherited else ""
-    tokens = tokens_with_spans(claim.body)
-    results = [compare(claim.body, tokens, index_of(n), n) for n in numbers]
+    words = claim_words(claim.body)
+    results = [compare(claim.body, words, index_of(n), n) for n in numbers]
     best = max(results, key=lambda r: (r.passes(threshold), r.overlap))
     # 太短的句子（“资料 [3] 提到”）不判重合度，但照样核对数字
     if material(claim.body) >= MIN_MATERIAL and not best.passes(threshold):
-        better = better_source(claim, tokens, sources, index_of, numbers, best, threshold)
+        better = better_source(claim, words, sources, index_of, numbers, best, threshold)
         if best.overlap < threshold:
             message = f"“{short(claim.text, 40)}” 和资料 {cited}{label} 的重合度只有 {best.overlap:.0%}"
         else:
@@ -633,13 +650,13 @@ def contradicting_quantities(claimed, nearby):
     return sorted(found)
 
 
-def better_source(claim, tokens, sources, index_of, cited, best, threshold):
+def better_source(claim, words, sources, index_of, cited, best, threshold):
     """另一条资料明显更能支持这句话时，返回它的编号。"""
     candidates = []
     for number in range(1, len(sources) + 1):
         if number in cited:
             continue
-        result = compare(claim.body, tokens, index_of(number), number)
+        result = compare(claim.body, words, index_of(number), number)
         if result.passes(threshold) and result.overlap >= best.overlap + BETTER_MARGIN:
             candidates.append(result)
     if not candidates:

@@ -7,7 +7,6 @@ import json
 import time
 from dataclasses import dataclass
 
-import requests
 
 from metaso_search import short
 from retrying import Deadline, DeadlineExceeded, with_retries
@@ -197,6 +196,7 @@ def start_chat(url, body, model, timeout, deadline):
 
 
 def post_chat(url, body, timeout, deadline):
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     try:
         return requests.post(url, json=body, stream=body["stream"], timeout=deadline.timeout(10, timeout))
     except requests.ConnectionError:
@@ -222,6 +222,7 @@ def read_whole(response):
 
 def read_stream(response, on_text):
     """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     pieces = []
     finish = None
     tokens = None
