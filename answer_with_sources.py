@@ -378,26 +378,20 @@ class ChineseArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message}（python answer_with_sources.py -h 查看用法）")
 
 
-def int_in_range(low, high):
+def in_range(low, high, convert=int, unit=""):
+    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。"""
+    kind = "整数" if convert is int else "数字"
+
+    def shown(value):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
     def parse(text):
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"“{text}”不是整数") from None
+            raise argparse.ArgumentTypeError(f"“{text}”不是{kind}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"应在 {low} 到 {high} 之间，收到 {value}")
-        return value
-    return parse
-
-
-def float_in_range(low, high, unit=""):
-    def parse(text):
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"“{text}”不是数字") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"应在 {low:g} 到 {high:g} {unit}之间，收到 {value:g}")
+            raise argparse.ArgumentTypeError(f"应在 {shown(low)} 到 {shown(high)} {unit}之间，收到 {shown(value)}")
         return value
     return parse
 
@@ -411,19 +405,19 @@ def build_parser():
     parser._optionals.title = "选项"
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     parser.add_argument("question", nargs="?", help="要问的问题")
-    parser.add_argument("--size", type=int_in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
-    parser.add_argument("--read", type=int_in_range(0, 100), default=2,
+    parser.add_argument("--size", type=in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
+    parser.add_argument("--read", type=in_range(0, 100), default=2,
                         help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
-    parser.add_argument("--max-chars", type=int_in_range(1, 1_000_000), default=2000,
+    parser.add_argument("--max-chars", type=in_range(1, 1_000_000), default=2000,
                         help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落（默认 2000）")
     parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
-    parser.add_argument("--max-tokens", type=int_in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
+    parser.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
                         help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
-    parser.add_argument("--timeout", type=float_in_range(1, 86400, "秒"), default=None,
+    parser.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None,
                         help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
-    parser.add_argument("--context-window", type=int_in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
+    parser.add_argument("--context-window", type=in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
                         help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
-    parser.add_argument("--threshold", type=float_in_range(0, 1), default=DEFAULT_THRESHOLD,
+    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=DEFAULT_THRESHOLD,
                         help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
     parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="边生成边显示回答（默认：输出到终端时开启）")
