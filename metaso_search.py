@@ -123,14 +123,9 @@ def post(path, body, accept="application/json", key=None, base=None, timeout=DEF
     key = key or api_key()
     base = (base or api_base()).rstrip("/")
     deadline = deadline or Deadline()
-
-    def retrying(error, delay, attempt):
-        if on_retry:
-            on_retry(f"{error.message}，{delay:.1f} 秒后重试（第 {attempt} 次，共 3 次）")
-
     try:
         return with_retries(lambda: post_once(path, body, accept, key, base, timeout, deadline),
-                            lambda error: getattr(error, "transient", False), deadline, retrying)
+                            deadline, on_retry)
     except DeadlineExceeded as error:
         raise MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限") from None
 

@@ -7,7 +7,6 @@ import json
 import time
 from dataclasses import dataclass
 
-
 from metaso_search import short
 from retrying import Deadline, DeadlineExceeded, with_retries
 
@@ -165,13 +164,8 @@ def chat(messages, model, base_url, stream, on_text=None, max_tokens=DEFAULT_MAX
         if on_text:
             on_text(piece)
 
-    def retrying(error, delay, attempt):
-        if on_retry:
-            on_retry(f"{error}，{delay:.1f} 秒后重试（第 {attempt} 次，共 3 次）")
-
     try:
-        response = with_retries(lambda: start_chat(url, body, model, timeout, deadline),
-                                lambda error: getattr(error, "transient", False), deadline, retrying)
+        response = with_retries(lambda: start_chat(url, body, model, timeout, deadline), deadline, on_retry)
     except DeadlineExceeded as error:
         raise ModelError(f"等模型服务时{error}") from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):

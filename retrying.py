@@ -46,8 +46,15 @@ def backoff(attempt, rng=random.random):
     return delay / 2 + rng() * delay / 2
 
 
-def with_retries(call, is_transient, deadline, on_retry=None):
-    """调用 call()，遇到暂时性的失败就重试，最多 TRIES 次。is_transient(异常) 决定能不能重试。"""
+def is_transient(error):
+    """两个客户端的错误都带 transient 属性：True 表示可以重试。"""
+    return getattr(error, "transient", False)
+
+
+def with_retries(call, deadline, on_retry=None):
+    """调用 call()，遇到暂时性的失败（is_transient）就重试，最多 TRIES 次。
+
+    每次重试前调用 on_retry(一句中文说明)。"""
     for attempt in range(TRIES):
         try:
             return call()
@@ -58,6 +65,8 @@ def with_retries(call, is_transient, deadline, on_retry=None):
             if not deadline.allows(delay):
                 raise
             if on_retry:
-                on_retry(error, delay, attempt + 2)
+                # MetasoError 的 message 不含“下一步”的建议，重试时只说发生了什么
+                reason = getattr(error, "message", str(error))
+                on_retry(f"{reason}，{delay:.1f} 秒后重试（第 {attempt + 2} 次，共 {TRIES} 次）")
             time.sleep(delay)
     raise AssertionError("unreachable")
