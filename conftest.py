@@ -91,13 +91,16 @@ class ScriptedModel:
             def log_message(self, *args):
                 pass
 
-            def send_body(self, status, payload):
-                data = json.dumps(payload, ensure_ascii=False).encode()
+            def send_text(self, status, text, content_type):
+                data = text.encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def send_body(self, status, payload):
+                self.send_text(status, json.dumps(payload, ensure_ascii=False), "application/json")
 
             def do_GET(self):
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
@@ -119,23 +122,13 @@ class ScriptedModel:
                 elif script and "status" in script:
                     error = script["error"]
                     if isinstance(error, str):
-                        data = error.encode()
-                        self.send_response(script["status"])
-                        self.send_header("Content-Type", "text/plain")
-                        self.send_header("Content-Length", str(len(data)))
-                        self.end_headers()
-                        self.wfile.write(data)
+                        self.send_text(script["status"], error, "text/plain")
                     else:
                         self.send_body(script["status"], error)
                 elif script and count <= script.get("fail_first", 0):
                     self.send_body(503, {"error": {"message": "loading model"}})
                 elif script and "raw" in script:
-                    data = script["raw"].encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/html")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self.send_text(200, script["raw"], "text/html")
                 elif script is None:
                     message = f'model "{body.get("model")}" not found, try pulling it first'
                     self.send_body(404, {"error": {"message": message, "type": "api_error",
