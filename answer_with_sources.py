@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 
 import metaso_search
 # check、support 是原教程的接口，教程的测试从这里导入
-from citation_check import DEFAULT_THRESHOLD, check, check_answer, support, tokens_with_spans  # noqa: F401
+from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # noqa: F401
+                            tokens_with_spans, truncate)
 from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
@@ -254,8 +255,7 @@ def verdict_lines(report):
     for problem in report.problems:
         lines.append(f"  {problem.message}")
         if problem.evidence:
-            evidence = problem.evidence if len(problem.evidence) <= 60 else problem.evidence[:60] + "…"
-            lines.append(f"    所引资料里最接近的一句：{evidence}")
+            lines.append(f"    所引资料里最接近的一句：{truncate(problem.evidence, 60)}")
     return lines
 
 

@@ -551,7 +551,7 @@ def compare(body, words, index, number):
 
 # ---------- 核对 ----------
 
-def short(text, limit):
+def truncate(text, limit):
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -608,9 +608,9 @@ def check_claim(claim, sources, index_of, threshold):
     if material(claim.body) >= MIN_MATERIAL and not best.passes(threshold):
         better = better_source(claim, words, sources, index_of, numbers, best, threshold)
         if best.overlap < threshold:
-            message = f"“{short(claim.text, 40)}” 和资料 {cited}{label} 的重合度只有 {best.overlap:.0%}"
+            message = f"“{truncate(claim.text, 40)}” 和资料 {cited}{label} 的重合度只有 {best.overlap:.0%}"
         else:
-            message = f"“{short(claim.text, 40)}” 中“{short(best.novel, 30)}”在资料 {cited}{label} 里找不到"
+            message = f"“{truncate(claim.text, 40)}” 中“{truncate(best.novel, 30)}”在资料 {cited}{label} 里找不到"
         if better:
             message += f"，可能应引用 [{better}]"
         return Problem("weak_support", message, claim.paragraph, claim.text, numbers,
@@ -624,13 +624,13 @@ def check_claim(claim, sources, index_of, threshold):
     missing = sorted(set(unmatched_quantities(claimed, known)))
     if missing:
         shown = "、".join(f"{v:g}" for v in missing)
-        message = f"“{short(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
+        message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
         return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
     if best.sentence is not None:
         contradicted = contradicting_quantities(claimed, index_of(best.source).quantities_near(best.sentence))
         if contradicted:
             shown = "、".join(f"{v:g}" for v in contradicted)
-            message = (f"“{short(claim.text, 40)}” 里的数字 {shown} 和资料 [{best.source}]{label} "
+            message = (f"“{truncate(claim.text, 40)}” 里的数字 {shown} 和资料 [{best.source}]{label} "
                        f"里说同一件事的地方对不上")
             return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
     return None
