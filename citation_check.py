@@ -41,7 +41,7 @@ _DIGITS = r"[0-9０-９]{1,40}"
 _SEPARATOR = r"[ \t]*(?:[,，、;；]|[-–—~～])[ \t]*"
 CITATION_MARK = re.compile(
     rf"[\[【［][ \t]*\^?[ \t]*({_DIGITS}(?:{_SEPARATOR}{_DIGITS})*)[ \t]*[\]】］]")
-_RANGE = re.compile(rf"({_DIGITS})[ \t]*[-–—~～][ \t]*({_DIGITS})")
+_DASH = re.compile(r"[ \t]*[-–—~～][ \t]*")
 # 统一写法之后的引用：[编号]，编号最多 40 位（更长的只会是乱码，不当作引用）
 CITATION = re.compile(r"\[([0-9]{1,40})\]")
 CITATION_RUN = re.compile(r"\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*")
@@ -54,18 +54,17 @@ def citation_number(digits):
 
 
 def expand_citation(inner):
-    """一个引用标记里的编号：“1, 2” → [1, 2]；“1-3” → [1, 2, 3]。"""
+    """一个引用标记里的编号：“1, 2” → [1, 2]；“1-3” → [1, 2, 3]；“1-2-4” 按相邻两数各算一段范围。"""
     numbers = []
     for part in re.split(r"[ \t]*[,，、;；][ \t]*", inner):
-        span = _RANGE.fullmatch(part)
-        if span:
-            low, high = citation_number(span.group(1)), citation_number(span.group(2))
+        ends = [citation_number(piece) for piece in _DASH.split(part) if piece]
+        if len(ends) == 1:
+            numbers.append(ends[0])
+        for low, high in zip(ends, ends[1:]):
             if low <= high and high - low <= MAX_RANGE:
                 numbers.extend(range(low, high + 1))
             else:
                 numbers.extend([low, high])
-        elif part:
-            numbers.append(citation_number(part))
     return numbers
 
 

@@ -241,3 +241,10 @@ def test_number_said_elsewhere_in_the_source_does_not_support_a_claim():
     assert problem.kind == "number_mismatch" and "2" in problem.message
     assert "RAID5 至少三块盘" in problem.evidence
     assert check_answer("RAID1 是镜像，两块盘存同样的数据 [2]。", NAS).passed
+
+
+def test_chained_range_in_one_bracket_does_not_crash():
+    # hypothesis 找到的：[0-0-0] 曾让 int("0-0-0") 报错
+    report = check_answer(f"{DISKS} [0-0-0]。\n\n{RAID5} [1-2-3]。", NAS)
+    assert [p.citations for p in report.problems if p.kind == "missing_source"] == [[0]]
+    assert report.cited == {0, 1, 2, 3}
