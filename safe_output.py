@@ -7,10 +7,14 @@ JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 
 但密钥照样遮掉。
 """
 
+import re
+
 ESC = "\x1b"
 REDACTED = "mk-***"
 # 双向文本控制符：可以让显示顺序和实际内容不一样
 BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
 
 
 class TerminalFilter:
@@ -20,6 +24,8 @@ class TerminalFilter:
         self.state = "text"
 
     def feed(self, text):
+        if self.state == "text" and not CONTROL.search(text):
+            return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
         kept = []
         for char in text:
             code = ord(char)
