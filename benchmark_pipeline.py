@@ -129,7 +129,7 @@ def main(argv=None):
         url, model = args.url, args.model or answer_with_sources.DEFAULT_MODEL
     else:
         log("启动本机 llama.cpp + SmolLM2-135M …")
-        server = LocalModelServer().start()
+        server = LocalModelServer(prompt_cache=False).start()
         url, model = server.url, server.model
     try:
         with FakeMetaso(ENGLISH_PAGES) as fake:

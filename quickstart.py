@@ -17,6 +17,7 @@ import local_model
 
 DEFAULT_QUESTION = "家用 NAS 怎么选"
 ENGLISH_QUESTION = "How should I choose a home NAS?"
+BUNDLED_MAX_TOKENS = 300
 
 
 def log(message):
@@ -77,6 +78,9 @@ def main(argv=None):
             return answer_with_sources.EXIT_SERVICE
         os.environ["OLLAMA_URL"] = server.url
         args += ["--model", server.model]
+        if not any(arg.startswith("--max-tokens") for arg in args):
+            # 这个小模型常常一句话反复说到长度上限：限制长度，让第一次运行一分钟内看到核对结果
+            args += ["--max-tokens", str(BUNDLED_MAX_TOKENS)]
         if parsed and parsed.question and answer_with_sources.has_chinese(parsed.question):
             log("注意：本机自带的 SmolLM2-135M 只会英文，中文问题的回答会很差。"
                 "想要像样的中文回答，请装 Ollama 后运行：ollama pull qwen2.5:1.5b")

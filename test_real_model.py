@@ -100,3 +100,44 @@ def test_quickstart_falls_back_to_the_bundled_model():
     assert "改用本机的 llama.cpp + SmolLM2-135M" in result.stderr
     assert "How should I choose a home NAS?" in result.stderr  # 小模型只会英文：默认问题换成英文
     assert "\n来源：\n" in result.stdout
+
+
+def test_quickstart_warns_that_the_bundled_model_is_english_only():
+    from local_model import server_installed
+    if not server_installed():
+        pytest.skip("没有安装 requirements-model.txt")
+    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
+    result = run_cli("家用 NAS 怎么选", "--read", "0", "--max-tokens", "20", env=env, script="quickstart.py")
+    assert result.returncode in (0, 1), result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "只会英文，中文问题的回答会很差" in line]
+    assert len(warnings) == 1 and "ollama pull qwen2.5:1.5b" in warnings[0]
+
+
+def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
+    from local_model import LocalModelError, LocalModelServer, server_installed
+    if not server_installed():
+        pytest.skip("没有安装 requirements-model.txt")
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a gguf file")
+    with pytest.raises(LocalModelError) as error:
+        LocalModelServer(model_path=str(broken), startup_seconds=60).start()
+    assert "llama.cpp 服务没有启动" in str(error.value)
+    assert "broken.gguf" in str(error.value)  # 带上服务自己的日志，说明为什么
+
+
+def test_the_server_process_ends_with_its_owner(real_model):
+    from local_model import LocalModelServer
+    server = LocalModelServer().start()
+    process = server.process
+    assert requests_ok(server.url)
+    server.close()
+    assert process.poll() is not None
+    assert not requests_ok(server.url)
+
+
+def requests_ok(url):
+    import requests
+    try:
+        return requests.get(url + "/v1/models", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
