@@ -13,6 +13,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 
@@ -23,6 +24,7 @@ from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # 
 from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
+from repair import fix_answer, repair_lines, repairable, rewrite_messages
 from retrying import Deadline
 from safe_output import SafeWriter
 
@@ -32,6 +34,9 @@ DEFAULT_MODEL = "qwen2.5:1.5b"
 DEFAULT_CONTEXT_WINDOW = 4096
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
 READ_LIMIT = 200_000
+
+# --fix 默认请模型改写一轮
+DEFAULT_FIX_ROUNDS = 1
 
 EXIT_PASSED = 0
 EXIT_FAILED = 1
@@ -248,7 +253,7 @@ def source_lines(sources, unused):
     return lines
 
 
-def verdict_lines(report):
+def verdict_lines(report, fixable=0):
     if report.passed:
         return ["✓ 引用核对通过"]
     lines = ["⚠ 引用核对没通过，请人工核对："]
@@ -256,20 +261,47 @@ def verdict_lines(report):
         lines.append(f"  {problem.message}")
         if problem.evidence:
             lines.append(f"    所引资料里最接近的一句：{truncate(problem.evidence, 60)}")
+    if fixable:
+        lines.append(f"可以加 --fix 自动修正其中 {fixable} 处引用（只改引用标记，不改一个字的正文）")
     return lines
 
 
-def render_result(answer, sources, report, answer_shown=False):
-    """文字输出：回答（流式时已经打印过）、来源列表、核对结论。"""
+def render_result(answer, sources, report, answer_shown=False, fix=None, fixable=0):
+    """文字输出：回答（流式时已经打印过）、来源列表、（--fix 时）改了什么、核对结论。
+
+    fix 是 Fixed（用了 --fix）或 None；fixable 是没用 --fix 时能确定性修正的处数，结论后面提示一句。"""
     parts = [] if answer_shown else [answer]
+    if answer_shown and fix and fix.answer != fix.original:
+        parts.append("修正后的回答：\n" + answer)
     parts.append("\n".join(source_lines(sources, report.unused)))
-    parts.append("\n".join(verdict_lines(report)))
+    if fix and fix.repairs:
+        parts.append("\n".join(repair_lines(fix.repairs)))
+    parts.append("\n".join(verdict_lines(report, fixable)))
     return "\n\n".join(parts) + "\n"
 
 
-def result_record(question, model, answer, sources, report):
-    """--json 的输出（字段是对外契约，保持稳定）。"""
-    return {
+@dataclass
+class Fixed:
+    """--fix 的结果：修正前后的回答和改了什么。"""
+    original: str
+    answer: str
+    repairs: list
+
+
+def check_and_fix(answer, sources, args, ask=None, log=lambda message: None):
+    """核对；用了 --fix 时再修正。返回 (回答, Report, Fixed 或 None, 没用 --fix 时能修正的处数)。"""
+    report = check_answer(answer, sources, args.threshold)
+    if not args.fix:
+        fixable = 0 if report.passed else repairable(answer, sources, args.threshold, report)
+        return answer, report, None, fixable
+    rounds = args.fix_rounds if ask else 0
+    fixed, report, repairs = fix_answer(answer, sources, args.threshold, rounds, ask, log)
+    return fixed, report, Fixed(answer, fixed, repairs), 0
+
+
+def result_record(question, model, answer, sources, report, fix=None):
+    """--json 的输出（字段是对外契约，保持稳定）。用了 --fix 时多出 original_answer 和 repairs。"""
+    record = {
         "question": question,
         "model": model,
         "answer": answer,
@@ -281,6 +313,10 @@ def result_record(question, model, answer, sources, report):
         "unused": report.unused,
         "passed": report.passed,
     }
+    if fix:
+        record["original_answer"] = fix.original
+        record["repairs"] = [r.to_dict() for r in fix.repairs]
+    return record
 
 
 # ---------- --verify：核对保存下来的回答 ----------
@@ -345,16 +381,16 @@ def verify(args, out):
         validate_record(record, f"{name} 第 {line_number} 行：" if line_number else f"{name}：")
     all_passed = True
     for line_number, record in records:
-        report = check_answer(record["answer"], record["sources"], args.threshold)
+        answer, report, fix, fixable = check_and_fix(record["answer"], record["sources"], args)
         all_passed = all_passed and report.passed
         if args.json:
-            result = result_record(record.get("question"), record.get("model"), record["answer"],
-                                   record["sources"], report)
+            result = result_record(record.get("question"), record.get("model"), answer,
+                                   record["sources"], report, fix)
             out.write(json.dumps(result, ensure_ascii=False) + "\n")
         else:
             if line_number and len(records) > 1:
                 out.write(f"── 第 {line_number} 行 ──\n")
-            out.write(render_result(record["answer"], record["sources"], report) + "\n")
+            out.write(render_result(answer, record["sources"], report, fix=fix, fixable=fixable) + "\n")
     return EXIT_PASSED if all_passed else EXIT_FAILED
 
 
@@ -430,6 +466,11 @@ def build_parser():
                         help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
     parser.add_argument("--models", metavar="A,B",
                         help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
+    parser.add_argument("--fix", action="store_true",
+                        help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
+                             "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
+    parser.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
+                        help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
     parser.add_argument("--verify", metavar="FILE",
                         help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
     return parser
@@ -516,12 +557,27 @@ def run_question(args, out, log):
         raise ModelError(f"模型 {model} 返回了空回答")
 
     checked = [asdict(s) for s in sources]
-    report = check_answer(answer, checked, args.threshold)
+    ask = rewriter(question, messages, model, model_url, args, deadline, log)
+    answer, report, fix, fixable = check_and_fix(answer, checked, args, ask, log)
     if args.json:
-        out.write(json.dumps(result_record(question, model, answer, checked, report), ensure_ascii=False) + "\n")
+        record = result_record(question, model, answer, checked, report, fix)
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
-        out.write(render_result(answer, checked, report, answer_shown=stream))
+        out.write(render_result(answer, checked, report, answer_shown=stream, fix=fix, fixable=fixable))
     return EXIT_PASSED if report.passed else EXIT_FAILED
+
+
+def rewriter(question, messages, model, model_url, args, deadline, log):
+    """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时保留上一版，不丢掉已有的回答。"""
+    def ask(answer, report):
+        request = rewrite_messages(messages, answer, report, has_chinese(question))
+        try:
+            result = chat(request, model, model_url, stream=False, max_tokens=args.max_tokens, deadline=deadline)
+        except ModelError as error:
+            log(f"  修正时模型出错：{error}")
+            return ""
+        return without_thinking(result.text)
+    return ask
 
 
 # ---------- --eval：比较几个模型 ----------
@@ -548,9 +604,9 @@ def eval_one(question, sources, model, args, model_url, deadline):
     """一个模型回答一个问题并核对。返回一条记录（--json 的一行）。"""
     record = {"model": model, "question": question, "passed": False, "problems": {}, "error": None,
               "seconds": None, "first_text_seconds": None, "completion_tokens": None, "tokens_per_second": None}
+    messages = build_messages(question, sources)
     try:
-        result = chat(build_messages(question, sources), model, model_url, stream=True,
-                      max_tokens=args.max_tokens, deadline=deadline)
+        result = chat(messages, model, model_url, stream=True, max_tokens=args.max_tokens, deadline=deadline)
         answer = without_thinking(result.text)
         record.update(seconds=round(result.seconds, 3), completion_tokens=result.generated_tokens,
                       first_text_seconds=round(result.first_text_seconds, 3) if result.first_text_seconds else None,
@@ -562,14 +618,23 @@ def eval_one(question, sources, model, args, model_url, deadline):
     except ModelError as error:
         record["error"] = str(error)
         return record
-    report = check_answer(answer, [asdict(s) for s in sources], args.threshold)
+    checked = [asdict(s) for s in sources]
+    report = check_answer(answer, checked, args.threshold)
     record["passed"] = report.passed
     record["problems"] = dict(Counter(p.kind for p in report.problems))
+    if args.fix:
+        started = time.monotonic()
+        ask = rewriter(question, messages, model, model_url, args, deadline, lambda message: None)
+        _, fixed_report, repairs = fix_answer(answer, checked, args.threshold, args.fix_rounds, ask)
+        record.update(passed_after_fix=fixed_report.passed, repairs=len(repairs),
+                      fix_seconds=round(time.monotonic() - started, 3))
     return record
 
 
-def eval_table(records, models):
+def eval_table(records, models, fix=False):
     header = ["模型", "问题", "通过", "通过率", *KIND_HEADERS, "出错", "平均用时(秒)", "token/秒"]
+    if fix:
+        header += ["修正后通过", "修正后通过率", "每个回答修正处数", "修正用时(秒)"]
     rows = [header]
     for model in models:
         runs = [r for r in records if r["model"] == model]
@@ -581,7 +646,19 @@ def eval_table(records, models):
                      str(sum(r["error"] is not None for r in runs)),
                      f"{sum(timed) / len(timed):.1f}" if timed else "-",
                      f"{sum(speeds) / len(speeds):.1f}" if speeds else "-"])
+        if fix:
+            rows[-1] += fix_cells(runs)
     return "\n".join(" | ".join(row) for row in rows) + "\n"
+
+
+def fix_cells(runs):
+    """--eval --fix 的四列：修正后通过的个数和比例、平均每个回答修正几处、修正多花的平均时间（模型改写）。"""
+    fixed = [r for r in runs if "passed_after_fix" in r]
+    if not fixed:
+        return ["-", "-", "-", "-"]
+    passed = sum(r["passed_after_fix"] for r in fixed)
+    return [str(passed), f"{passed / len(runs):.0%}", f"{sum(r['repairs'] for r in fixed) / len(fixed):.1f}",
+            f"{sum(r['fix_seconds'] for r in fixed) / len(fixed):.1f}"]
 
 
 def run_eval(args, out, log):
@@ -612,10 +689,10 @@ def run_eval(args, out, log):
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 out.flush()
     if not args.json:
-        out.write(eval_table(records, models))
+        out.write(eval_table(records, models, args.fix))
     if any(r["error"] for r in records):
         return EXIT_SERVICE
-    return EXIT_PASSED if all(r["passed"] for r in records) else EXIT_FAILED
+    return EXIT_PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else EXIT_FAILED
 
 
 MAX_QUESTION = 1000
@@ -654,6 +731,10 @@ def run(args, out, log):
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
+    if args.fix_rounds is not None and not args.fix:
+        raise UsageError("--fix-rounds 要和 --fix 一起用")
+    if args.fix_rounds is None:
+        args.fix_rounds = DEFAULT_FIX_ROUNDS
     if args.verify:
         if args.question or args.eval:
             raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")

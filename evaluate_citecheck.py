@@ -26,11 +26,11 @@ def verify_line(row):
     return json.dumps({"answer": statement + "[1]", "sources": [{"text": row["quote"]}]}, ensure_ascii=False)
 
 
-def run_verify(rows, threshold):
-    """返回每条的 passed（True 表示核对认为有支持）。"""
+def run_verify(rows, threshold, fix=False):
+    """返回每条的 passed（True 表示核对认为有支持）。fix：加上 --fix，看修正后的结论。"""
     lines = "\n".join(verify_line(row) for row in rows) + "\n"
     result = subprocess.run([sys.executable, str(HERE / "answer_with_sources.py"), "--verify", "-", "--json",
-                             "--threshold", str(threshold)], input=lines, capture_output=True, text=True,
+                             "--threshold", str(threshold), *(["--fix"] if fix else [])], input=lines, capture_output=True, text=True,
                             encoding="utf-8", check=False)
     if result.returncode not in (0, 1):
         raise SystemExit(f"--verify 失败（退出码 {result.returncode}）：{result.stderr}")
@@ -52,6 +52,8 @@ def main(argv=None):
     parser.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.45,0.5",
                         help="要扫描的阈值，逗号分隔")
     parser.add_argument("--limit", type=int, default=0, help="只用前 N 条（0 表示全部）")
+    parser.add_argument("--fix", action="store_true",
+                        help="在默认阈值下比较 --verify 和 --verify --fix：修正不应让任何“不支持”的陈述变成通过")
     args = parser.parse_args(argv)
     with open(args.data, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
@@ -65,6 +67,12 @@ def main(argv=None):
         mark = "  ← 默认" if threshold == DEFAULT_THRESHOLD else ""
         print(f"{threshold:>8.2f} {result['accuracy']:>10.1%} {result['recall_unsupported']:>12.1%} "
               f"{result['false_alarm']:>10.1%}{mark}")
+    if args.fix:
+        before = run_verify(rows, DEFAULT_THRESHOLD)
+        after = run_verify(rows, DEFAULT_THRESHOLD, fix=True)
+        turned = sum(not b and a for r, b, a in zip(rows, before, after) if r["label"] == 0)
+        changed = sum(b != a for b, a in zip(before, after))
+        print(f"--verify --fix：结论变了的 {changed} 条；“不支持”的陈述被修正成通过的 {turned} 条")
     return 0
 
 
