@@ -32,6 +32,11 @@ UNCITED_ANSWER = (
     "家用 NAS 至少选两盘位，方便做 RAID1 镜像。\n\n"
     "需要转码 4K 视频时选带核显的 Intel 型号。"
 )
+# 一句没有任何资料能支持的话（--fix 的改写要删掉或改写它）
+INVENTED = "群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"
+WITH_INVENTION = GOOD_ANSWER + "\n\n" + INVENTED
+WRONG_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少两块盘就能容忍一块盘损坏 [2]。"
+RIGHT_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。"
 THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
 
 # 模型名 → 脚本。未列出的模型名按 Ollama 的方式返回 404
@@ -44,6 +49,12 @@ SCRIPTS = {
     "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
     # 照着网页里的“指令”回答的模型
     "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
+    # --fix：第一次回答，之后每次按顺序给出改写（用完就重复最后一个）
+    "fix-deletes": {"contents": [WITH_INVENTION, "<think>删掉编造的那句</think>" + GOOD_ANSWER]},
+    "fix-rewrites": {"contents": [WRONG_NUMBER, RIGHT_NUMBER]},
+    "fix-drops-good": {"contents": [WITH_INVENTION, "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"]},
+    "fix-no-better": {"contents": [WITH_INVENTION, INVENTED]},
+    "fix-then-error": {"content": WITH_INVENTION, "fail_after": 1},
     # 故障
     "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
     "server-error-text": {"status": 500, "error": "Internal Server Error"},
@@ -117,6 +128,8 @@ class ScriptedModel:
                 count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
+                if script and "contents" in script:
+                    script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
                 if self.path != "/v1/chat/completions":
                     self.send_body(404, {"error": "404 page not found"})
                 elif script and "status" in script:
@@ -127,6 +140,8 @@ class ScriptedModel:
                         self.send_body(script["status"], error)
                 elif script and count <= script.get("fail_first", 0):
                     self.send_body(503, {"error": {"message": "loading model"}})
+                elif script and count > script.get("fail_after", count):
+                    self.send_body(400, {"error": {"message": "context window exceeded"}})
                 elif script and "raw" in script:
                     self.send_text(200, script["raw"], "text/html")
                 elif script is None:

@@ -14,7 +14,7 @@
 import re
 from dataclasses import asdict, dataclass
 
-from citation_check import (CITATION, CITATION_MARK, MIN_MATERIAL, Claim, SourceIndex, check_answer,
+from citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim, SourceIndex, check_answer,
                             check_claim, claim_words, claims_in_line, compare, material, normalize_citations,
                             structure_problems, tokens_with_spans, truncate)
 
@@ -89,6 +89,16 @@ class Locator:
             return None
         self.cursor = start + len(body)
         return start, start + len(body)
+
+    def whole_item(self, span):
+        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
+        line_start = self.text.rfind("\n", 0, span[0]) + 1
+        line_end = self.text.find("\n", span[1])
+        before = self.text[line_start:span[0]]
+        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
+        item = self.text[line_start:span[1]]
+        return bool(LIST_ITEM.match(item) or LIST_ITEM_CJK.match(item)) and not before.strip(" \t-*+•·0123456789.)、（(）") \
+            and after.strip() in ("", "。", ".", "；", ";")
 
     def marks_after(self, end):
         """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
@@ -181,7 +191,12 @@ def recite_edits(located, report, pool, locator):
     count = len(pool.sources)
     edits = []
     for claim, span in located:
-        if not claim.citations or span is None or claim.inherited:
+        if not claim.citations or span is None:
+            continue
+        if claim.inherited:
+            edit = inherited_edit(claim, span, flagged, pool, locator)
+            if edit:
+                edits.append(edit)
             continue
         invalid = [n for n in claim.citations if not 1 <= n <= count]
         if not invalid and (claim.paragraph, body_key(claim.text)) not in flagged:
@@ -206,6 +221,20 @@ def recite_edits(located, report, pool, locator):
                         reason, pool.overlap(claim, claim.citations), overlap_after)
         edits.append(Edit(marks[0], marks[1], new_mark, repair))
     return edits
+
+
+def inherited_edit(claim, span, flagged, pool, locator):
+    """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
+    if (claim.paragraph, body_key(claim.text)) not in flagged or not locator.whole_item(span):
+        return None
+    best = pool.best(claim)
+    if best is None:
+        return None
+    inherited = "".join(f"[{n}]" for n in claim.citations)
+    repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
+                    f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
+                    pool.overlap(claim, claim.citations), best[1])
+    return Edit(span[1], span[1], f" [{best[0]}]", repair)
 
 
 def own_marks(claim, span, locator):
