@@ -96,9 +96,9 @@ class Locator:
         line_end = self.text.find("\n", span[1])
         before = self.text[line_start:span[0]]
         after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
-        item = self.text[line_start:span[1]]
-        return bool(LIST_ITEM.match(item) or LIST_ITEM_CJK.match(item)) and not before.strip(" \t-*+•·0123456789.)、（(）") \
-            and after.strip() in ("", "。", ".", "；", ";")
+        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
+        is_item = bool(LIST_ITEM.match(item) or LIST_ITEM_CJK.match(item))
+        return is_item and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
 
     def marks_after(self, end):
         """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
@@ -407,18 +407,18 @@ def rewrite_repairs(old_answer, old_report, new_answer, sources):
 
 
 def rewrite_round(answer, report, sources, threshold, ask):
-    """请模型改写一轮。返回 (回答, Report, [Repair], 说明)。不采用时回答和 Report 不变，说明为什么。"""
+    """请模型改写一轮。采用时返回 (新回答, 新 Report, [Repair], 说明)；不采用时返回 (None, None, [], 为什么)。"""
     new_answer = ask(answer, report)
     if not new_answer or not new_answer.strip():
-        return answer, report, [], "模型没有给出改写，保留上一版"
+        return None, None, [], "模型没有给出改写，保留上一版"
     new_report = check_answer(new_answer, sources, threshold)
     if len(new_report.problems) >= len(report.problems):
-        return answer, report, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
-                                    f"保留上一版")
+        return None, None, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
+                                f"保留上一版")
     lost = passing_claims(answer, sources, threshold, report) - passing_claims(new_answer, sources, threshold,
                                                                              new_report)
     if lost:
-        return answer, report, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
+        return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
     repairs = rewrite_repairs(answer, report, new_answer, sources)
     return new_answer, new_report, repairs, f"采用改写：问题从 {len(report.problems)} 个减到 {len(new_report.problems)} 个"
 
@@ -431,10 +431,11 @@ def fix_answer(answer, sources, threshold, rounds=0, ask=None, log=lambda messag
         if report.passed or ask is None:
             break
         log(f"修正第 {number} 轮…")
-        answer, report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask)
+        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask)
         log(f"  {message}")
-        if not rewritten and message.endswith("保留上一版"):
-            break
+        if new_answer is None:
+            break  # 这一轮没有进展，再问也多半一样
+        answer, report = new_answer, new_report
         repairs += rewritten
         answer, more, report = fix_citations(answer, sources, threshold, report)
         repairs += more

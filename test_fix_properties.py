@@ -5,8 +5,7 @@ from hypothesis import strategies as st
 
 import re
 
-from citation_check import check_answer, normalize_citations
-from citation_check import Claim
+from citation_check import Claim, check_answer, normalize_citations
 from repair import Sources, fix_citations, passing_claims
 from test_check_properties import GUARD, NAS, SENTENCES, STYLES, render
 
