@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass
 
+import metaso_cache
 import metaso_search
 # check、support 是原教程的接口，教程的测试从这里导入
 from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # noqa: F401
@@ -81,6 +82,7 @@ class Source:
     date: str
     text: str
     read: bool  # True：正文来自读取接口；False：用的是搜索摘要
+    cached: bool = False  # True：来自本地缓存，这次没有请求秘塔
 
 
 # ---------- 第 1 步：搜索并读取网页 ----------
@@ -135,24 +137,24 @@ def select_passages(text, question, budget):
     return "\n\n".join(blocks[position] for position in sorted(chosen))
 
 
-def read_one(result, question, max_chars, metaso):
-    """读一个网页并挑出相关段落。失败时返回 (摘要, 失败原因)，成功时返回 (正文, None)。"""
+def read_one(result, question, max_chars, metaso, cache=None):
+    """读一个网页并挑出相关段落。返回 (文字, 失败原因或 None, 缓存里存了多少秒或 None)；失败时文字是摘要。"""
     try:
-        text = metaso_search.read_page(result["link"], max_chars=READ_LIMIT, **metaso)
+        text, age = metaso_cache.read_page(cache, result["link"], READ_LIMIT, metaso)
     except MetasoError as error:
-        return result["snippet"], str(error)
-    return select_passages(text, question, max_chars), None
+        return result["snippet"], str(error), None
+    return select_passages(text, question, max_chars), None, age
 
 
-def read_pages(results, question, max_chars, metaso):
+def read_pages(results, question, max_chars, metaso, cache=None):
     """并发读取。用守护线程：按下 Ctrl-C 时不必等还在进行的读取结束。"""
     pages = [None] * len(results)
 
     def work(index, result):
         try:
-            pages[index] = read_one(result, question, max_chars, metaso)
+            pages[index] = read_one(result, question, max_chars, metaso, cache)
         except Exception as error:  # noqa: BLE001  一个页面出任何问题都不影响其他页面
-            pages[index] = (result["snippet"], f"读取出错：{error}")
+            pages[index] = (result["snippet"], f"读取出错：{error}", None)
 
     threads = [threading.Thread(target=work, args=(i, r), daemon=True) for i, r in enumerate(results)]
     for thread in threads:
@@ -162,10 +164,12 @@ def read_pages(results, question, max_chars, metaso):
     return pages
 
 
-def gather(question, size, read_count, max_chars, metaso, log):
-    """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
+def gather(question, size, read_count, max_chars, metaso, log, cache=None):
+    """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。cache 是 MetasoCache 或 None。"""
     log(f"搜索秘塔：{question}（{size} 条）")
-    response = metaso_search.search(question, size=size, **metaso)
+    response, age = metaso_cache.search(cache, question, size, metaso)
+    if age is not None:
+        log(f"  搜索：来自缓存（{metaso_cache.age_text(age)}）")
     results = []
     for item in metaso_search.search_results(response):
         results.append({"title": str(item.get("title") or ""), "link": str(item.get("link") or ""),
@@ -177,17 +181,20 @@ def gather(question, size, read_count, max_chars, metaso, log):
     pages = []
     if to_read:
         log(f"读取前 {len(to_read)} 个网页的正文…")
-        pages = read_pages(to_read, question, max_chars, metaso)
+        pages = read_pages(to_read, question, max_chars, metaso, cache)
     sources = []
     for index, result in enumerate(results):
-        text, read = result["snippet"], False
+        text, read, page_age = result["snippet"], False, None
         if index < len(pages):
-            text, failure = pages[index]
+            text, failure, page_age = pages[index]
             read = failure is None
             if failure:
                 log(f"  读取 [{index + 1}] {result['link']} 失败，改用摘要：{failure}")
-        sources.append(Source(result["title"], result["link"], result["date"], text[:max_chars], read))
-    if pages and not any(failure is None for _, failure in pages):
+            elif page_age is not None:
+                log(f"  读取 [{index + 1}]：来自缓存（{metaso_cache.age_text(page_age)}）")
+        cached = page_age is not None if index < len(pages) else age is not None
+        sources.append(Source(result["title"], result["link"], result["date"], text[:max_chars], read, cached))
+    if pages and not any(failure is None for _, failure, _ in pages):
         log("⚠ 所有网页的正文都没读到，只用搜索摘要回答")
     return sources
 
@@ -307,7 +314,7 @@ def result_record(question, model, answer, sources, report, fix=None):
         "answer": answer,
         "sources": [{"n": number, "title": s.get("title") or "", "link": s.get("link") or "",
                      "date": s.get("date") or "", "text": s["text"], "read": s.get("read"),
-                     "cited": number in report.cited}
+                     "cached": s.get("cached"), "cited": number in report.cited}
                     for number, s in enumerate(sources, 1)],
         "problems": [p.to_dict() for p in report.problems],
         "unused": report.unused,
@@ -471,6 +478,17 @@ def build_parser():
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
     parser.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
                         help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
+    cache = parser.add_argument_group(
+        "缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/（默认 ~/.cache/answer-with-sources/），"
+              "同样的搜索、同一个网页不再付费；--demo 不用缓存")
+    cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
+    cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
+    cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"), default=24.0,
+                       help="搜索结果在缓存里有效多少小时（默认 24）")
+    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=7.0,
+                       help="网页正文在缓存里有效多少天（默认 7）")
+    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=200,
+                       help="缓存最多占多少 MB，超出时先删最旧的（默认 200）")
     parser.add_argument("--verify", metavar="FILE",
                         help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
     return parser
@@ -485,10 +503,12 @@ def configured_model_url():
 
 
 class MetasoSetup:
-    """秘塔的地址和密钥；--demo 时在本机启动模拟服务，用完关掉。"""
+    """秘塔的地址和密钥，以及本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
     def __init__(self, args, log, deadline):
         self.fake = None
+        self.cache = None
+        self.log = log
         if args.demo:
             from fake_metaso import PAGE_SETS, FakeMetaso
             self.fake = FakeMetaso(PAGE_SETS[args.demo_pages]).start()
@@ -496,18 +516,30 @@ class MetasoSetup:
             log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
         else:
             self.options = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
+            if not args.no_cache:
+                self.cache = metaso_cache.MetasoCache(
+                    search_ttl=args.cache_search_hours * 3600, page_ttl=args.cache_page_days * 86400,
+                    max_bytes=args.cache_max_mb * 1024 * 1024, read=not args.refresh, warn=log)
         self.options.update(deadline=deadline, on_retry=lambda message: log(f"  {message}"))
 
     def __enter__(self):
-        return self.options
+        return self
 
     def __exit__(self, *exc):
         if self.fake:
             self.fake.close()
+        if self.cache:
+            self.cache.close()
+
+    def report_savings(self):
+        """运行结束时说一句缓存省下了什么（什么都没省时不说）。"""
+        saved = self.cache.savings() if self.cache else None
+        if saved:
+            self.log(saved)
 
 
 def gather_or_fail(question, args, metaso, log):
-    sources = gather(question, args.size, args.read, args.max_chars, metaso, log)
+    sources = gather(question, args.size, args.read, args.max_chars, metaso.options, log, metaso.cache)
     if not sources:
         raise MetasoError("秘塔没有搜到结果", next_step="换个说法再试")
     return sources
@@ -564,6 +596,7 @@ def run_question(args, out, log):
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
         out.write(render_result(answer, checked, report, answer_shown=stream, fix=fix, fixable=fixable))
+    metaso.report_savings()
     return EXIT_PASSED if report.passed else EXIT_FAILED
 
 
@@ -690,6 +723,7 @@ def run_eval(args, out, log):
                 out.flush()
     if not args.json:
         out.write(eval_table(records, models, args.fix))
+    metaso.report_savings()
     if any(r["error"] for r in records):
         return EXIT_SERVICE
     return EXIT_PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else EXIT_FAILED
@@ -731,6 +765,8 @@ def run(args, out, log):
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
+    if args.no_cache and args.refresh:
+        raise UsageError("--no-cache 和 --refresh 不能同时用：--refresh 会把新结果写进缓存")
     if args.fix_rounds is not None and not args.fix:
         raise UsageError("--fix-rounds 要和 --fix 一起用")
     if args.fix_rounds is None:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -203,6 +204,8 @@ def cli_env(fake=None, model=None, **extra):
     env = {k: v for k, v in os.environ.items()
            if k not in ("METASO_API_KEY", "METASO_BASE", "OLLAMA_URL", "ANS_MODEL")}
     env["PYTHONIOENCODING"] = "utf-8"
+    # 每个环境一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache
+    env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="aws-cache-")
     if fake is not None:
         env["METASO_BASE"] = fake.base_url
         env["METASO_API_KEY"] = fake.key

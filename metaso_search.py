@@ -191,12 +191,16 @@ def http_error(status, excerpt):
                        transient=status == 429 or status >= 500)
 
 
+def search_body(query, size=5, scope="webpage"):
+    """搜索请求体（缓存也用它做键）。"""
+    return {"q": query, "scope": scope, "size": str(size),
+            "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
+
+
 def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_TIMEOUT, deadline=None,
            on_retry=None):
     """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
-    body = {"q": query, "scope": scope, "size": str(size),
-            "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
-    data = post("search", body, key=key, base=base, timeout=timeout, deadline=deadline, on_retry=on_retry)
+    data = post("search", search_body(query, size, scope), key=key, base=base, timeout=timeout, deadline=deadline, on_retry=on_retry)
     if not isinstance(data, dict):
         raise MetasoError("秘塔的搜索响应不是 JSON 对象", next_step="请用 python metaso_search.py 看一次原始响应")
     return data

@@ -111,9 +111,10 @@ def test_json_output_is_one_object(fake_metaso, model_server):
     assert data["passed"] is False
     assert data["unused"] == [3]
     assert [s["n"] for s in data["sources"]] == [1, 2, 3]
-    assert set(data["sources"][0]) == {"n", "title", "link", "date", "text", "read", "cited"}
+    assert set(data["sources"][0]) == {"n", "title", "link", "date", "text", "read", "cached", "cited"}
     assert data["sources"][0]["date"] == "2026年09月12日"
     assert [s["cited"] for s in data["sources"]] == [True, True, False]
+    assert [s["cached"] for s in data["sources"]] == [False, False, False]  # 第一次运行：都来自秘塔
     [problem] = data["problems"]
     assert problem["kind"] == "weak_support"
     assert problem["paragraph"] == 2

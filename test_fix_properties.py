@@ -1,9 +1,9 @@
 """--fix 的不变的规矩（hypothesis）：通过的回答原样返回；没有资料能支持的句子修正后照样被标出；
 修正一次之后再修正不会再变；确定性修正只改引用标记，正文一个字不变。"""
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
-
-import re
 
 from citation_check import Claim, check_answer, normalize_citations
 from repair import Sources, fix_citations, passing_claims
