@@ -5,7 +5,7 @@
 密钥既不进键也不进值。搜索结果默认留 1 天，网页 7 天；总大小有上限，超出时先删最旧的。
 
 只缓存好的响应：出错的（错误体、HTTP 错误、连接断开）在 metaso_search 里就抛了异常，到不了这里；
-这里再挡住 HTML 页面和空结果。缓存自己出任何问题（文件损坏、目录不能写、磁盘满）都只警告一次，
+HTML 页面在 metaso_search.read_page 里就当作读取失败；这里再挡住空的搜索结果。缓存自己出任何问题（文件损坏、目录不能写、磁盘满）都只警告一次，
 然后照常向秘塔请求——绝不因为缓存丢掉用户的回答。
 """
 import hashlib
@@ -38,11 +38,6 @@ def age_text(seconds):
         if seconds >= size:
             return f"{int(seconds // size)} {unit}前"
     return "刚才"
-
-
-def looks_like_html(text):
-    head = text.lstrip()[:100].lower()
-    return head.startswith(("<!doctype html", "<html")) or "<head" in head
 
 
 class MetasoCache:
@@ -201,6 +196,6 @@ def read_page(cache, url, max_chars, options):
     if hit:
         return hit
     text = metaso_search.read_page(url, max_chars=max_chars, **options)
-    if cache and not looks_like_html(text):
+    if cache and not metaso_search.looks_like_html(text):  # read_page 已经挡住了，这里再守一道
         cache.put("page", key, text)
     return text, None

@@ -221,7 +221,15 @@ def read_page(url, max_chars=2000, key=None, base=None, timeout=DEFAULT_TIMEOUT,
     text = text.strip()
     if not text:
         raise MetasoError("读取到的正文是空的")
+    if looks_like_html(text):
+        raise MetasoError(f"读取接口返回了 HTML 页面而不是正文：{short(text, 80)}")
     return text[:max_chars]
+
+
+def looks_like_html(text):
+    """读取接口本该返回纯文本 / Markdown；返回整个 HTML 文档（比如“系统维护中”页面）时不能当正文用。"""
+    head = text.lstrip()[:200].lower()
+    return head.startswith(("<!doctype html", "<html")) or "<head>" in head or "<body" in head
 
 
 def main(argv=None):
