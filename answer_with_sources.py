@@ -14,6 +14,7 @@ import re
 import sys
 import threading
 import time
+from datetime import datetime
 from collections import Counter
 from dataclasses import asdict, dataclass
 
@@ -26,6 +27,7 @@ from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
 from repair import fix_answer, repair_lines, repairable, rewrite_messages
+from review_page import ReviewPageError, render_page, write_page
 from retrying import Deadline
 from safe_output import SafeWriter
 
@@ -68,7 +70,7 @@ class UsageError(Exception):
 
 def exit_code_for(error):
     """每一类错误对应一个退出码，只在这里决定。"""
-    if isinstance(error, (UsageError, MissingKeyError)):
+    if isinstance(error, (UsageError, MissingKeyError, ReviewPageError)):
         return EXIT_USAGE
     if isinstance(error, (MetasoError, ModelError)):
         return EXIT_SERVICE
@@ -387,18 +389,29 @@ def verify(args, out):
     for line_number, record in records:
         validate_record(record, f"{name} 第 {line_number} 行：" if line_number else f"{name}：")
     all_passed = True
+    reviewed = []
     for line_number, record in records:
         answer, report, fix, fixable = check_and_fix(record["answer"], record["sources"], args)
         all_passed = all_passed and report.passed
+        result = result_record(record.get("question"), record.get("model"), answer, record["sources"], report, fix)
+        reviewed.append(result)
         if args.json:
-            result = result_record(record.get("question"), record.get("model"), answer,
-                                   record["sources"], report, fix)
             out.write(json.dumps(result, ensure_ascii=False) + "\n")
         else:
             if line_number and len(records) > 1:
                 out.write(f"── 第 {line_number} 行 ──\n")
             out.write(render_result(answer, record["sources"], report, fix=fix, fixable=fixable) + "\n")
+    write_review(args, reviewed, out)
     return EXIT_PASSED if all_passed else EXIT_FAILED
+
+
+def write_review(args, records, out):
+    """--html：回答已经打印出来之后再写审阅页，写不出来时报错（退出码 2），已经打印的回答不受影响。"""
+    if not args.html:
+        return
+    out.flush()
+    when = datetime.now().strftime("%Y-%m-%d %H:%M")
+    write_page(args.html, render_page(records, when))
 
 
 # ---------- 命令行 ----------
@@ -473,6 +486,9 @@ def build_parser():
                         help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
     parser.add_argument("--models", metavar="A,B",
                         help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
+    parser.add_argument("--html", metavar="FILE",
+                        help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
+                             "点进去能看到原因和资料里高亮的证据")
     parser.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
@@ -591,12 +607,13 @@ def run_question(args, out, log):
     checked = [asdict(s) for s in sources]
     ask = rewriter(question, messages, model, model_url, args, deadline, log)
     answer, report, fix, fixable = check_and_fix(answer, checked, args, ask, log)
+    record = result_record(question, model, answer, checked, report, fix)
     if args.json:
-        record = result_record(question, model, answer, checked, report, fix)
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
         out.write(render_result(answer, checked, report, answer_shown=stream, fix=fix, fixable=fixable))
     metaso.report_savings()
+    write_review(args, [record], out)
     return EXIT_PASSED if report.passed else EXIT_FAILED
 
 
@@ -748,7 +765,7 @@ def main(argv=None, out=None, err=None):
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         out = SafeWriter(raw_out, secrets, terminal_safe=not args.json)
         return run(args, out, log)
-    except (UsageError, MetasoError, ModelError) as error:
+    except (UsageError, MetasoError, ModelError, ReviewPageError) as error:
         log(f"✗ {error}")
         return exit_code_for(error)
     except KeyboardInterrupt:
@@ -765,6 +782,8 @@ def run(args, out, log):
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
+    if args.html and args.eval:
+        raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
     if args.no_cache and args.refresh:
         raise UsageError("--no-cache 和 --refresh 不能同时用：--refresh 会把新结果写进缓存")
     if args.fix_rounds is not None and not args.fix:
