@@ -22,11 +22,13 @@ import metaso_cache
 import metaso_search
 # check、support 是原教程的接口，教程的测试从这里导入
 from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # noqa: F401
-                            tokens_with_spans, truncate)
+                            truncate)
 from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
 from repair import fix_answer, repair_lines, repairable, rewrite_messages
+from passages import select_passages
+from saved_answers import InputError, parse_verify_input, read_verify_file, validate_record
 from review_page import ReviewPageError, render_page, write_page
 from retrying import Deadline
 from safe_output import SafeWriter
@@ -70,7 +72,7 @@ class UsageError(Exception):
 
 def exit_code_for(error):
     """每一类错误对应一个退出码，只在这里决定。"""
-    if isinstance(error, (UsageError, MissingKeyError, ReviewPageError)):
+    if isinstance(error, (UsageError, InputError, MissingKeyError, ReviewPageError)):
         return EXIT_USAGE
     if isinstance(error, (MetasoError, ModelError)):
         return EXIT_SERVICE
@@ -88,56 +90,6 @@ class Source:
 
 
 # ---------- 第 1 步：搜索并读取网页 ----------
-
-NAVIGATION_MARK = re.compile(r"[|｜>›»]")
-LONG_BLOCK = 400
-
-
-def split_blocks(text):
-    """把网页正文切成段：空行分段；太长的段再按行、按句子切开。"""
-    blocks = []
-    for block in re.split(r"\n\s*\n", text):
-        pieces = [block] if len(block) <= LONG_BLOCK else block.split("\n")
-        for piece in pieces:
-            if len(piece) <= LONG_BLOCK:
-                blocks.append(piece)
-            else:
-                blocks += re.findall(r"[^。！？!?]*[。！？!?]?", piece)
-    return [b.strip() for b in blocks if b.strip()]
-
-
-def is_navigation(block):
-    """导航栏、推荐列表、评论区：满是分隔符、每一小段都很短。"""
-    marks = len(NAVIGATION_MARK.findall(block))
-    return marks >= 3 and len(block) / (marks + 1) < 40
-
-
-def select_passages(text, question, budget):
-    """从网页正文里挑出和问题最相关的段落，按原文顺序拼起来，总长不超过 budget 个字符。
-
-    网页的前几千字常常是导航和推荐列表：这些段落不占预算；和问题共有的内容词越多的段落越先入选，
-    剩下的预算按原文顺序补上其他段落。"""
-    if len(text) <= budget:
-        return text
-    blocks = split_blocks(text)
-    wanted = {token for token, _, _, content in tokens_with_spans(question) if content}
-    ranked = []
-    for position, block in enumerate(blocks):
-        if is_navigation(block):
-            continue
-        found = {token for token, _, _, _ in tokens_with_spans(block)}
-        ranked.append((-len(wanted & found), position))
-    chosen = []
-    used = 0
-    for _, position in sorted(ranked):
-        cost = len(blocks[position]) + (2 if chosen else 0)
-        if used + cost <= budget:
-            chosen.append(position)
-            used += cost
-    if not chosen:
-        return text[:budget]
-    return "\n\n".join(blocks[position] for position in sorted(chosen))
-
 
 def read_one(result, question, max_chars, metaso, cache=None):
     """读一个网页并挑出相关段落。返回 (文字, 失败原因或 None, 缓存里存了多少秒或 None)；失败时文字是摘要。"""
@@ -329,59 +281,6 @@ def result_record(question, model, answer, sources, report, fix=None):
 
 
 # ---------- --verify：核对保存下来的回答 ----------
-
-def parse_verify_input(text, name):
-    """一个 JSON 对象，或 JSON Lines（每行一个对象）。返回 [(行号或 None, 对象)]。"""
-    if not text.strip():
-        raise UsageError(f"{name} 是空的")
-    try:
-        return [(None, json.loads(text))]
-    except json.JSONDecodeError as whole_error:
-        records = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((number, json.loads(line)))
-            except json.JSONDecodeError as error:
-                if not records:
-                    raise UsageError(f"{name} 第 {whole_error.lineno} 行不是合法的 JSON："
-                                     f"{whole_error.msg}") from None
-                raise UsageError(f"{name} 第 {number} 行不是合法的 JSON：{error.msg}") from None
-        return records
-
-
-def validate_record(record, where):
-    if not isinstance(record, dict):
-        raise UsageError(f"{where}应是一个 JSON 对象")
-    if not isinstance(record.get("answer"), str):
-        raise UsageError(f"{where}缺少字符串字段 answer")
-    sources = record.get("sources")
-    if not isinstance(sources, list):
-        raise UsageError(f"{where}缺少列表字段 sources")
-    for number, source in enumerate(sources, 1):
-        if not isinstance(source, dict) or not isinstance(source.get("text"), str):
-            raise UsageError(f"{where}sources 的第 {number} 项缺少字符串字段 text")
-        for name in ("title", "link", "date"):
-            if source.get(name) is not None and not isinstance(source[name], str):
-                raise UsageError(f"{where}sources 的第 {number} 项的 {name} 应是字符串")
-    return record
-
-
-def read_verify_file(path):
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    except OSError as error:
-        raise UsageError(f"读不了 {path}：{error.strerror}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise UsageError(f"{path} 不是 UTF-8 编码（第 {error.start} 字节）") from None
-
 
 def verify(args, out):
     name = "标准输入" if args.verify == "-" else args.verify
@@ -765,7 +664,7 @@ def main(argv=None, out=None, err=None):
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         out = SafeWriter(raw_out, secrets, terminal_safe=not args.json)
         return run(args, out, log)
-    except (UsageError, MetasoError, ModelError, ReviewPageError) as error:
+    except (UsageError, InputError, MetasoError, ModelError, ReviewPageError) as error:
         log(f"✗ {error}")
         return exit_code_for(error)
     except KeyboardInterrupt:

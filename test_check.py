@@ -216,7 +216,7 @@ def test_added_year_is_not_judged():
 
 
 def test_select_passages_skips_navigation_and_keeps_page_order():
-    from answer_with_sources import select_passages
+    from passages import select_passages
     from fake_metaso import LONG_PAGES
     text = LONG_PAGES[1]["text"]
     chosen = select_passages(text, "RAID5 最少几块盘", 600)
@@ -227,7 +227,7 @@ def test_select_passages_skips_navigation_and_keeps_page_order():
 
 
 def test_selection_brings_answer_sentences_into_the_prompt():
-    from answer_with_sources import select_passages
+    from passages import select_passages
     from evaluate_context import CASES, share
     from fake_metaso import LONG_PAGES
     assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
