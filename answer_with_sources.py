@@ -26,6 +26,8 @@ from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # 
 from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
+from judge import judge_answer
+from judge import summary as judge_summary
 from repair import fix_answer, repair_lines, repairable, rewrite_messages
 from passages import select_passages
 from saved_answers import InputError, parse_verify_input, read_verify_file, validate_record
@@ -40,6 +42,8 @@ DEFAULT_CONTEXT_WINDOW = 4096
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
 READ_LIMIT = 200_000
 
+# 评判模型只需要回答“是”或“否”；留一点余地给先写一两句的模型
+JUDGE_MAX_TOKENS = 64
 # --fix 默认请模型改写一轮
 DEFAULT_FIX_ROUNDS = 1
 
@@ -227,7 +231,7 @@ def verdict_lines(report, fixable=0):
     return lines
 
 
-def render_result(answer, sources, report, answer_shown=False, fix=None, fixable=0):
+def render_result(answer, sources, report, answer_shown=False, fix=None, fixable=0, judged=None):
     """文字输出：回答（流式时已经打印过）、来源列表、（--fix 时）改了什么、核对结论。
 
     fix 是 Fixed（用了 --fix）或 None；fixable 是没用 --fix 时能确定性修正的处数，结论后面提示一句。"""
@@ -237,6 +241,8 @@ def render_result(answer, sources, report, answer_shown=False, fix=None, fixable
     parts.append("\n".join(source_lines(sources, report.unused)))
     if fix and fix.repairs:
         parts.append("\n".join(repair_lines(fix.repairs)))
+    if judged:
+        parts.append(judge_summary(judged.model, judged.calls))
     parts.append("\n".join(verdict_lines(report, fixable)))
     return "\n\n".join(parts) + "\n"
 
@@ -249,18 +255,56 @@ class Fixed:
     repairs: list
 
 
-def check_and_fix(answer, sources, args, ask=None, log=lambda message: None):
-    """核对；用了 --fix 时再修正。返回 (回答, Report, Fixed 或 None, 没用 --fix 时能修正的处数)。"""
+@dataclass
+class Judged:
+    """--judge 的结果：评判模型的名字和每一次询问。"""
+    model: str
+    url: str
+    calls: list
+
+
+def check_and_fix(answer, sources, args, ask=None, log=lambda message: None, judge_ask=None):
+    """核对；用了 --fix 时再修正；用了 --judge 时再请评判模型看字面核对放过的句子。
+    返回 (回答, Report, Fixed 或 None, 没用 --fix 时能修正的处数, Judged 或 None)。"""
     report = check_answer(answer, sources, args.threshold)
-    if not args.fix:
-        fixable = 0 if report.passed else repairable(answer, sources, args.threshold, report)
-        return answer, report, None, fixable
-    rounds = args.fix_rounds if ask else 0
-    fixed, report, repairs = fix_answer(answer, sources, args.threshold, rounds, ask, log)
-    return fixed, report, Fixed(answer, fixed, repairs), 0
+    fix = None
+    fixable = 0
+    if args.fix:
+        rounds = args.fix_rounds if ask else 0
+        fixed, report, repairs = fix_answer(answer, sources, args.threshold, rounds, ask, log)
+        fix = Fixed(answer, fixed, repairs)
+        answer = fixed
+    elif not report.passed:
+        fixable = repairable(answer, sources, args.threshold, report)
+    judged = None
+    if judge_ask:
+        log(f"请评判模型 {args.judge} 逐句看一遍…")
+        problems, calls = judge_answer(answer, sources, report, judge_ask)
+        report.problems += problems
+        judged = Judged(args.judge, judge_url(args), calls)
+    return answer, report, fix, fixable, judged
 
 
-def result_record(question, model, answer, sources, report, fix=None):
+def judge_url(args):
+    return args.judge_url or configured_model_url()
+
+
+def judge_asker(args, deadline):
+    """--judge 用的询问函数：messages → 回复文字。出错时的说明里带上评判模型的名字（退出码 3）。"""
+    if not args.judge:
+        return None
+    url = judge_url(args)
+
+    def ask(messages):
+        try:
+            result = chat(messages, args.judge, url, stream=False, max_tokens=JUDGE_MAX_TOKENS, deadline=deadline)
+        except ModelError as error:
+            raise ModelError(f"评判模型 {args.judge}：{error}") from None
+        return result.text
+    return ask
+
+
+def result_record(question, model, answer, sources, report, fix=None, judged=None):
     """--json 的输出（字段是对外契约，保持稳定）。用了 --fix 时多出 original_answer 和 repairs。"""
     record = {
         "question": question,
@@ -277,6 +321,8 @@ def result_record(question, model, answer, sources, report, fix=None):
     if fix:
         record["original_answer"] = fix.original
         record["repairs"] = [r.to_dict() for r in fix.repairs]
+    if judged:
+        record["judge"] = {"model": judged.model, "url": judged.url, "calls": [c.to_dict() for c in judged.calls]}
     return record
 
 
@@ -289,17 +335,20 @@ def verify(args, out):
         validate_record(record, f"{name} 第 {line_number} 行：" if line_number else f"{name}：")
     all_passed = True
     reviewed = []
+    judge_ask = judge_asker(args, Deadline(args.timeout))
     for line_number, record in records:
-        answer, report, fix, fixable = check_and_fix(record["answer"], record["sources"], args)
+        answer, report, fix, fixable, judged = check_and_fix(record["answer"], record["sources"], args,
+                                                             judge_ask=judge_ask)
         all_passed = all_passed and report.passed
-        result = result_record(record.get("question"), record.get("model"), answer, record["sources"], report, fix)
+        result = result_record(record.get("question"), record.get("model"), answer, record["sources"], report, fix,
+                               judged)
         reviewed.append(result)
         if args.json:
             out.write(json.dumps(result, ensure_ascii=False) + "\n")
         else:
             if line_number and len(records) > 1:
                 out.write(f"── 第 {line_number} 行 ──\n")
-            out.write(render_result(answer, record["sources"], report, fix=fix, fixable=fixable) + "\n")
+            out.write(render_result(answer, record["sources"], report, fix=fix, fixable=fixable, judged=judged) + "\n")
     write_review(args, reviewed, out)
     return EXIT_PASSED if all_passed else EXIT_FAILED
 
@@ -388,6 +437,11 @@ def build_parser():
     parser.add_argument("--html", metavar="FILE",
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
                              "点进去能看到原因和资料里高亮的证据")
+    parser.add_argument("--judge", metavar="MODEL",
+                        help="第二意见：请这个模型逐句判断所引资料是否完全支持字面核对放过的句子，"
+                             "它说不支持时加一个 judge_unsupported 问题（不撤销字面核对的问题）")
+    parser.add_argument("--judge-url", metavar="URL",
+                        help="评判模型所在的 OpenAI 兼容服务（默认和回答用的模型同一个，即 OLLAMA_URL）")
     parser.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
@@ -505,12 +559,14 @@ def run_question(args, out, log):
 
     checked = [asdict(s) for s in sources]
     ask = rewriter(question, messages, model, model_url, args, deadline, log)
-    answer, report, fix, fixable = check_and_fix(answer, checked, args, ask, log)
-    record = result_record(question, model, answer, checked, report, fix)
+    answer, report, fix, fixable, judged = check_and_fix(answer, checked, args, ask, log,
+                                                         judge_asker(args, deadline))
+    record = result_record(question, model, answer, checked, report, fix, judged)
     if args.json:
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
-        out.write(render_result(answer, checked, report, answer_shown=stream, fix=fix, fixable=fixable))
+        out.write(render_result(answer, checked, report, answer_shown=stream, fix=fix, fixable=fixable,
+                                judged=judged))
     metaso.report_savings()
     write_review(args, [record], out)
     return EXIT_PASSED if report.passed else EXIT_FAILED
@@ -681,6 +737,10 @@ def run(args, out, log):
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
+    if (args.judge or args.judge_url) and args.eval:
+        raise UsageError("--judge 用于回答问题和 --verify")
+    if args.judge_url and not args.judge:
+        raise UsageError("--judge-url 要和 --judge 一起用")
     if args.html and args.eval:
         raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
     if args.no_cache and args.refresh:

@@ -2,6 +2,8 @@
 
 线性的实现里，10 倍长的回答大约花 10 倍的时间（比值约 10）。
 还测两种以前会变成平方复杂度的输入：一整行没有引用的长文字，和一整行都是引用。
+最后测资料长度：同一个回答对 10 KB 和 100 KB 的资料各核对一次。每条资料只建一次索引（每个词出现在哪几句），
+一句话的代价只看它自己的词，不随资料变长：目标比值 ≤ 2。
   python benchmark_check.py
 """
 import time
@@ -42,6 +44,38 @@ def main():
         print(f"{label:<28}{len(answer.encode('utf-8')):>10}{seconds:>10.3f}{problems:>8}")
     print(f"比值：100 KB / 10 KB = {results['100 KB'] / results['10 KB']:.1f}，"
           f"1 MB / 100 KB = {results['1 MB'] / results['100 KB']:.1f}（线性约为 10）")
+    source_length()
+
+
+def long_sources(size):
+    """把内置页面的正文一遍遍接起来（每遍改一个编号，句子不完全重复），直到每条资料约 size 字节。"""
+    sources = []
+    for page in SOURCES:
+        pieces = []
+        length = 0
+        copy = 0
+        while length < size:
+            piece = page["text"].replace("。", f"（第 {copy} 份）。")
+            pieces.append(piece)
+            length += len(piece.encode("utf-8"))
+            copy += 1
+        sources.append({"title": page["title"], "text": "\n\n".join(pieces)})
+    return sources
+
+
+def source_length(rounds=5):
+    answer = answer_of_size(100_000)
+    timings = {}
+    for label, size in (("10 KB", 10_000), ("100 KB", 100_000)):
+        sources = long_sources(size)
+        best = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            check_answer(answer, sources)
+            best = min(best, time.perf_counter() - started)
+        timings[label] = best
+        print(f"100 KB 的回答对每条 {label} 的资料：{best:.3f} 秒（{rounds} 次里最快的）")
+    print(f"比值：资料 100 KB / 10 KB = {timings['100 KB'] / timings['10 KB']:.2f}（目标 ≤ 2）")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,13 @@ SCRIPTS = {
     "fix-drops-good": {"contents": [WITH_INVENTION, "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"]},
     "fix-no-better": {"contents": [WITH_INVENTION, INVENTED]},
     "fix-then-error": {"content": WITH_INVENTION, "fail_after": 1},
+    # --judge 的评判模型
+    "judge-yes": {"content": "是。"},
+    "judge-no": {"content": "否"},
+    "judge-english": {"content": "**No**, the source does not say this."},
+    "judge-think": {"content": "<think>资料里说的是 RAID1……</think>\n\n否。"},
+    "judge-ramble": {"content": "这个问题很有意思，需要从多个角度来看。"},
+    "judge-hang": {"content": "是", "sleep": 30},
     # 故障
     "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
     "server-error-text": {"status": 500, "error": "Internal Server Error"},
@@ -152,6 +159,7 @@ class ScriptedModel:
                 elif body.get("stream"):
                     self.stream(script)
                 else:
+                    time.sleep(script.get("sleep", 0))
                     message = {"role": "assistant", "content": script["content"]}
                     if "reasoning" in script:
                         message["reasoning_content"] = script["reasoning"]
