@@ -12,6 +12,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from citation_check import CITATION_MARK, DEFAULT_THRESHOLD
@@ -26,15 +27,19 @@ def verify_line(row):
     return json.dumps({"answer": statement + "[1]", "sources": [{"text": row["quote"]}]}, ensure_ascii=False)
 
 
-def run_verify(rows, threshold, fix=False):
-    """返回每条的 passed（True 表示核对认为有支持）。fix：加上 --fix，看修正后的结论。"""
+def run_verify(rows, threshold, fix=False, judge=()):
+    """返回每条的 passed（True 表示核对认为有支持）。fix：加上 --fix，看修正后的结论；judge：评判模型的参数。"""
+    return [record["passed"] for record in verify_records(rows, threshold, fix, judge)]
+
+
+def verify_records(rows, threshold, fix=False, judge=()):
     lines = "\n".join(verify_line(row) for row in rows) + "\n"
     result = subprocess.run([sys.executable, str(HERE / "answer_with_sources.py"), "--verify", "-", "--json",
-                             "--threshold", str(threshold), *(["--fix"] if fix else [])], input=lines, capture_output=True, text=True,
+                             "--threshold", str(threshold), *(["--fix"] if fix else []), *judge], input=lines, capture_output=True, text=True,
                             encoding="utf-8", check=False)
     if result.returncode not in (0, 1):
         raise SystemExit(f"--verify 失败（退出码 {result.returncode}）：{result.stderr}")
-    return [json.loads(line)["passed"] for line in result.stdout.splitlines()]
+    return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def scores(rows, passed):
@@ -46,12 +51,35 @@ def scores(rows, passed):
             "false_alarm": sum(supported) / max(len(supported), 1)}
 
 
+def report_judge(rows, model, url):
+    """字面核对 + 评判模型（它说“不支持”就算标出）的效果，以及评判模型自己在它被问到的句子上的表现。"""
+    judge = ["--judge", model] + (["--judge-url", url] if url else [])
+    started = time.monotonic()
+    records = verify_records(rows, DEFAULT_THRESHOLD, judge=judge)
+    seconds = time.monotonic() - started
+    calls = [(row, record["judge"]["calls"]) for row, record in zip(rows, records)]
+    asked = [(row, call) for row, row_calls in calls for call in row_calls]
+    opinions = [(row, call) for row, call in asked if call["verdict"] is not None]
+    right = sum((call["verdict"] is True) == (row["label"] == 1) for row, call in opinions)
+    print(f"评判模型 {model}：问了 {len(asked)} 句（{seconds / max(len(asked), 1):.2f} 秒一句），"
+          f"有意见的 {len(opinions)} 句，其中和标签一致的 {right} 句"
+          f"（{right / max(len(opinions), 1):.1%}），没有意见 {len(asked) - len(opinions)} 句")
+    for parity, name in ((0, "调参的一半（idx 偶数）"), (1, "留出的一半（idx 奇数）")):
+        half = [(r, rec["passed"]) for r, rec in zip(rows, records) if r["idx"] % 2 == parity]
+        if half:
+            result = scores([r for r, _ in half], [p for _, p in half])
+            print(f"  字面 + 评判，{name}：准确率 {result['accuracy']:.1%}，不支持召回 "
+                  f"{result['recall_unsupported']:.1%}，误报 {result['false_alarm']:.1%}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="在 CiteCheck 标注数据上衡量引用核对。")
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="JSON Lines 标注文件（默认 shared 里的 dev 集）")
     parser.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.45,0.5",
                         help="要扫描的阈值，逗号分隔")
     parser.add_argument("--limit", type=int, default=0, help="只用前 N 条（0 表示全部）")
+    parser.add_argument("--judge-model", metavar="M", help="同时衡量评判模型（--judge M）：它说“不支持”时算标出")
+    parser.add_argument("--url", metavar="U", help="评判模型所在的服务（默认 OLLAMA_URL）")
     parser.add_argument("--fix", action="store_true",
                         help="在默认阈值下比较 --verify 和 --verify --fix：修正不应让任何“不支持”的陈述变成通过")
     args = parser.parse_args(argv)
@@ -74,6 +102,8 @@ def main(argv=None):
         result = scores([r for r, _ in half], [p for _, p in half])
         print(f"{name}：准确率 {result['accuracy']:.1%}，不支持召回 {result['recall_unsupported']:.1%}，"
               f"误报 {result['false_alarm']:.1%}（默认阈值）")
+    if args.judge_model:
+        report_judge(rows, args.judge_model, args.url)
     if args.fix:
         before = run_verify(rows, DEFAULT_THRESHOLD)
         after = run_verify(rows, DEFAULT_THRESHOLD, fix=True)
