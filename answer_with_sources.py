@@ -30,6 +30,7 @@ from judge import judge_answer
 from judge import summary as judge_summary
 from repair import fix_answer, repair_lines, repairable, rewrite_messages
 from passages import select_passages
+from preflight import ConfigError, check_models, normalize_url
 from saved_answers import InputError, parse_verify_input, read_verify_file, validate_record
 from review_page import ReviewPageError, render_page, write_page
 from retrying import Deadline
@@ -76,7 +77,7 @@ class UsageError(Exception):
 
 def exit_code_for(error):
     """每一类错误对应一个退出码，只在这里决定。"""
-    if isinstance(error, (UsageError, InputError, MissingKeyError, ReviewPageError)):
+    if isinstance(error, (UsageError, InputError, ConfigError, MissingKeyError, ReviewPageError)):
         return EXIT_USAGE
     if isinstance(error, (MetasoError, ModelError)):
         return EXIT_SERVICE
@@ -286,7 +287,7 @@ def check_and_fix(answer, sources, args, ask=None, log=lambda message: None, jud
 
 
 def judge_url(args):
-    return args.judge_url or configured_model_url()
+    return normalize_url(args.judge_url, "--judge-url") if args.judge_url else configured_model_url()
 
 
 def judge_asker(args, deadline):
@@ -335,6 +336,8 @@ def verify(args, out):
         validate_record(record, f"{name} 第 {line_number} 行：" if line_number else f"{name}：")
     all_passed = True
     reviewed = []
+    if args.judge:
+        check_models(judge_url(args), [args.judge], role="评判模型")
     judge_ask = judge_asker(args, Deadline(args.timeout))
     for line_number, record in records:
         answer, report, fix, fixable, judged = check_and_fix(record["answer"], record["sources"], args,
@@ -468,7 +471,17 @@ def configured_model(args):
 
 
 def configured_model_url():
-    return os.environ.get("OLLAMA_URL", "").strip() or DEFAULT_OLLAMA_URL
+    value = os.environ.get("OLLAMA_URL", "").strip()
+    return normalize_url(value, "OLLAMA_URL") if value else DEFAULT_OLLAMA_URL
+
+
+def check_before_paying(args, models):
+    """第一次请求秘塔之前：地址都写对了、回答和评判用的模型都在（连不上、没下载都在这里就报错）。"""
+    if not args.demo:
+        normalize_url(metaso_search.api_base(), "METASO_BASE")
+    check_models(configured_model_url(), models)
+    if args.judge:
+        check_models(judge_url(args), [args.judge], role="评判模型")
 
 
 class MetasoSetup:
@@ -484,7 +497,8 @@ class MetasoSetup:
             self.options = {"key": self.fake.key, "base": self.fake.base_url}
             log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
         else:
-            self.options = {"key": metaso_search.api_key(), "base": metaso_search.api_base()}
+            base = normalize_url(metaso_search.api_base(), "METASO_BASE")
+            self.options = {"key": metaso_search.api_key(), "base": base}
             if not args.no_cache:
                 self.cache = metaso_cache.MetasoCache(
                     search_ttl=args.cache_search_hours * 3600, page_ttl=args.cache_page_days * 86400,
@@ -518,6 +532,7 @@ def run_question(args, out, log):
     question = args.question.strip()
     model = configured_model(args)
     model_url = configured_model_url()
+    check_before_paying(args, [model])
     deadline = Deadline(args.timeout)
     with MetasoSetup(args, log, deadline) as metaso:
         sources = gather_or_fail(question, args, metaso, log)
@@ -672,6 +687,7 @@ def run_eval(args, out, log):
     if not models:
         raise UsageError("--models 里没有模型名")
     model_url = configured_model_url()
+    check_before_paying(args, models)  # 缺哪些模型，在第一次搜索之前一起说
     gathered = {}
     deadline = Deadline(args.timeout)
     with MetasoSetup(args, log, deadline) as metaso:
@@ -720,7 +736,7 @@ def main(argv=None, out=None, err=None):
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         out = SafeWriter(raw_out, secrets, terminal_safe=not args.json)
         return run(args, out, log)
-    except (UsageError, InputError, MetasoError, ModelError, ReviewPageError) as error:
+    except (UsageError, InputError, ConfigError, MetasoError, ModelError, ReviewPageError) as error:
         log(f"✗ {error}")
         return exit_code_for(error)
     except KeyboardInterrupt:

@@ -88,6 +88,7 @@ class ScriptedModel:
     def __init__(self):
         self.requests = []
         self.counts = {}
+        self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -124,8 +125,13 @@ class ScriptedModel:
             def do_GET(self):
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
                 if self.path == "/v1/models":
+                    if model_server.models_reply is not None:
+                        self.send_text(*model_server.models_reply)
+                        return
                     self.send_body(200, {"object": "list", "data": [
                         {"id": name, "object": "model", "owned_by": "scripted"} for name in SCRIPTS]})
+                elif self.path == "/api/version":  # 像 Ollama 一样表明身份：缺模型的检查才有意义
+                    self.send_body(200, {"version": "0.0.0-scripted"})
                 else:
                     self.send_body(404, {"error": "404 page not found"})
 

@@ -138,6 +138,11 @@ def post_once(path, body, accept, key, base, timeout, deadline):
         response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
     except requests.Timeout:
         raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
+    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
+            requests.exceptions.InvalidHeader) as error:
+        # 地址或请求本身不对：再试也不会成功，立刻报告
+        reason = redact(short(str(error), 200), key)
+        raise MetasoError(f"秘塔地址 {base} 不能用（{reason}）", next_step="请检查 METASO_BASE") from None
     except requests.RequestException as error:
         reason = redact(short(str(error), 200), key)
         raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE",

@@ -199,6 +199,9 @@ def post_chat(url, body, timeout, deadline):
     except requests.Timeout:
         raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None
     except requests.RequestException as error:
+        # 地址本身不对之类的客户端错误：再试也不会成功，立刻报告
+        raise ModelError(f"模型服务地址 {url} 不能用：{short(str(error), 160)}") from None
+    except requests.RequestException as error:
         raise ModelError(f"请求模型服务 {url} 失败：{short(str(error), 200)}") from None
 
 

@@ -287,12 +287,12 @@ def test_eval_json_gives_one_line_per_run(fake_metaso, model_server, tmp_path):
 
 
 def test_eval_records_a_failing_model_and_goes_on(fake_metaso, model_server, tmp_path):
-    result = run_cli("--eval", questions_file(tmp_path), "--models", "nosuch,good",
+    result = run_cli("--eval", questions_file(tmp_path), "--models", "bad-request,good",
                      env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3
     rows = eval_rows(result.stdout)
-    assert rows["nosuch"][8] == "3" and rows["good"][2] == "3"
-    assert "ollama pull nosuch" in result.stderr
+    assert rows["bad-request"][8] == "3" and rows["good"][2] == "3"
+    assert "max_tokens is too large" in result.stderr
 
 
 def test_eval_stops_when_the_model_server_is_down(fake_metaso):

@@ -112,10 +112,10 @@ def test_stream_cut_midway_shows_what_arrived_and_exits_3(fake_metaso, model_ser
     assert "中途断开" in result.stderr and "来源：" not in result.stdout
 
 
-def test_model_server_refusing_connections_is_retried_then_explained(fake_metaso):
+def test_model_server_refusing_connections_is_explained_before_paying(fake_metaso):
     result = run_cli(QUESTION, env=cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9", ANS_MODEL="good"))
     assert result.returncode == 3
-    assert result.stderr.count("重试") == 2
+    assert "重试" not in result.stderr and fake_metaso.requests == []
     assert result.stderr.strip().splitlines()[-1].startswith("✗ 连不上模型服务 http://127.0.0.1:9")
 
 

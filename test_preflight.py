@@ -1,0 +1,102 @@
+"""付费之前先检查：地址写错（退出码 2）、模型服务不在、模型没下载（退出码 3）都在第一次请求秘塔之前发现。"""
+import json
+
+import pytest
+
+from conftest import cli_env, run_cli
+from preflight import ConfigError, normalize_url
+
+QUESTION = "家用 NAS 怎么选"
+
+
+def test_host_and_port_without_scheme_means_http():
+    assert normalize_url("localhost:11434", "OLLAMA_URL") == "http://localhost:11434"
+    assert normalize_url("https://metaso.cn/api/v1/", "METASO_BASE") == "https://metaso.cn/api/v1"
+
+
+@pytest.mark.parametrize("value", ["ftp://127.0.0.1:1", "http://", "http://a b:1", "localhost:abc",
+                                   "http://host:99999", "javascript:alert(1)", "http://-bad-:80"])
+def test_bad_urls_are_config_errors(value):
+    with pytest.raises(ConfigError, match="OLLAMA_URL"):
+        normalize_url(value, "OLLAMA_URL")
+
+
+def test_password_in_a_url_is_not_echoed():
+    with pytest.raises(ConfigError) as error:
+        normalize_url("http://user:secret@127.0.0.1:1", "OLLAMA_URL")
+    assert "secret" not in str(error.value)
+
+
+def test_scheme_less_ollama_url_is_accepted(fake_metaso, model_server):
+    address = model_server.url.removeprefix("http://")
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, None, OLLAMA_URL=address, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("variable, value", [("OLLAMA_URL", "ftp://127.0.0.1:11434"),
+                                             ("OLLAMA_URL", "http://exa mple:1"),
+                                             ("METASO_BASE", "metaso.cn:notaport/api/v1"),
+                                             ("METASO_BASE", "file:///etc/passwd")])
+def test_bad_urls_exit_2_before_any_request(fake_metaso, model_server, variable, value):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good", **{variable: value})
+    result = run_cli(QUESTION, env=env)
+    assert result.returncode == 2
+    assert variable in result.stderr and value in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+    assert fake_metaso.key not in result.stderr
+
+
+def test_bad_judge_url_exits_2(fake_metaso, model_server):
+    result = run_cli(QUESTION, "--judge", "judge-yes", "--judge-url", "gopher://x",
+                     env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 2 and "--judge-url" in result.stderr and fake_metaso.requests == []
+
+
+def test_missing_model_is_reported_before_paying(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen9:7b"))
+    assert result.returncode == 3 and "ollama pull qwen9:7b" in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+
+
+def test_model_name_without_tag_means_latest(fake_metaso, model_server):
+    from conftest import SCRIPTS
+    SCRIPTS["tagged:latest"] = SCRIPTS["good"]
+    try:
+        result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="tagged"))
+    finally:
+        del SCRIPTS["tagged:latest"]
+    # 名字对上了，预检放行；对话接口（脚本服务不认“tagged”）再说没有
+    assert "ollama pull tagged" in result.stderr and len(fake_metaso.requests) == 3
+
+
+@pytest.mark.parametrize("reply", [(404, "404 page not found", "text/plain"),
+                                   (200, json.dumps({"models": "?"}), "application/json"),
+                                   (200, "not json", "text/plain"),
+                                   (500, "{}", "application/json")])
+def test_odd_models_endpoint_is_not_a_failure(fake_metaso, model_server, reply):
+    model_server.models_reply = reply
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+
+
+def test_eval_names_every_missing_model_before_the_first_search(fake_metaso, model_server, tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text(QUESTION + "\n", encoding="utf-8")
+    result = run_cli("--eval", str(questions), "--models", "good,nosuch-a,wrong-source",
+                     env=cli_env(fake_metaso, model_server))
+    assert result.returncode == 3 and "ollama pull nosuch-a" in result.stderr
+    assert fake_metaso.requests == []
+
+
+def test_verify_needs_no_model(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"answer": "RAID5 至少三块盘 [1]。", "sources": [{"text": "RAID5 至少三块盘。"}]},
+                               ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(path), env=cli_env(OLLAMA_URL="http://127.0.0.1:9"))
+    assert result.returncode == 0
+
+
+def test_healthy_run_is_unchanged(fake_metaso, model_server):
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0 and json.loads(result.stdout)["passed"]
+    assert len(fake_metaso.requests) == 3 and len(model_server.requests) == 1
