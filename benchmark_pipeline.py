@@ -3,7 +3,8 @@
   1. 整条流程（搜索、读取、回答、核对、输出）的用时 / 用同样提示词直接调一次模型的用时 —— 目标 ≤ 1.05；
   2. 流式输出第一个字的时间 / 非流式拿到完整回答的时间；
   3. --read N（N = 1…5，模拟读取接口每次延迟 1 秒）的读取用时，和真的一个个读比 ——
-     目标：用时 ≤ 1.1 ×（搜索 + 读一页）。
+     目标：用时 ≤ 1.1 ×（搜索 + 读一页）；
+  4. 付费之前的预检（GET /v1/models）用时的中位数 / 整条流程的用时。
 
 模型服务：默认在本机启动 llama.cpp + SmolLM2-135M（需要 requirements-model.txt）；
 也可以用 --url 和 --model 指向你自己的服务（比如 Ollama）。只访问 127.0.0.1。
@@ -24,6 +25,7 @@ import metaso_search
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
 from local_model import LocalModelServer
 from model_client import chat, chat_url
+from preflight import check_models
 
 QUESTION = "How should I choose a home NAS?"
 MAX_TOKENS = 160
@@ -108,6 +110,15 @@ def concurrent_reads():
     return one_read_and_search, rows
 
 
+def preflight_seconds(url, model, rounds=20):
+    timings = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        check_models(url, [model])
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="整条流程的基准（打印比值）。")
     parser.add_argument("--url", help="用这个模型服务，而不是在本机启动 llama.cpp")
@@ -136,12 +147,14 @@ def main(argv=None):
             chat(answer_with_sources.build_messages(QUESTION, []), model, url, stream=False, max_tokens=8)  # 预热
             pipeline, bare = pipeline_vs_bare_call(fake, url, model, args.rounds)
             first, total = first_character_vs_total(fake, url, model, args.rounds)
+            preflight = preflight_seconds(url, model)
     finally:
         if server:
             server.close()
     print(f"1. 整条流程 {pipeline:.2f} 秒 / 直接调用模型 {bare:.2f} 秒 = {pipeline / bare:.3f}"
           f"（目标 ≤ 1.05；模型 {model}，{args.rounds} 次的中位数）")
     print(f"2. 流式第一个字 {first:.2f} 秒 / 非流式完整回答 {total:.2f} 秒 = {first / total:.3f}")
+    print(f"4. 预检 {preflight * 1000:.1f} 毫秒（20 次的中位数）/ 整条流程 {pipeline:.2f} 秒 = {preflight / pipeline:.5f}")
     return 0
 
 
