@@ -81,20 +81,30 @@ def cited_numbers(text):
     return [citation_number(m.group(1)) for m in CITATION.finditer(text)]
 
 
-def strip_think(text):
-    """去掉 <think>…</think>；没闭合的 <think> 之后全部去掉。线性扫描。"""
-    pieces = []
+def think_spans(text):
+    """<think>…</think> 的位置 [(开始, 结束)]；没闭合的 <think> 一直算到结尾。线性扫描。"""
+    spans = []
     position = 0
     while True:
         start = text.find("<think>", position)
         if start < 0:
-            pieces.append(text[position:])
-            break
-        pieces.append(text[position:start])
+            return spans
         end = text.find("</think>", start)
         if end < 0:
-            break
+            spans.append((start, len(text)))
+            return spans
         position = end + len("</think>")
+        spans.append((start, position))
+
+
+def strip_think(text):
+    """去掉 <think>…</think>（没闭合的 <think> 之后全部去掉），以及落单的 </think>。"""
+    pieces = []
+    position = 0
+    for start, end in think_spans(text):
+        pieces.append(text[position:start])
+        position = end
+    pieces.append(text[position:])
     return "".join(pieces).replace("</think>", "")
 
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim, SourceIndex, check_answer,
                             check_claim, claim_words, claims_in_line, compare, material, normalize_citations,
-                            structure_problems, tokens_with_spans, truncate)
+                            structure_problems, think_spans, tokens_with_spans, truncate)
 
 
 # 修正比核对更严：核对只数内容词，“NAS 不需要任何备份，RAID 就够了”对一页讲 RAID 的资料有 75% 的内容词重合。
@@ -58,21 +58,9 @@ MARK_AFTER_END = re.compile(rf"[。！？!?.][ \t]*((?:{CITATION_MARK.pattern})(
 
 def masked(answer):
     """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
-    pieces = []
-    position = 0
-    while True:
-        start = answer.find("<think>", position)
-        if start < 0:
-            pieces.append(answer[position:])
-            break
-        pieces.append(answer[position:start])
-        end = answer.find("</think>", start)
-        stop = len(answer) if end < 0 else end + len("</think>")
-        pieces.append("\0" * (stop - start))
-        position = stop
-        if end < 0:
-            break
-    return "".join(pieces)
+    for start, end in think_spans(answer):
+        answer = answer[:start] + "\0" * (end - start) + answer[end:]
+    return answer
 
 
 class Locator:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from citation_check import Claim, check_answer, normalize_citations
 from repair import Sources, fix_citations, passing_claims
-from test_check_properties import GUARD, NAS, SENTENCES, STYLES, render
+from test_check_properties import GUARD, NAS, SENTENCES, write_answer
 
 # 一半是照着内置页面写的（有资料能支持），一半没有资料能支持
 FIX_SENTENCES = SENTENCES + [
@@ -18,17 +18,6 @@ MARK_WITH_SPACE = re.compile(r"[ \t]*\[[0-9]+\]")
 citations = st.lists(st.integers(min_value=1, max_value=7), min_size=0, max_size=2, unique=True).map(sorted)
 answers = st.lists(st.lists(st.tuples(st.sampled_from(FIX_SENTENCES), citations), min_size=1, max_size=3),
                    min_size=1, max_size=4)
-
-
-def write(paragraphs, data):
-    text = []
-    for paragraph in paragraphs:
-        parts = []
-        for body, numbers in paragraph:
-            mark = render(numbers, data.draw(st.sampled_from(STYLES))) if numbers else ""
-            parts.append(f"{body} {mark}。" if mark else f"{body}。")
-        text.append("".join(parts))
-    return "\n\n".join(text)
 
 
 def without_marks(text):
@@ -43,7 +32,7 @@ def fix(answer):
 @given(answers, st.data())
 @GUARD
 def test_a_passing_answer_comes_back_byte_for_byte(paragraphs, data):
-    answer = write(paragraphs, data)
+    answer = write_answer(paragraphs, data)
     if check_answer(answer, NAS).passed:
         fixed, repairs, _ = fix(answer)
         assert fixed == answer and repairs == []
@@ -52,7 +41,7 @@ def test_a_passing_answer_comes_back_byte_for_byte(paragraphs, data):
 @given(answers, st.data())
 @GUARD
 def test_fixing_twice_changes_nothing_more(paragraphs, data):
-    once, _, _ = fix(write(paragraphs, data))
+    once, _, _ = fix(write_answer(paragraphs, data))
     twice, repairs, _ = fix(once)
     assert twice == once and repairs == []
 
@@ -60,7 +49,7 @@ def test_fixing_twice_changes_nothing_more(paragraphs, data):
 @given(answers, st.data())
 @GUARD
 def test_deterministic_repairs_change_citation_marks_only(paragraphs, data):
-    answer = write(paragraphs, data)
+    answer = write_answer(paragraphs, data)
     fixed, _, _ = fix(answer)
     assert without_marks(fixed) == without_marks(answer)
 
@@ -68,7 +57,7 @@ def test_deterministic_repairs_change_citation_marks_only(paragraphs, data):
 @given(answers, st.data())
 @GUARD
 def test_a_sentence_no_source_passes_is_never_made_to_pass(paragraphs, data):
-    answer = write(paragraphs, data)
+    answer = write_answer(paragraphs, data)
     before = passing_claims(answer, NAS, 0.35, check_answer(answer, NAS))
     fixed, _, report = fix(answer)
     newly_passing = passing_claims(fixed, NAS, 0.35, report) - before
