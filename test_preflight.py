@@ -100,3 +100,16 @@ def test_healthy_run_is_unchanged(fake_metaso, model_server):
     result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert result.returncode == 0 and json.loads(result.stdout)["passed"]
     assert len(fake_metaso.requests) == 3 and len(model_server.requests) == 1
+
+
+def test_client_side_request_errors_are_never_retried():
+    import metaso_search
+    from model_client import ModelError, chat
+    retries = []
+    with pytest.raises(metaso_search.MetasoError) as metaso_error:
+        metaso_search.post("search", {"q": "x"}, key="mk-test", base="ftp://127.0.0.1:1", on_retry=retries.append)
+    with pytest.raises(ModelError) as model_error:
+        chat([{"role": "user", "content": "hi"}], "good", "ftp://127.0.0.1:1", stream=False, on_retry=retries.append)
+    assert retries == []
+    assert not metaso_error.value.transient and not model_error.value.transient
+    assert "METASO_BASE" in str(metaso_error.value) and "不能用" in str(model_error.value)
