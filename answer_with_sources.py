@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 import metaso_cache
 import metaso_search
 # check、support 是原教程的接口，教程的测试从这里导入
-from citation_check import (DEFAULT_THRESHOLD, check, check_answer, support,  # noqa: F401
+from citation_check import (DEFAULT_THRESHOLD, check, check_answer, has_chinese, support,  # noqa: F401
                             truncate)
 from metaso_search import MetasoError, MissingKeyError
 from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
@@ -174,10 +174,6 @@ def context_warning(messages, max_tokens, window):
     return (f"⚠ 提示词约 {prompt} 个 token，加上回答上限 {max_tokens}，可能超过模型的上下文窗口 {window}"
             f"（--context-window）。Ollama 会悄悄丢掉提示词开头的部分（包括要求写引用的说明）。"
             f"可以减小 --read、--max-chars 或 --max-tokens，或者用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动")
-
-
-def has_chinese(text):
-    return any("\u3400" <= char <= "\u9fff" for char in text)
 
 
 SOURCE_TAG = re.compile(r"<\s*(/?)\s*source", re.IGNORECASE)

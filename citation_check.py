@@ -319,6 +319,10 @@ ENUMERATOR = re.compile(r"(?:^|(?<=[\s:：;；,，。]))[0-9]{1,2}(?:[)）、]|\
 YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?=年|[-/.][0-9])")
 
 
+def has_chinese(text):
+    return any("\u3400" <= char <= "\u9fff" for char in text)
+
+
 def tokens_with_spans(text):
     """内容词和它们在 text 里的位置：中文按相邻两字（一字的片段按单字），拉丁文按单词（小写）。
     纯数字不算内容词（数字单独核对）。"""

@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
-from citation_check import CITATION, Problem, structure_problems, truncate
+from citation_check import CITATION, Problem, has_chinese, structure_problems, truncate
 from model_client import without_thinking
 
 # 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
@@ -50,10 +50,6 @@ def parse_verdict(reply):
     if YES.match(text):
         return True
     return None
-
-
-def has_chinese(text):
-    return any("\u3400" <= char <= "\u9fff" for char in text)
 
 
 def judge_messages(sentence, source_text):
