@@ -503,6 +503,19 @@ class SourceIndex:
         return best_window, best_sentence
 
 
+class SourceIndexes:
+    """按编号取资料的索引：第一次用到时才建，每条资料只建一次。index_of(编号) → SourceIndex。"""
+
+    def __init__(self, sources):
+        self.sources = sources
+        self.built = {}
+
+    def __call__(self, number):
+        if number not in self.built:
+            self.built[number] = SourceIndex(self.sources[number - 1])
+        return self.built[number]
+
+
 @dataclass
 class Support:
     """一个句子和一条资料的比较结果。"""
@@ -595,13 +608,7 @@ def structure_problems(answer, source_count):
 
 def support_problems(claims, sources, threshold=DEFAULT_THRESHOLD):
     """逐句比对：重合度、整段编造、数字。"""
-    indexes = {}
-
-    def index_of(number):
-        if number not in indexes:
-            indexes[number] = SourceIndex(sources[number - 1])
-        return indexes[number]
-
+    index_of = SourceIndexes(sources)
     problems = []
     for claim in claims:
         numbers = claim.citations

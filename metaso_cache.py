@@ -196,6 +196,6 @@ def read_page(cache, url, max_chars, options):
     if hit:
         return hit
     text = metaso_search.read_page(url, max_chars=max_chars, **options)
-    if cache and not metaso_search.looks_like_html(text):  # read_page 已经挡住了，这里再守一道
+    if cache:
         cache.put("page", key, text)
     return text, None

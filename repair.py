@@ -14,9 +14,10 @@
 import re
 from dataclasses import asdict, dataclass
 
-from citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim, SourceIndex, check_answer,
-                            check_claim, claim_words, claims_in_line, compare, material, normalize_citations,
-                            structure_problems, think_spans, tokens_with_spans, truncate)
+from citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim,
+                            SourceIndexes, check_answer, check_claim, claim_words, claims_in_line, compare,
+                            material, normalize_citations, structure_problems, think_spans, tokens_with_spans,
+                            truncate)
 
 
 # 修正比核对更严：核对只数内容词，“NAS 不需要任何备份，RAID 就够了”对一页讲 RAID 的资料有 75% 的内容词重合。
@@ -110,12 +111,7 @@ class Sources:
         self.sources = sources
         self.threshold = threshold
         self.coverage_needed = coverage_needed
-        self.indexes = {}
-
-    def index_of(self, number):
-        if number not in self.indexes:
-            self.indexes[number] = SourceIndex(self.sources[number - 1])
-        return self.indexes[number]
+        self.index_of = SourceIndexes(sources)
 
     def passing(self, claim, numbers):
         """claim 改引 numbers 时能否完全通过（重合度、整段编造、数字）；能通过时返回重合度，否则 None。
