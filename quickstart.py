@@ -60,7 +60,11 @@ def main(argv=None):
     if not os.environ.get("METASO_API_KEY", "").strip() and "--demo" not in args:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（5 个虚构的 NAS 页面）")
         args.append("--demo")
-    url = os.environ.get("OLLAMA_URL", "").strip() or answer_with_sources.DEFAULT_OLLAMA_URL
+    try:
+        # 和主程序一样理解 OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）
+        url = answer_with_sources.configured_model_url()
+    except answer_with_sources.ConfigError:
+        return answer_with_sources.main(args)  # 由主程序说明哪里写错了（退出码 2）
     server = None
     if server_answers(url):
         model = os.environ.get("ANS_MODEL", "").strip() or answer_with_sources.DEFAULT_MODEL
