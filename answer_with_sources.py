@@ -18,23 +18,23 @@ from datetime import datetime
 from collections import Counter
 from dataclasses import asdict, dataclass
 
-import metaso_cache
+from sourced_answers import metaso_cache
 import metaso_search
 # check、support 是原教程的接口，教程的测试从这里导入
-from citation_check import (DEFAULT_THRESHOLD, check, check_answer, has_chinese, support,  # noqa: F401
+from sourced_answers.citation_check import (DEFAULT_THRESHOLD, check, check_answer, has_chinese, support,  # noqa: F401
                             truncate)
 from metaso_search import MetasoError, MissingKeyError
-from model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
+from sourced_answers.model_client import (DEFAULT_MAX_TOKENS, ModelError, ModelUnreachable, ThinkFilter, chat, chat_url,
                           without_thinking)
-from judge import judge_answer
-from judge import summary as judge_summary
-from repair import fix_answer, repair_lines, repairable, rewrite_messages
-from passages import select_passages
-from preflight import ConfigError, check_models, normalize_url
-from saved_answers import InputError, parse_verify_input, read_verify_file, validate_record
-from review_page import ReviewPageError, render_page, write_page
-from retrying import Deadline
-from safe_output import SafeWriter
+from sourced_answers.judge import judge_answer
+from sourced_answers.judge import summary as judge_summary
+from sourced_answers.repair import fix_answer, repair_lines, repairable, rewrite_messages
+from sourced_answers.passages import select_passages
+from sourced_answers.preflight import ConfigError, check_models, normalize_url
+from sourced_answers.saved_answers import InputError, parse_verify_input, read_verify_file, validate_record
+from sourced_answers.review_page import ReviewPageError, render_page, write_page
+from sourced_answers.retrying import Deadline
+from sourced_answers.safe_output import SafeWriter
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"

@@ -12,7 +12,7 @@ import re
 import sys
 
 
-from retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
 
 DEFAULT_BASE = "https://metaso.cn/api/v1"
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束

@@ -29,4 +29,4 @@ if [ "${1:-}" = "--test" ]; then
   exec .venv/bin/python -m pytest -q -n auto "$@"
 fi
 pip_install -r requirements.txt
-exec .venv/bin/python quickstart.py "$@"
+exec .venv/bin/python -m sourced_answers.quickstart "$@"

@@ -13,7 +13,7 @@ import sys
 import requests
 
 import answer_with_sources
-import local_model
+from sourced_answers import local_model
 
 DEFAULT_QUESTION = "家用 NAS 怎么选"
 ENGLISH_QUESTION = "How should I choose a home NAS?"

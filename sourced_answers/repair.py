@@ -14,7 +14,7 @@
 import re
 from dataclasses import asdict, dataclass
 
-from citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim,
+from sourced_answers.citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim,
                             SourceIndexes, check_answer, check_claim, claim_words, claims_in_line, compare,
                             material, normalize_citations, structure_problems, think_spans, tokens_with_spans,
                             truncate)

@@ -4,7 +4,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citation_check import check_answer, normalize_citations
+from sourced_answers.citation_check import check_answer, normalize_citations
 from fake_metaso import NAS_PAGES
 
 NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
@@ -111,7 +111,7 @@ def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data)
 @given(st.sampled_from(range(len(NAS))), st.data())
 @GUARD
 def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
-    from citation_check import source_sentences
+    from sourced_answers.citation_check import source_sentences
     sentences = [s.rstrip("。") for s in source_sentences(NAS[index]["text"]) if not s.startswith("#")]
     copied = data.draw(st.sampled_from(sentences))
     report = check_answer(f"{copied} [{index + 1}]。", NAS)
@@ -121,7 +121,7 @@ def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
 @given(st.text(), st.lists(st.integers(min_value=1, max_value=50), max_size=20))
 @GUARD
 def test_output_filter_never_lets_a_control_character_through(text, cuts):
-    from safe_output import BIDI_CONTROLS, TerminalFilter
+    from sourced_answers.safe_output import BIDI_CONTROLS, TerminalFilter
     terminal = TerminalFilter()
     pieces = []
     position = 0
@@ -137,7 +137,7 @@ def test_output_filter_never_lets_a_control_character_through(text, cuts):
 @GUARD
 def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
     from conftest import TextSink
-    from safe_output import SafeWriter
+    from sourced_answers.safe_output import SafeWriter
 
     key = "mk-PROPERTY-key-12345"
     text = before + key + after

@@ -10,7 +10,7 @@
 import re
 from urllib.parse import urlsplit
 
-from model_client import ModelError, ModelUnreachable, chat_url
+from sourced_answers.model_client import ModelError, ModelUnreachable, chat_url
 
 TIMEOUT = 3
 HOST = re.compile(r"[A-Za-z0-9._:-]+")  # 主机名、IPv4 或（去掉方括号的）IPv6

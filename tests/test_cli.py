@@ -296,7 +296,7 @@ def test_eval_records_a_failing_model_and_goes_on(fake_metaso, model_server, tmp
 
 
 def test_eval_stops_when_the_model_server_is_down(fake_metaso):
-    result = run_cli("--eval", str(HERE / "questions.txt"), "--models", "good",
+    result = run_cli("--eval", str(HERE / "questions" / "questions.txt"), "--models", "good",
                      env=cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9"))
     assert result.returncode == 3
     assert result.stderr.count("连不上模型服务") == 1 and result.stdout == ""
@@ -309,7 +309,7 @@ def test_eval_usage_errors(fake_metaso, model_server, tmp_path):
     for args, expected in [(["家用 NAS", "--models", "a"], "--models 要和 --eval 一起用"),
                            (["--eval", str(empty)], "没有问题"),
                            (["--eval", str(tmp_path / "nope.txt")], "读不了问题文件"),
-                           (["家用 NAS", "--eval", str(HERE / "questions.txt")], "不要同时给出问题")]:
+                           (["家用 NAS", "--eval", str(HERE / "questions" / "questions.txt")], "不要同时给出问题")]:
         result = run_cli(*args, env=env)
         assert result.returncode == 2 and expected in result.stderr, (args, result.stderr)
 
@@ -333,7 +333,7 @@ def test_prompt_too_long_for_the_context_window_is_warned(fake_metaso, model_ser
 
 def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_server):
     env = cli_env(None, model_server, ANS_MODEL="good")
-    result = run_cli(env=env, script="quickstart.py")
+    result = run_cli(env=env, module="sourced_answers.quickstart")
     assert result.returncode == 0, result.stderr
     assert "没有设置 METASO_API_KEY：使用内置的模拟秘塔服务" in result.stderr
     assert f"使用模型服务 {model_server.url}（模型 good）" in result.stderr
@@ -343,5 +343,5 @@ def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_serve
 
 def test_quickstart_passes_flags_through(model_server):
     result = run_cli("NAS 选购要注意什么", "--json", env=cli_env(None, model_server, ANS_MODEL="good"),
-                     script="quickstart.py")
+                     module="sourced_answers.quickstart")
     assert result.returncode == 0 and json.loads(result.stdout)["question"] == "NAS 选购要注意什么"

@@ -9,8 +9,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from citation_check import CITATION_MARK, expand_citation
-from repair import body_key, claims_with_positions
+from sourced_answers.citation_check import CITATION_MARK, expand_citation
+from sourced_answers.repair import body_key, claims_with_positions
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")

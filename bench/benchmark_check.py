@@ -8,7 +8,7 @@
 """
 import time
 
-from citation_check import check_answer
+from sourced_answers.citation_check import check_answer
 from fake_metaso import NAS_PAGES
 
 SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]

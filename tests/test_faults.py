@@ -12,7 +12,7 @@ import pytest
 
 from conftest import CANARY_KEY, HERE, TextSink, cli_env, run_cli
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
-from safe_output import REDACTED, SafeWriter
+from sourced_answers.safe_output import REDACTED, SafeWriter
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -219,7 +219,7 @@ def test_terminal_control_sequences_are_stripped_from_text_but_kept_in_json(fake
 
 
 def test_escape_sequence_split_across_stream_chunks_is_removed():
-    from safe_output import TerminalFilter
+    from sourced_answers.safe_output import TerminalFilter
     text = "红\x1b[1;31m色\x1b]8;;http://x/\x1b\\链接\x1b]8;;\x1b\\完"
     for size in range(1, len(text) + 1):
         terminal = TerminalFilter()

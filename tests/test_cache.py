@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from conftest import CANARY_KEY, HERE, cli_env, run_cli
-from metaso_cache import FILE_NAME, MetasoCache, search
+from sourced_answers.metaso_cache import FILE_NAME, MetasoCache, search
 
 QUESTION = "家用 NAS 怎么选"
 

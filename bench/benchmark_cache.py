@@ -12,7 +12,7 @@ import time
 
 from answer_with_sources import gather
 from fake_metaso import FakeMetaso
-from metaso_cache import MetasoCache
+from sourced_answers.metaso_cache import MetasoCache
 
 QUESTION = "家用 NAS 怎么选"
 

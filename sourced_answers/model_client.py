@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 
 from metaso_search import short
-from retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
 
 DEFAULT_MAX_TOKENS = 1024
 

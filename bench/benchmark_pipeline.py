@@ -23,9 +23,9 @@ import requests
 import answer_with_sources
 import metaso_search
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
-from local_model import LocalModelServer
-from model_client import chat, chat_url
-from preflight import check_models
+from sourced_answers.local_model import LocalModelServer
+from sourced_answers.model_client import chat, chat_url
+from sourced_answers.preflight import check_models
 
 QUESTION = "How should I choose a home NAS?"
 MAX_TOKENS = 160

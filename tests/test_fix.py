@@ -3,7 +3,7 @@ import json
 
 from conftest import GOOD_ANSWER, INVENTED, RIGHT_NUMBER, WITH_INVENTION, cli_env, run_cli
 from fake_metaso import NAS_PAGES
-from repair import fix_citations
+from sourced_answers.repair import fix_citations
 
 NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
 

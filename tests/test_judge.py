@@ -6,7 +6,7 @@ import pytest
 
 from conftest import GOOD_ANSWER, INVENTED, cli_env, run_cli
 from fake_metaso import NAS_PAGES
-from judge import parse_verdict
+from sourced_answers.judge import parse_verdict
 
 NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
 

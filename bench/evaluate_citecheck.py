@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-from citation_check import CITATION_MARK, DEFAULT_THRESHOLD
+from sourced_answers.citation_check import CITATION_MARK, DEFAULT_THRESHOLD
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"
 
 

@@ -11,8 +11,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
-from citation_check import CITATION, Problem, has_chinese, structure_problems, truncate
-from model_client import without_thinking
+from sourced_answers.citation_check import CITATION, Problem, has_chinese, structure_problems, truncate
+from sourced_answers.model_client import without_thinking
 
 # 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
 CONCURRENCY = 2

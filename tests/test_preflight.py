@@ -4,7 +4,7 @@ import json
 import pytest
 
 from conftest import cli_env, run_cli
-from preflight import ConfigError, normalize_url
+from sourced_answers.preflight import ConfigError, normalize_url
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -104,7 +104,7 @@ def test_healthy_run_is_unchanged(fake_metaso, model_server):
 
 def test_client_side_request_errors_are_never_retried():
     import metaso_search
-    from model_client import ModelError, chat
+    from sourced_answers.model_client import ModelError, chat
     retries = []
     with pytest.raises(metaso_search.MetasoError) as metaso_error:
         metaso_search.post("search", {"q": "x"}, key="mk-test", base="ftp://127.0.0.1:1", on_retry=retries.append)
@@ -118,11 +118,11 @@ def test_client_side_request_errors_are_never_retried():
 def test_quickstart_understands_a_scheme_less_ollama_url(model_server):
     address = model_server.url.removeprefix("http://")
     env = cli_env(None, None, OLLAMA_URL=address, ANS_MODEL="good")
-    result = run_cli("家用 NAS 怎么选", env=env, script="quickstart.py")
+    result = run_cli("家用 NAS 怎么选", env=env, module="sourced_answers.quickstart")
     assert result.returncode == 0, result.stderr
     assert f"使用模型服务 http://{address}（模型 good）" in result.stderr
 
 
 def test_quickstart_passes_a_bad_ollama_url_to_the_main_program():
-    result = run_cli("家用 NAS 怎么选", env=cli_env(OLLAMA_URL="ftp://x:1"), script="quickstart.py")
+    result = run_cli("家用 NAS 怎么选", env=cli_env(OLLAMA_URL="ftp://x:1"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "OLLAMA_URL" in result.stderr and "Traceback" not in result.stderr

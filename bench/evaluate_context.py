@@ -6,7 +6,7 @@
 """
 import sys
 
-from passages import select_passages
+from sourced_answers.passages import select_passages
 from fake_metaso import PAGE_SETS
 
 # (问题, 页面序号, 能回答它的那句话里的一段)

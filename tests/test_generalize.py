@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from citation_check import NOVEL_GATE, check_answer
-from evaluate_citecheck import DEFAULT_DATA, verify_line
+from sourced_answers.citation_check import NOVEL_GATE, check_answer
+from bench.evaluate_citecheck import DEFAULT_DATA, verify_line
 
 
 @pytest.fixture(scope="module")

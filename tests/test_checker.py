@@ -1,0 +1,216 @@
+"""核对要读懂真实模型写出来的回答：各种引用写法、结构、数字、证据（原教程五个测试之外的部分）。"""
+import pytest
+
+from sourced_answers.citation_check import DEFAULT_THRESHOLD, check_answer, numbers_in
+from fake_metaso import NAS_PAGES
+
+NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+DISKS = "家用 NAS 至少选两盘位，方便做 RAID1 镜像"       # 出自资料 1
+TRANSCODE = "需要转码 4K 视频时选带核显的 Intel 型号"     # 出自资料 1
+RAID5 = "RAID5 至少三块盘，可以容忍一块盘损坏"             # 出自资料 2
+ENGLISH = [
+    {"title": "Choosing a NAS", "text": "A two-bay NAS can run RAID 1, which mirrors the same data on both "
+                                        "drives. Pick an Intel CPU with integrated graphics if you want to "
+                                        "transcode 4K video."},
+    {"title": "RAID levels", "text": "RAID 0 stripes data across disks for speed but offers no redundancy. "
+                                     "RAID 1 mirrors data on two disks. RAID 5 needs at least three disks and "
+                                     "survives the failure of one disk."},
+]
+
+
+def full_width(text):
+    return text.translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+
+
+# 每种写法：(模板, 它引用的编号)。{a}、{b} 换成具体编号
+CITATION_FORMS = [
+    ("[{a}]", lambda a, b: [a]),
+    ("[ {a} ]", lambda a, b: [a]),
+    ("【{a}】", lambda a, b: [a]),
+    ("［{fa}］", lambda a, b: [a]),
+    ("[{a}, {b}]", lambda a, b: [a, b]),
+    ("[{a}，{b}]", lambda a, b: [a, b]),
+    ("[{a}-{b}]", lambda a, b: list(range(a, b + 1))),
+    ("[{a}–{b}]", lambda a, b: list(range(a, b + 1))),
+    ("[^{a}]", lambda a, b: [a]),
+    ("[{a}][{b}]", lambda a, b: [a, b]),
+]
+FORM_IDS = [form for form, _ in CITATION_FORMS]
+
+
+def mark(form, a, b=None):
+    b = a if b is None else b
+    return form.format(a=a, b=b, fa=full_width(str(a)))
+
+
+@pytest.mark.parametrize("form, numbers", CITATION_FORMS, ids=FORM_IDS)
+def test_citation_form_is_read_as_its_numbers(form, numbers):
+    report = check_answer(f"{DISKS} {mark(form, 1, 2)}。\n\n{RAID5} {mark(form, 2, 3)}。", NAS)
+    assert report.passed, report.problems
+    assert report.cited == set(numbers(1, 2)) | set(numbers(2, 3))
+    assert report.unused == [n for n in range(1, 6) if n not in report.cited]
+
+
+@pytest.mark.parametrize("form, numbers", CITATION_FORMS, ids=FORM_IDS)
+def test_citation_form_to_missing_source_is_reported(form, numbers):
+    report = check_answer(f"{DISKS} {mark(form, 8, 9)}。", NAS)
+    missing = [p.citations[0] for p in report.problems if p.kind == "missing_source"]
+    assert missing == sorted(set(numbers(8, 9)))
+
+
+@pytest.mark.parametrize("form, numbers", CITATION_FORMS, ids=FORM_IDS)
+def test_citation_form_to_wrong_source_is_flagged(form, numbers):
+    report = check_answer(f"{TRANSCODE} {mark(form, 2, 2)}。", NAS)
+    [problem] = report.problems
+    assert problem.kind == "weak_support"
+    assert problem.better_source == 1
+
+
+def test_heading_rule_and_code_need_no_citation():
+    answer = f"## 选购建议\n\n---\n\n```\nraid --level 5 [9]\n```\n\n{DISKS} [1]。"
+    report = check_answer(answer, NAS)
+    assert report.passed, report.problems
+    assert report.cited == {1}
+
+
+def test_heading_directly_above_text_is_not_the_text():
+    report = check_answer(f"### 盘位\n{DISKS} [1]。", NAS)
+    assert report.passed
+
+
+def test_thinking_is_never_checked():
+    answer = f"<think>先想想，资料 [9] 说 NAS 要十二块盘</think>{DISKS} [1]。"
+    report = check_answer(answer, NAS)
+    assert report.passed and report.cited == {1}
+
+
+def test_list_items_are_checked_one_at_a_time():
+    answer = f"选购要点：\n- {DISKS} [1]\n- 远程访问优先使用 VPN 或 Tailscale 这类组网工具"
+    [problem] = check_answer(answer, NAS).problems
+    assert problem.kind == "uncited_paragraph"
+    assert problem.message.startswith("第 1 段第 2 项没有引用")
+
+
+def test_list_items_inherit_the_lead_in_citation_and_are_checked_against_it():
+    answer = f"选购要点 [1]：\n- {DISKS}\n- 远程访问优先使用 VPN 或 Tailscale 这类组网工具，只有自己的设备才能连进家里"
+    [problem] = check_answer(answer, NAS).problems
+    assert problem.kind == "weak_support"
+    assert problem.sentence.startswith("- 远程访问")
+    assert "继承自上文" in problem.message
+    assert problem.better_source == 3
+
+
+def test_smollm_raid_list_is_checked_against_the_source_that_introduces_it():
+    # SmolLM2-135M 真实写出的形态：带引用的引出行，空一行，下面是没有引用的列表
+    answer = ("[2] RAID levels explained:\n\n- RAID 0 stripes data across disks for speed\n"
+              "- RAID5 uses two drives\n")
+    [problem] = check_answer(answer, ENGLISH).problems
+    assert problem.kind == "weak_support" and problem.citations == [2]
+    assert problem.sentence == "- RAID5 uses two drives"
+    assert "at least three disks" in problem.evidence
+
+
+def test_numbers_that_contradict_the_source_are_flagged_despite_high_overlap():
+    [problem] = check_answer("RAID5 至少四块盘，可以容忍一块盘损坏 [2]。", NAS).problems
+    assert problem.kind == "number_mismatch"
+    assert problem.overlap >= DEFAULT_THRESHOLD
+    assert "4" in problem.message
+    assert "RAID5 至少三块盘" in problem.evidence
+
+
+@pytest.mark.parametrize("sentence, passes", [
+    ("跑 Docker 或虚拟机建议 8GB 内存起步 [1]", True),
+    ("跑 Docker 或虚拟机建议 16GB 内存起步 [1]", False),
+    ("预算够的话选 2.5GbE 网口，配合 2.5G 交换机速度更快 [1]", True),
+    ("预算够的话选 5GbE 网口，配合 5G 交换机速度更快 [1]", False),
+    ("需要转码 4K 视频时选带核显的 Intel 型号 [1]", True),
+    ("需要转码 8K 视频时选带核显的 Intel 型号 [1]", False),
+    ("RAID5 至少 3 块盘，可以容忍一块盘损坏 [2]", True),
+    ("RAID5 至少五块盘，可以容忍一块盘损坏 [2]", False),
+    ("RAID5 至少两块盘，可以容忍一块盘损坏 [2]", False),  # “两块盘”在资料里说的是 RAID1
+])
+def test_numbers_compare_values_not_spellings(sentence, passes):
+    assert check_answer(sentence, NAS).passed is passes
+
+
+def test_chinese_numerals_percentages_and_decimals():
+    source = [{"title": "价格", "text": "这台 NAS 售价 3000 元，功耗约 12.5 瓦，年故障率低于 2%，保修十二个月。"}]
+    assert check_answer("这台 NAS 售价三千元，功耗约 12.5 瓦 [1]。", source).passed
+    assert check_answer("这台 NAS 保修 12 个月，年故障率低于 2% [1]。", source).passed
+    assert not check_answer("这台 NAS 售价五千元，功耗约 12.5 瓦 [1]。", source).passed
+    assert not check_answer("这台 NAS 功耗约 15.5 瓦，年故障率低于 2% [1]。", source).passed
+    assert not check_answer("这台 NAS 售价 3000 元，年故障率低于 5% [1]。", source).passed
+
+
+def test_what_is_not_a_number():
+    # 列表序号、“十分”“一些”、RAID5 这样的名称、年份都不拿来比较数字
+    assert numbers_in("1) 十分重要的一些设置；2) RAID5 和 USB 3 接口") == set()
+    assert numbers_in("2023年3月1日") == {3.0, 1.0}
+    assert numbers_in("百分之五十的人") == set()
+
+
+def test_evidence_and_better_source_point_to_the_fix():
+    [problem] = check_answer(f"{RAID5} [1]。", NAS).problems
+    assert problem.kind == "weak_support"
+    assert problem.better_source == 2
+    assert "可能应引用 [2]" in problem.message
+    assert problem.evidence is not None
+
+
+def test_unsupported_tail_is_named():
+    sentence = "RAID5 至少三块盘，可以容忍一块盘损坏，而且重建阵列只需要几分钟并且完全不影响家里看电影和打游戏的体验 [2]"
+    [problem] = check_answer(sentence, NAS).problems
+    assert problem.kind == "weak_support"
+    assert "重建阵列只需要几分钟" in problem.message and "找不到" in problem.message
+
+
+def test_unrelated_english_sentences_do_not_pass_on_shared_letters():
+    assert not check_answer("The weather in Paris is lovely during the spring season [2].", ENGLISH).passed
+    assert check_answer("RAID 1 mirrors data on two disks [2].", ENGLISH).passed
+    assert check_answer("Pick an Intel CPU with integrated graphics to transcode 4K video [1].", ENGLISH).passed
+
+
+def test_mixed_chinese_and_english_sentences():
+    source = [{"title": "群晖", "text": "群晖 DS224+ 是两盘位 NAS，支持 Btrfs 文件系统和快照功能。"}]
+    assert check_answer("群晖 DS224+ 支持 Btrfs 文件系统和快照功能 [1]。", source).passed
+    assert not check_answer("威联通 TS-464 支持 ZFS 存储池和重复数据删除 [1]。", source).passed
+
+
+def test_added_year_is_not_judged():
+    # CiteCheck 上只因补了年份而对不上的句子，标注里支持和不支持各占一半：不拿年份判错
+    assert check_answer("2026年，家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。", NAS).passed
+
+
+def test_select_passages_skips_navigation_and_keeps_page_order():
+    from sourced_answers.passages import select_passages
+    from fake_metaso import LONG_PAGES
+    text = LONG_PAGES[1]["text"]
+    chosen = select_passages(text, "RAID5 最少几块盘", 600)
+    assert "RAID5 至少三块盘" in chosen and "热门推荐" not in chosen and len(chosen) <= 600
+    positions = [text.index(block) for block in chosen.split("\n\n")]
+    assert positions == sorted(positions)
+    assert select_passages("短文本", "问题", 600) == "短文本"
+
+
+def test_selection_brings_answer_sentences_into_the_prompt():
+    from sourced_answers.passages import select_passages
+    from bench.evaluate_context import CASES, share
+    from fake_metaso import LONG_PAGES
+    assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
+    assert share(LONG_PAGES, 600, select_passages) == 1
+    assert len(CASES) >= 10
+
+
+def test_number_said_elsewhere_in_the_source_does_not_support_a_claim():
+    # 资料 2 说“RAID1 …两块盘”和“RAID5 至少三块盘”：两块盘不能支持 RAID5 的说法，但 RAID1 的说法照样通过
+    [problem] = check_answer("RAID5 至少两块盘 [2]。", NAS).problems
+    assert problem.kind == "number_mismatch" and "2" in problem.message
+    assert "RAID5 至少三块盘" in problem.evidence
+    assert check_answer("RAID1 是镜像，两块盘存同样的数据 [2]。", NAS).passed
+
+
+def test_chained_range_in_one_bracket_does_not_crash():
+    # hypothesis 找到的：[0-0-0] 曾让 int("0-0-0") 报错
+    report = check_answer(f"{DISKS} [0-0-0]。\n\n{RAID5} [1-2-3]。", NAS)
+    assert [p.citations for p in report.problems if p.kind == "missing_source"] == [[0]]
+    assert report.cited == {0, 1, 2, 3}
