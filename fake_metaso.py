@@ -19,7 +19,13 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from sourced_answers.text import char_bigrams
+
+Page = dict[str, Any]
 
 DEFAULT_KEY = "mk-fake-demo-key"
 
@@ -186,7 +192,7 @@ PAGE_JUNK = (
 )
 
 
-def long_page(index, page):
+def long_page(index: int, page: Page) -> Page:
     """把一个页面包上很长的导航和推荐列表，使正文落在前 2000 个字符之外。"""
     titles = [p["title"] for p in NAS_PAGES]
     others = " ｜ ".join(f"{t}（第 {n} 期）" for n in range(1, 9) for t in titles)
@@ -237,13 +243,12 @@ FAULTS = {
 }
 
 
-def fold(text):
+def fold(text: str) -> set[str]:
     """检索用：小写、去掉空白和标点后的字二元组集合。"""
-    text = re.sub(r"[\W_]+", "", text.lower())
-    return {text[i:i + 2] for i in range(len(text) - 1)}
+    return char_bigrams(re.sub(r"[\W_]+", "", text.lower()))
 
 
-def load_fixtures(path):
+def load_fixtures(path: str) -> list[Page]:
     """--fixtures 文件：JSON 数组，每项至少有 title 和 text，可选 date、authors、snippet，
     以及 reader_fault（读取这个页面时原样返回的错误体）。"""
     with open(path, encoding="utf-8") as handle:
@@ -254,60 +259,62 @@ def load_fixtures(path):
     return pages
 
 
-def snippet_of(page, limit=80):
+def snippet_of(page: Page, limit: int = 80) -> str:
     if page.get("snippet"):
-        return page["snippet"]
+        return str(page["snippet"])
     # 摘要取正文里第一段像样的内容，跳过标题行和导航
     for block in page["text"].split("\n\n"):
         block = block.strip()
         if block and not block.startswith("#") and "|" not in block and "：首页" not in block:
             return block[:limit]
-    return page["text"][:limit]
+    return str(page["text"][:limit])
 
 
 class FakeMetaso:
     """模拟秘塔服务。可以当上下文管理器用：with FakeMetaso() as fake: fake.base_url"""
 
-    def __init__(self, pages=None, key=DEFAULT_KEY, delay=0.0, host="127.0.0.1", port=0):
+    def __init__(self, pages: Sequence[Page] | None = None, key: str = DEFAULT_KEY, delay: float = 0.0,
+                 host: str = "127.0.0.1", port: int = 0) -> None:
         self.pages = list(pages if pages is not None else NAS_PAGES)
         self.key = key
         self.delay = delay
-        self.requests = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
+        self.requests: list[tuple[str, str]] = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
         self.in_flight = {"search": 0, "reader": 0}
         self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
         self.lock = threading.Lock()
-        self.faults = {}
-        self.hang_seconds = 60  # kind="hang" 时不回应多久  # 接口名（search / reader）→ 固定的 (HTTP 状态, Content-Type, 响应体)
+        # 接口名（search / reader）→ 故障设置（见 fail）
+        self.faults: dict[str, dict[str, Any]] = {}
+        self.hang_seconds = 60  # kind="hang" 时不回应多久
         self.server = ThreadingHTTPServer((host, port), self._handler_class())
         self.server.daemon_threads = True
-        self.thread = None
+        self.thread: threading.Thread | None = None
 
     @property
-    def origin(self):
+    def origin(self) -> str:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}"
 
     @property
-    def base_url(self):
+    def base_url(self) -> str:
         return self.origin + "/api/v1"
 
-    def start(self):
+    def start(self) -> "FakeMetaso":
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         return self
 
-    def close(self):
+    def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self):
+    def __enter__(self) -> "FakeMetaso":
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def fail(self, endpoint, body="", status=200, content_type="application/json; charset=utf-8", times=None,
-             kind="respond"):
+    def fail(self, endpoint: str, body: str = "", status: int = 200, content_type: str = JSON_TYPE,
+             times: int | None = None, kind: str = "respond") -> None:
         """让某个接口出错，模拟真实服务的各种故障。
 
         kind：respond（返回给定的状态和响应体）、drop（不回应直接断开连接）、hang（一直不回应）。
@@ -317,11 +324,11 @@ class FakeMetaso:
         self.faults[endpoint] = {"kind": kind, "status": status, "content_type": content_type, "body": body,
                                  "times": times}
 
-    def fail_with(self, endpoint, preset, times=None):
+    def fail_with(self, endpoint: str, preset: str, times: int | None = None) -> None:
         """用 FAULTS 里预设的故障（命令行 --fault 用的也是它们）。"""
         self.fail(endpoint, times=times, **FAULTS[preset])
 
-    def take_fault(self, endpoint):
+    def take_fault(self, endpoint: str) -> dict[str, Any] | None:
         """这次请求要不要出错：返回故障设置或 None。"""
         with self.lock:
             fault = self.faults.get(endpoint)
@@ -333,16 +340,16 @@ class FakeMetaso:
                 fault["times"] -= 1
             return fault
 
-    def link(self, index):
+    def link(self, index: int) -> str:
         return f"{self.origin}/page/{index + 1}"
 
-    def page_for_link(self, link):
-        match = re.fullmatch(re.escape(self.origin) + r"/page/(\d+)", link or "")
+    def page_for_link(self, link: object) -> int | None:
+        match = re.fullmatch(re.escape(self.origin) + r"/page/(\d+)", link if isinstance(link, str) else "")
         if match and 1 <= int(match.group(1)) <= len(self.pages):
             return int(match.group(1)) - 1
         return None
 
-    def search(self, body, authorization=""):
+    def search(self, body: dict[str, Any], authorization: str = "") -> dict[str, Any]:
         """搜索。页面的标题、摘要里写着 {authorization} 时换成请求的 Authorization 头（模拟回显请求的结果）。"""
         query = str(body.get("q") or "")
         try:
@@ -371,14 +378,14 @@ class FakeMetaso:
         return {"credits": 3, "searchParameters": {"q": query, "scope": scope, "size": size},
                 "total": len(matches), scope + "s": results}
 
-    def _handler_class(self):
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
+            def log_message(self, format: str, *args: Any) -> None:
                 pass  # 不往终端打访问日志
 
-            def send(self, status, body, content_type):
+            def send(self, status: int, body: str, content_type: str) -> None:
                 data = body.encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -386,10 +393,10 @@ class FakeMetaso:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def send_json(self, payload, status=200):
+            def send_json(self, payload: dict[str, Any], status: int = 200) -> None:
                 self.send(status, json.dumps(payload, ensure_ascii=False), "application/json; charset=utf-8")
 
-            def do_GET(self):
+            def do_GET(self) -> None:
                 fake.requests.append(("GET", self.path))
                 match = re.fullmatch(r"/page/(\d+)", self.path)
                 if not match or not 1 <= int(match.group(1)) <= len(fake.pages):
@@ -400,7 +407,7 @@ class FakeMetaso:
                 self.send(200, f"<html><head><meta charset='utf-8'><title>{html.escape(page['title'])}"
                                f"</title></head><body>\n{paragraphs}</body></html>", "text/html; charset=utf-8")
 
-            def do_POST(self):
+            def do_POST(self) -> None:
                 fake.requests.append(("POST", self.path))
                 endpoint = self.path.rsplit("/", 1)[-1]
                 counted = endpoint in fake.in_flight
@@ -416,7 +423,7 @@ class FakeMetaso:
                         with fake.lock:
                             fake.in_flight[endpoint] -= 1
 
-            def answer(self, endpoint):
+            def answer(self, endpoint: str) -> None:
                 if fake.delay:
                     time.sleep(fake.delay)
                 length = int(self.headers.get("Content-Length") or 0)
@@ -441,7 +448,7 @@ class FakeMetaso:
                 else:
                     self.send(404, "<h1>404 Not Found</h1>", "text/html; charset=utf-8")
 
-            def fault(self, fault):
+            def fault(self, fault: dict[str, Any]) -> None:
                 if fault["kind"] == "drop":
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -453,7 +460,7 @@ class FakeMetaso:
                 text = fault["body"].replace("{authorization}", self.headers.get("Authorization") or "")
                 self.send(fault["status"], text, fault["content_type"])
 
-            def reader(self, body, authorized):
+            def reader(self, body: Any, authorized: bool) -> None:
                 index = fake.page_for_link(body.get("url")) if isinstance(body, dict) else None
                 if not authorized or index is None:
                     self.send_json({"errCode": 500, "errMsg": "服务器错误"})
@@ -474,7 +481,7 @@ class FakeMetaso:
         return Handler
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="本地模拟秘塔服务（搜索 + 读取网页）。")
     parser.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
     parser.add_argument("--port", type=int, default=18400, help="端口（默认 18400，0 表示随机空闲端口）")

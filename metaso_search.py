@@ -1,18 +1,21 @@
 """秘塔（Metaso）开放平台的最小客户端：post、search、read_page 和 MetasoError。
 
-密钥只从环境变量 METASO_API_KEY 读取，永远不会出现在输出、日志或错误信息里
-（即使服务器把请求头原样回显，错误信息里的密钥也会被遮掉）。
+密钥由调用方传入（命令行程序在入口处从环境变量 METASO_API_KEY 读一次，见 api_key），永远不会出现在
+输出、日志或错误信息里（即使服务器把请求头原样回显，错误信息里的密钥也会被遮掉）。
 
 单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应，
 接入真实接口前先看清字段。
 """
 import json
 import os
-import re
 import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
-
+from sourced_answers.errors import ConfigError, ServiceError
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.text import excerpt, mask
 
 DEFAULT_BASE = "https://metaso.cn/api/v1"
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -36,10 +39,15 @@ HTTP_NEXT_STEPS = {
 }
 
 
-class MetasoError(Exception):
-    """秘塔接口失败。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
+Timeout = tuple[float, float]
+OnRetry = Callable[[str], None]
 
-    def __init__(self, message, code=None, status=None, next_step=None, transient=False):
+
+class MetasoError(ServiceError):
+    """秘塔接口失败（退出码 3）。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
+
+    def __init__(self, message: str, code: int | str | None = None, status: int | None = None,
+                 next_step: str | None = None, transient: bool = False) -> None:
         self.message = message
         self.code = code
         self.status = status
@@ -47,90 +55,79 @@ class MetasoError(Exception):
         self.transient = transient  # True：网络抖动、限流、服务器临时出错，可以重试
         super().__init__(str(self))
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.next_step:
             return f"{self.message}。{self.next_step}"
         return self.message
 
 
-class MissingKeyError(MetasoError):
-    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障。"""
+class MissingKeyError(ConfigError):
+    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障（退出码 2）。"""
 
-    def __init__(self):
-        super().__init__(
-            "没有设置 METASO_API_KEY",
-            next_step="请在秘塔开放平台申请 API Key，然后运行 export METASO_API_KEY=mk-你的密钥"
-                      "（只放在环境变量里，不要写进代码）；没有密钥也可以加 --demo 用内置的模拟服务试用",
-        )
+    def __init__(self) -> None:
+        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，然后运行 export METASO_API_KEY=mk-你的密钥"
+                         "（只放在环境变量里，不要写进代码）；没有密钥也可以加 --demo 用内置的模拟服务试用")
 
 
-def api_key():
-    key = os.environ.get("METASO_API_KEY", "").strip()
-    if not key:
+def api_key(environ: Mapping[str, str], required: bool = True) -> str:
+    """密钥只在这里从环境变量读取（由程序入口调用）。required 为 False 时没设置就返回空字符串。"""
+    key = environ.get("METASO_API_KEY", "").strip()
+    if not key and required:
         raise MissingKeyError()
     return key
 
 
-def api_base():
-    return os.environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
+def api_base(environ: Mapping[str, str]) -> str:
+    return environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
 
 
-def redact(text, key):
+def redact(text: str, key: str) -> str:
     """把文本里出现的密钥遮掉。"""
-    if key and key in text:
-        text = text.replace(key, "mk-***")
-    return text
+    return mask(text, [key])
 
 
-def short(text, limit=120):
-    """错误信息里引用服务器原文时，只取一小段，去掉 HTML 标签和多余空白。"""
-    text = re.sub(r"<[^>]*>", " ", text)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def error_in_body(data):
+def error_in_body(data: object) -> tuple[int | str, str] | None:
     """HTTP 200 里的错误体：{"errCode", "errMsg"} 或 {"code", "message"}。返回 (码, 消息) 或 None。"""
     if not isinstance(data, dict):
         return None
     for code_key, message_key in (("errCode", "errMsg"), ("code", "message")):
-        code = data.get(code_key)
-        if code in (None, 0, "0", 200, "200", ""):
+        raw = data.get(code_key)
+        if raw in (None, 0, "0", 200, "200", ""):
             continue
         message = data.get(message_key) or data.get("msg") or ""
         try:
-            code = int(code)
+            code: int | str = int(raw)
         except (TypeError, ValueError):
-            pass
+            code = str(raw)
         return code, str(message)
     return None
 
 
-def parse_json(text):
+def parse_json(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
         return None
 
 
-def post(path, body, accept="application/json", key=None, base=None, timeout=DEFAULT_TIMEOUT,
-         deadline=None, on_retry=None):
+def post(path: str, body: dict[str, Any], accept: str = "application/json", *, key: str,
+         base: str = DEFAULT_BASE, timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
+         on_retry: OnRetry | None = None) -> Any:
     """POST 到 {base}/{path}。accept 为 JSON 时返回解析后的对象，为 text/plain 时返回文本。
 
     暂时性的失败最多试 3 次（指数退避加抖动），永久性的（密钥无效、余额不足、次数用完、401/403）立刻结束。
     每次重试前调用 on_retry(说明)。任何失败都抛 MetasoError，错误信息里不含密钥。
     """
-    key = key or api_key()
-    base = (base or api_base()).rstrip("/")
-    deadline = deadline or Deadline()
+    base = base.rstrip("/")
+    limit = deadline or Deadline()
     try:
-        return with_retries(lambda: post_once(path, body, accept, key, base, timeout, deadline),
-                            deadline, on_retry)
+        return with_retries(lambda: post_once(path, body, accept, key, base, timeout, limit), limit, on_retry)
     except DeadlineExceeded as error:
         raise MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限") from None
 
 
-def post_once(path, body, accept, key, base, timeout, deadline):
+def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str, timeout: Timeout,
+              deadline: Deadline) -> Any:
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     url = f"{base}/{path.lstrip('/')}"
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}
@@ -141,10 +138,10 @@ def post_once(path, body, accept, key, base, timeout, deadline):
     except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
             requests.exceptions.InvalidHeader) as error:
         # 地址或请求本身不对：再试也不会成功，立刻报告
-        reason = redact(short(str(error), 200), key)
+        reason = redact(excerpt(str(error), 200), key)
         raise MetasoError(f"秘塔地址 {base} 不能用（{reason}）", next_step="请检查 METASO_BASE") from None
     except requests.RequestException as error:
-        reason = redact(short(str(error), 200), key)
+        reason = redact(excerpt(str(error), 200), key)
         raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE",
                           transient=True) from None
     if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
@@ -158,22 +155,22 @@ def post_once(path, body, accept, key, base, timeout, deadline):
     found = error_in_body(data)
     if found:
         code, message = found
-        message = redact(short(message, 200), key)
+        message = redact(excerpt(message, 200), key)
         raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
                           next_step=NEXT_STEPS.get(code), transient=code in TRANSIENT_CODES)
     if response.status_code >= 400:
-        raise http_error(response.status_code, redact(short(text), key))
+        raise http_error(response.status_code, redact(excerpt(text), key))
     if accept == "text/plain":
         return redact(text, key)
     if data is None:
         kind = response.headers.get("Content-Type", "未知类型")
         raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
-                          f"{redact(short(text), key)}", status=response.status_code,
+                          f"{redact(excerpt(text), key)}", status=response.status_code,
                           next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
     return redact_data(data, key)
 
 
-def redact_data(data, key):
+def redact_data(data: Any, key: str) -> Any:
     """JSON 里所有字符串中的密钥都遮掉（服务器可能把请求回显在结果里）。"""
     if isinstance(data, str):
         return redact(data, key)
@@ -184,26 +181,27 @@ def redact_data(data, key):
     return data
 
 
-def http_error(status, excerpt):
+def http_error(status: int, shown: str) -> MetasoError:
     if status in HTTP_NEXT_STEPS:
         next_step = HTTP_NEXT_STEPS[status]
     elif status >= 500:
         next_step = "秘塔服务暂时不可用，请稍后重试"
     else:
         next_step = "请检查 METASO_BASE 和请求参数"
-    detail = f"：{excerpt}" if excerpt else ""
+    detail = f"：{shown}" if shown else ""
     return MetasoError(f"秘塔返回 HTTP {status}{detail}", status=status, next_step=next_step,
                        transient=status == 429 or status >= 500)
 
 
-def search_body(query, size=5, scope="webpage"):
+def search_body(query: str, size: int = 5, scope: str = "webpage") -> dict[str, Any]:
     """搜索请求体（缓存也用它做键）。"""
     return {"q": query, "scope": scope, "size": str(size),
             "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
 
 
-def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_TIMEOUT, deadline=None,
-           on_retry=None):
+def search(query: str, size: int = 5, scope: str = "webpage", *, key: str, base: str = DEFAULT_BASE,
+           timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
+           on_retry: OnRetry | None = None) -> dict[str, Any]:
     """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
     data = post("search", search_body(query, size, scope), key=key, base=base, timeout=timeout, deadline=deadline, on_retry=on_retry)
     if not isinstance(data, dict):
@@ -211,7 +209,7 @@ def search(query, size=5, scope="webpage", key=None, base=None, timeout=DEFAULT_
     return data
 
 
-def search_results(response, scope="webpage"):
+def search_results(response: dict[str, Any], scope: str = "webpage") -> list[dict[str, Any]]:
     """从搜索响应里取出结果列表；缺失或类型不对时返回空列表，跳过不是对象的条目。"""
     items = response.get(scope + "s")
     if not isinstance(items, list):
@@ -219,39 +217,57 @@ def search_results(response, scope="webpage"):
     return [item for item in items if isinstance(item, dict)]
 
 
-def read_page(url, max_chars=2000, key=None, base=None, timeout=DEFAULT_TIMEOUT, deadline=None, on_retry=None):
+def read_page(url: str, max_chars: int = 2000, *, key: str, base: str = DEFAULT_BASE,
+              timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
+              on_retry: OnRetry | None = None) -> str:
     """用秘塔的读取接口取网页正文（纯文本/Markdown），最多 max_chars 个字符。"""
     text = post("reader", {"url": url}, accept="text/plain", key=key, base=base, timeout=timeout,
                 deadline=deadline, on_retry=on_retry)
-    text = text.strip()
+    text = str(text).strip()
     if not text:
         raise MetasoError("读取到的正文是空的")
     if looks_like_html(text):
-        raise MetasoError(f"读取接口返回了 HTML 页面而不是正文：{short(text, 80)}")
+        raise MetasoError(f"读取接口返回了 HTML 页面而不是正文：{excerpt(text, 80)}")
     return text[:max_chars]
 
 
-def looks_like_html(text):
+def looks_like_html(text: str) -> bool:
     """读取接口本该返回纯文本 / Markdown；返回整个 HTML 文档（比如“系统维护中”页面）时不能当正文用。"""
     head = text.lstrip()[:200].lower()
     return head.startswith(("<!doctype html", "<html")) or "<head>" in head or "<body" in head
 
 
-def main(argv=None):
+@dataclass(frozen=True)
+class Client:
+    """一个配置好的秘塔客户端：密钥、地址、总时限和重试时的提示。"""
+    key: str
+    base: str = DEFAULT_BASE
+    deadline: Deadline | None = None
+    on_retry: OnRetry | None = None
+    timeout: Timeout = DEFAULT_TIMEOUT
+
+    def search(self, query: str, size: int = 5) -> dict[str, Any]:
+        return search(query, size, key=self.key, base=self.base, timeout=self.timeout, deadline=self.deadline,
+                      on_retry=self.on_retry)
+
+    def read_page(self, url: str, max_chars: int = 2000) -> str:
+        return read_page(url, max_chars, key=self.key, base=self.base, timeout=self.timeout,
+                         deadline=self.deadline, on_retry=self.on_retry)
+
+
+def main(argv: list[str] | None = None) -> int:
     import argparse
     parser = argparse.ArgumentParser(description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
     parser.add_argument("query", help="搜索的问题")
     parser.add_argument("--size", type=int, default=5, help="结果条数（默认 5）")
     args = parser.parse_args(argv)
     try:
-        response = search(args.query, size=args.size, on_retry=lambda message: print(message, file=sys.stderr))
-    except MissingKeyError as error:
+        key = api_key(os.environ)
+        response = search(args.query, size=args.size, key=key, base=api_base(os.environ),
+                          on_retry=lambda message: print(message, file=sys.stderr))
+    except (ConfigError, MetasoError) as error:
         print(f"✗ {error}", file=sys.stderr)
-        return 2
-    except MetasoError as error:
-        print(f"✗ {error}", file=sys.stderr)
-        return 3
-    key = os.environ.get("METASO_API_KEY", "").strip()
+        return error.exit_code
     print(redact(json.dumps(response, ensure_ascii=False, indent=2), key))
     return 0
 

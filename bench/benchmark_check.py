@@ -8,8 +8,8 @@
 """
 import time
 
-from sourced_answers.citation_check import check_answer
 from fake_metaso import NAS_PAGES
+from sourced_answers.citation_check import check_answer
 
 SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
 PARAGRAPH = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。"

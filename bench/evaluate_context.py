@@ -6,8 +6,8 @@
 """
 import sys
 
-from sourced_answers.passages import select_passages
 from fake_metaso import PAGE_SETS
+from sourced_answers.passages import select_passages
 
 # (问题, 页面序号, 能回答它的那句话里的一段)
 CASES = [

@@ -14,8 +14,13 @@ import json
 import random
 from pathlib import Path
 
-from sourced_answers.citation_check import CITATION_MARK, DEFAULT_THRESHOLD, cited_numbers, normalize_citations
 from fake_metaso import ENGLISH_PAGES, PAGE_SETS
+from sourced_answers.citation_check import (
+    CITATION_MARK,
+    DEFAULT_THRESHOLD,
+    cited_numbers,
+    normalize_citations,
+)
 from sourced_answers.repair import REPAIR_COVERAGE, fix_citations
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录

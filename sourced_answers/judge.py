@@ -8,20 +8,22 @@
 """
 import re
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from typing import Any
 
-from sourced_answers.citation_check import CITATION, Problem, has_chinese, structure_problems, truncate
-from sourced_answers.model_client import without_thinking
+from sourced_answers.citation_check import CITATION, Claim, Problem, Report, structure_problems
+from sourced_answers.model_client import Message
+from sourced_answers.prompts import judge_messages
+from sourced_answers.records import Source
+from sourced_answers.text import format_citations, truncate
+from sourced_answers.thinking import without_thinking
 
 # 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
 CONCURRENCY = 2
-SOURCE_LIMIT = 4000
-
-PROMPT = ("只根据下面这条资料判断：资料是否完全支持这句话？只回答“是”或“否”。\n\n"
-          "资料：\n{source}\n\n这句话：{sentence}")
-PROMPT_ENGLISH = ("Using only the source below, answer: does the source fully support the sentence? "
-                  "Answer only \"yes\" or \"no\".\n\nSource:\n{source}\n\nSentence: {sentence}")
+# 问评判模型：messages → 回复文字（出错时抛异常，由调用方决定怎么报）
+JudgeAsk = Callable[[list[Message]], str]
 # 中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）
 YES = re.compile(r"^(?:(?:是|对|支持)(?!否)|(?:yes|y|true|supported)\b)", re.IGNORECASE)
 NO = re.compile(r"^(?:否|不|没有|(?:no|n|false|not|unsupported)\b)", re.IGNORECASE)
@@ -32,16 +34,16 @@ class JudgeCall:
     """问了评判模型一次：句子、引用的资料、原样的回复、解析出的意见（True 支持 / False 不支持 / None 没有意见）。"""
     paragraph: int
     sentence: str
-    citations: list
+    citations: list[int]
     reply: str
     verdict: bool | None
     seconds: float
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def parse_verdict(reply):
+def parse_verdict(reply: str | None) -> bool | None:
     """“是。”“否”“Yes.”“**No**”“<think>…</think>是” → True / False；其余 → None（没有意见）。"""
     text = without_thinking(reply or "")
     text = re.sub(r"^[\s*_`\"'“”‘’「」【】\[\]()（）:：>-]+", "", text)
@@ -52,16 +54,11 @@ def parse_verdict(reply):
     return None
 
 
-def judge_messages(sentence, source_text):
-    template = PROMPT if has_chinese(sentence + source_text[:200]) else PROMPT_ENGLISH
-    return [{"role": "user", "content": template.format(source=source_text[:SOURCE_LIMIT], sentence=sentence)}]
-
-
-def claims_to_judge(answer, sources, report):
+def claims_to_judge(answer: str, sources: Sequence[Source], report: Report) -> list[tuple[Claim, list[int]]]:
     """字面核对放过的带引用句子：[(句子, 引用编号)]。"""
     _, _, _, claims = structure_problems(answer, len(sources))
     flagged = {(p.paragraph, p.sentence) for p in report.problems}
-    wanted = []
+    wanted: list[tuple[Claim, list[int]]] = []
     for claim in claims:
         numbers = list(dict.fromkeys(claim.citations))
         if not numbers or not all(1 <= n <= len(sources) for n in numbers):
@@ -72,14 +69,15 @@ def claims_to_judge(answer, sources, report):
     return wanted
 
 
-def judge_answer(answer, sources, report, ask, concurrency=CONCURRENCY):
+def judge_answer(answer: str, sources: Sequence[Source], report: Report, ask: JudgeAsk,
+                 concurrency: int = CONCURRENCY) -> tuple[list[Problem], list[JudgeCall]]:
     """逐句问评判模型。ask(messages) 返回回复文字（出错时抛异常，由调用方决定怎么报）。
     返回 (新增的问题, [JudgeCall])。"""
     wanted = claims_to_judge(answer, sources, report)
 
-    def one(item):
+    def one(item: tuple[Claim, list[int]]) -> JudgeCall:
         claim, numbers = item
-        source_text = "\n\n".join(sources[n - 1].get("text") or "" for n in numbers)
+        source_text = "\n\n".join(sources[n - 1].text for n in numbers)
         started = time.monotonic()
         reply = ask(judge_messages(claim.body, source_text))
         return JudgeCall(claim.paragraph, claim.text, numbers, reply, parse_verdict(reply),
@@ -88,14 +86,8 @@ def judge_answer(answer, sources, report, ask, concurrency=CONCURRENCY):
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         calls = list(pool.map(one, wanted))
     problems = [Problem("judge_unsupported",
-                        f"评判模型认为资料 {''.join(f'[{n}]' for n in call.citations)} 不完全支持"
+                        f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
                         f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
                         call.paragraph, call.sentence, call.citations)
                 for call in calls if call.verdict is False]
     return problems, calls
-
-
-def summary(model, calls):
-    said = [call.verdict for call in calls]
-    return (f"评判模型：{model}（问了 {len(calls)} 句：支持 {said.count(True)}，不支持 {said.count(False)}，"
-            f"没有意见 {said.count(None)}）")

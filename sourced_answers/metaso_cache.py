@@ -14,7 +14,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import metaso_search
 
@@ -25,12 +27,13 @@ BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "metaso.sqlite3"
 
 
-def default_directory():
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+def default_directory(environ: Mapping[str, str]) -> Path:
+    """$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（由程序入口调用一次）。"""
+    base = environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(base) / "answer-with-sources"
 
 
-def age_text(seconds):
+def age_text(seconds: float) -> str:
     """“2 小时前”这样的说法。"""
     if seconds < 60:
         return "刚才"
@@ -43,9 +46,10 @@ def age_text(seconds):
 class MetasoCache:
     """可以在多个进程之间共用的缓存。任何 sqlite 错误都让它警告一次后停用（返回未命中、不再写）。"""
 
-    def __init__(self, directory=None, search_ttl=SEARCH_TTL, page_ttl=PAGE_TTL, max_bytes=MAX_BYTES,
-                 read=True, write=True, clock=time.time, warn=lambda message: None):
-        self.directory = Path(directory) if directory else default_directory()
+    def __init__(self, directory: Path | str, search_ttl: float = SEARCH_TTL, page_ttl: float = PAGE_TTL,
+                 max_bytes: int = MAX_BYTES, read: bool = True, write: bool = True,
+                 clock: Callable[[], float] = time.time, warn: Callable[[str], None] = lambda message: None) -> None:
+        self.directory = Path(directory)
         self.path = self.directory / FILE_NAME
         self.ttl = {"search": search_ttl, "page": page_ttl}
         self.max_bytes = max_bytes
@@ -59,7 +63,7 @@ class MetasoCache:
 
     # ---------- 打开、损坏时重建 ----------
 
-    def _open(self):
+    def _open(self) -> sqlite3.Connection | None:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
@@ -83,7 +87,7 @@ class MetasoCache:
             self.warn(f"⚠ 缓存文件 {self.path} 重建失败（{error}），这次不用缓存")
             return None
 
-    def _connect(self):
+    def _connect(self) -> sqlite3.Connection:
         if not self.path.exists():
             # 先以 0600 建好文件，sqlite 再打开它：别的用户读不到缓存
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
@@ -101,17 +105,18 @@ class MetasoCache:
             raise
         return connection
 
-    def _failed(self, error):
+    def _failed(self, error: sqlite3.Error) -> None:
         self.warn(f"⚠ 缓存出错（{error}），这次剩下的部分不用缓存")
         try:
-            self.connection.close()
+            if self.connection is not None:
+                self.connection.close()
         except sqlite3.Error:
             pass
         self.connection = None
 
     # ---------- 读、写 ----------
 
-    def get(self, kind, key):
+    def get(self, kind: str, key: Any) -> tuple[Any, float] | None:
         """命中且没过期时返回 (值, 存了多少秒)；否则 None。"""
         if not self.read or self.connection is None:
             return None
@@ -130,37 +135,38 @@ class MetasoCache:
         self.saved[kind] += 1
         return json.loads(row[0]), age
 
-    def put(self, kind, key, value):
-        if not self.write or self.connection is None:
+    def put(self, kind: str, key: Any, value: Any) -> None:
+        connection = self.connection
+        if not self.write or connection is None:
             return
         data = json.dumps(value, ensure_ascii=False)
         try:
             with self.lock:
-                self.connection.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
+                connection.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
                                         (digest(kind, key), kind, data, self.clock(), len(data.encode())))
-                self._evict()
+                self._evict(connection)
         except sqlite3.Error as error:
             self._failed(error)
 
-    def _evict(self):
-        total = self.connection.execute("SELECT coalesce(sum(size), 0) FROM entries").fetchone()[0]
+    def _evict(self, connection: sqlite3.Connection) -> None:
+        total = connection.execute("SELECT coalesce(sum(size), 0) FROM entries").fetchone()[0]
         if total <= self.max_bytes:
             return
-        rows = self.connection.execute("SELECT key, size FROM entries ORDER BY stored").fetchall()
+        rows = connection.execute("SELECT key, size FROM entries ORDER BY stored").fetchall()
         doomed = []
         for key, size in rows:
             if total <= self.max_bytes:
                 break
             doomed.append((key,))
             total -= size
-        self.connection.executemany("DELETE FROM entries WHERE key = ?", doomed)
+        connection.executemany("DELETE FROM entries WHERE key = ?", doomed)
 
-    def close(self):
+    def close(self) -> None:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
 
-    def savings(self):
+    def savings(self) -> str | None:
         """“省下 1 次搜索、2 次读取”；什么都没省时返回 None。"""
         parts = []
         if self.saved["search"]:
@@ -170,32 +176,34 @@ class MetasoCache:
         return "缓存省下 " + "、".join(parts) if parts else None
 
 
-def digest(kind, key):
+def digest(kind: str, key: Any) -> str:
     """键：类型加上请求内容的 SHA-256。键里只有请求内容（问题、网址），从不含密钥。"""
     return kind + ":" + hashlib.sha256(json.dumps(key, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
 # ---------- 带缓存的秘塔调用 ----------
 
-def search(cache, query, size, options):
+def search(cache: MetasoCache | None, query: str, size: int,
+           client: metaso_search.Client) -> tuple[dict[str, Any], float | None]:
     """和 metaso_search.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
-    key = {"base": options.get("base"), "body": metaso_search.search_body(query, size)}
+    key = {"base": client.base, "body": metaso_search.search_body(query, size)}
     hit = cache.get("search", key) if cache else None
     if hit:
         return hit
-    response = metaso_search.search(query, size=size, **options)
+    response = client.search(query, size)
     if cache and metaso_search.search_results(response):
         cache.put("search", key, response)
     return response, None
 
 
-def read_page(cache, url, max_chars, options):
+def read_page(cache: MetasoCache | None, url: str, max_chars: int,
+              client: metaso_search.Client) -> tuple[str, float | None]:
     """和 metaso_search.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
-    key = {"base": options.get("base"), "url": url, "format": "text/plain", "max_chars": max_chars}
+    key = {"base": client.base, "url": url, "format": "text/plain", "max_chars": max_chars}
     hit = cache.get("page", key) if cache else None
     if hit:
         return hit
-    text = metaso_search.read_page(url, max_chars=max_chars, **options)
+    text = client.read_page(url, max_chars)
     if cache:
         cache.put("page", key, text)
     return text, None

@@ -10,9 +10,9 @@ NAVIGATION_MARK = re.compile(r"[|｜>›»]")
 LONG_BLOCK = 400
 
 
-def split_blocks(text):
+def split_blocks(text: str) -> list[str]:
     """把网页正文切成段：空行分段；太长的段再按行、按句子切开。"""
-    blocks = []
+    blocks: list[str] = []
     for block in re.split(r"\n\s*\n", text):
         pieces = [block] if len(block) <= LONG_BLOCK else block.split("\n")
         for piece in pieces:
@@ -23,13 +23,13 @@ def split_blocks(text):
     return [b.strip() for b in blocks if b.strip()]
 
 
-def is_navigation(block):
+def is_navigation(block: str) -> bool:
     """导航栏、推荐列表、评论区：满是分隔符、每一小段都很短。"""
     marks = len(NAVIGATION_MARK.findall(block))
     return marks >= 3 and len(block) / (marks + 1) < 40
 
 
-def select_passages(text, question, budget):
+def select_passages(text: str, question: str, budget: int) -> str:
     """从网页正文里挑出和问题最相关的段落，按原文顺序拼起来，总长不超过 budget 个字符。
 
     网页的前几千字常常是导航和推荐列表：这些段落不占预算；和问题共有的内容词越多的段落越先入选，
@@ -44,7 +44,7 @@ def select_passages(text, question, budget):
             continue
         found = {token for token, _, _, _ in tokens_with_spans(block)}
         ranked.append((-len(wanted & found), position))
-    chosen = []
+    chosen: list[int] = []
     used = 0
     for _, position in sorted(ranked):
         cost = len(blocks[position]) + (2 if chosen else 0)

@@ -7,10 +7,17 @@
 import html
 import os
 import tempfile
+from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
-from sourced_answers.citation_check import CITATION_MARK, expand_citation
-from sourced_answers.repair import body_key, claims_with_positions
+from sourced_answers.citation_check import CITATION_MARK, Claim, expand_citation
+from sourced_answers.errors import ReviewPageError
+from sourced_answers.records import Record
+from sourced_answers.repair import Span, body_key, claims_with_positions
+
+Problem = dict[str, Any]
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")
@@ -30,15 +37,11 @@ mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025
 """
 
 
-class ReviewPageError(Exception):
-    """审阅页写不出来（退出码 2）。"""
-
-
-def escape(text):
+def escape(text: str | None) -> str:
     return html.escape(text or "", quote=True)
 
 
-def safe_link(url, label=None):
+def safe_link(url: str | None, label: str | None = None) -> str:
     """只有 http、https 的地址做成链接；其余（javascript: 之类）只显示为文字。"""
     url = (url or "").strip()
     shown = escape(label if label is not None else url)
@@ -47,7 +50,7 @@ def safe_link(url, label=None):
     return shown
 
 
-def link_citations(text, prefix, count):
+def link_citations(text: str, prefix: str, count: int) -> str:
     """转义一段文字，并把其中的引用标记做成指向资料的链接（不存在的编号不做链接）。"""
     pieces = []
     position = 0
@@ -65,9 +68,9 @@ def link_citations(text, prefix, count):
     return "".join(pieces)
 
 
-def flags_by_claim(record, claims):
+def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[Problem]]:
     """每个句子（在 claims 里的下标）对应的问题列表。"""
-    flags = {}
+    flags: dict[int, list[Problem]] = {}
     for problem in record.get("problems", []):
         for index, (claim, _) in enumerate(claims):
             if claim_has(problem, claim):
@@ -75,7 +78,7 @@ def flags_by_claim(record, claims):
     return flags
 
 
-def claim_has(problem, claim):
+def claim_has(problem: Problem, claim: Claim) -> bool:
     kind = problem.get("kind")
     if kind == "missing_source":
         return any(n in (problem.get("citations") or []) for n in claim.citations)
@@ -89,17 +92,17 @@ def claim_has(problem, claim):
 class Evidence:
     """要在资料正文里高亮的句子：(资料编号, 句子) → 锚点 id。"""
 
-    def __init__(self, prefix):
+    def __init__(self, prefix: str) -> None:
         self.prefix = prefix
-        self.anchors = {}
+        self.anchors: dict[tuple[int, str], str] = {}
 
-    def anchor(self, source, sentence):
+    def anchor(self, source: int, sentence: str) -> str:
         key = (source, sentence)
         if key not in self.anchors:
             self.anchors[key] = f"{self.prefix}ev-{len(self.anchors) + 1}"
         return self.anchors[key]
 
-    def highlight(self, number, text):
+    def highlight(self, number: int, text: str) -> str:
         """资料正文，转义后把要高亮的句子包进 <mark id=…>。"""
         spots = []
         for (source, sentence), anchor in self.anchors.items():
@@ -118,7 +121,7 @@ class Evidence:
         return "".join(pieces)
 
 
-def problem_details(problems, evidence, count, anchor):
+def problem_details(problems: list[Problem], evidence: Evidence, count: int, anchor: str) -> str:
     lines = []
     for problem in problems:
         line = escape(problem.get("message"))
@@ -135,14 +138,14 @@ def problem_details(problems, evidence, count, anchor):
     return f'<details class="why" id="{anchor}" open><summary>为什么被标出</summary><ul>{"".join(lines)}</ul></details>'
 
 
-def render_answer(record, prefix, evidence):
+def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     answer = record.get("answer") or ""
     count = len(record.get("sources") or [])
     claims = [(claim, span) for claim, span in claims_with_positions(answer) if span]
     flags = flags_by_claim(record, claims)
-    pieces = []
+    pieces: list[str] = []
     position = 0
-    notes = []
+    notes: list[str] = []
     for index, (claim, (start, end)) in enumerate(claims):
         if start < position:
             continue
@@ -164,7 +167,7 @@ def render_answer(record, prefix, evidence):
     return f'<div class="answer">{"".join(paragraphs)}</div>' + (f"<h3>被标出的句子</h3>{details}" if details else "")
 
 
-def render_sources(record, prefix, evidence):
+def render_sources(record: Record, prefix: str, evidence: Evidence) -> str:
     sources = record.get("sources") or []
     unused = set(record.get("unused") or [])
     blocks = []
@@ -183,7 +186,7 @@ def render_sources(record, prefix, evidence):
     return "<h2>资料</h2>" + "".join(blocks)
 
 
-def render_repairs(record):
+def render_repairs(record: Record) -> str:
     repairs = record.get("repairs") or []
     if not repairs:
         return ""
@@ -198,7 +201,7 @@ def render_repairs(record):
     return f'<h2>已修正</h2><ul class="repairs">{"".join(items)}</ul>'
 
 
-def render_record(record, prefix, when):
+def render_record(record: Record, prefix: str, when: str) -> str:
     evidence = Evidence(prefix)
     answer = render_answer(record, prefix, evidence)  # 先渲染回答：它决定要高亮哪些证据
     passed = record.get("passed")
@@ -211,7 +214,7 @@ def render_record(record, prefix, when):
             f"<h2>回答</h2>{answer}{render_repairs(record)}{render_sources(record, prefix, evidence)}")
 
 
-def render_page(records, when):
+def render_page(records: Sequence[Record], when: str) -> str:
     """records：--json 输出的对象（一个或多个）。返回完整的 HTML 文本。"""
     if len(records) == 1:
         body = render_record(records[0], "", when)
@@ -228,7 +231,7 @@ def render_page(records, when):
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
 
 
-def write_page(path, page):
+def write_page(path: str, page: str) -> None:
     """写到临时文件再换名：path 若是指向别处的符号链接，换掉的是链接本身，不会写进它指向的文件。"""
     target = Path(path)
     try:
@@ -245,3 +248,8 @@ def write_page(path, page):
             raise
     except OSError as error:
         raise ReviewPageError(f"写不了审阅页 {path}：{error.strerror or error}") from None
+
+
+def save_review_page(path: str, records: Sequence[Record]) -> None:
+    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 ReviewPageError（退出码 2），已经打印的回答不受影响。"""
+    write_page(path, render_page(records, datetime.now().strftime("%Y-%m-%d %H:%M")))

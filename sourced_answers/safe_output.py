@@ -8,22 +8,31 @@ JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 
 """
 
 import re
+from collections.abc import Iterable
+from typing import Protocol
+
+from sourced_answers.text import held_prefix_length, mask
 
 ESC = "\x1b"
-REDACTED = "mk-***"
 # 双向文本控制符：可以让显示顺序和实际内容不一样
 BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
 
 
+class TextStream(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
 class TerminalFilter:
     """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。"""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.state = "text"
 
-    def feed(self, text):
+    def feed(self, text: str) -> str:
         if self.state == "text" and not CONTROL.search(text):
             return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
         kept = []
@@ -74,17 +83,15 @@ class SafeWriter:
     一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 flush。
     """
 
-    def __init__(self, stream, secrets=(), terminal_safe=True):
+    def __init__(self, stream: TextStream, secrets: Iterable[str] = (), terminal_safe: bool = True) -> None:
         self.stream = stream
         self.secrets = [s for s in secrets if s]
         self.filter = TerminalFilter() if terminal_safe else None
         self.held = ""
 
-    def write(self, text):
-        text = self.held + text
-        for secret in self.secrets:
-            text = text.replace(secret, REDACTED)
-        keep = self._possible_secret_start(text)
+    def write(self, text: str) -> int:
+        text = mask(self.held + text, self.secrets)
+        keep = held_prefix_length(text, self.secrets)
         self.held = text[len(text) - keep:] if keep else ""
         text = text[:len(text) - keep] if keep else text
         if self.filter:
@@ -93,20 +100,12 @@ class SafeWriter:
             self.stream.write(text)
         return len(text)
 
-    def _possible_secret_start(self, text):
-        longest = 0
-        for secret in self.secrets:
-            for length in range(min(len(secret) - 1, len(text)), 0, -1):
-                if text.endswith(secret[:length]):
-                    longest = max(longest, length)
-                    break
-        return longest
-
-    def flush(self):
+    def flush(self) -> None:
         if self.held:
             held, self.held = self.held, ""
             self.stream.write(self.filter.feed(held) if self.filter else held)
         self.stream.flush()
 
-    def isatty(self):
-        return self.stream.isatty()
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty and isatty())

@@ -1,240 +1,37 @@
-"""测试共用的夹具：模拟秘塔服务、按脚本回答的 OpenAI 兼容模型服务、以子进程运行真实命令行。
+"""测试夹具：模拟秘塔、脚本模型服务、真实的本机模型；每个测试自己的缓存目录。
 
-所有服务只监听 127.0.0.1 的随机空闲端口。
+共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
-import json
 import os
-import subprocess
-import sys
-import tempfile
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from fake_metaso import FakeMetaso
-
-HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
-CANARY_KEY = "mk-CANARY-0123456789abcdef"
-
-# 针对内置 NAS 页面写好的回答（搜索“家用 NAS 怎么选”时，资料 1~5 依次是内置的 5 个页面）
-GOOD_ANSWER = (
-    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [1]。\n\n"
-    "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。RAID 不是备份，重要数据仍然要另外备份 [2]。\n\n"
-    "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"
-)
-WRONG_SOURCE_ANSWER = (
-    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n"
-    "需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
-)
-UNCITED_ANSWER = (
-    "家用 NAS 至少选两盘位，方便做 RAID1 镜像。\n\n"
-    "需要转码 4K 视频时选带核显的 Intel 型号。"
-)
-# 一句没有任何资料能支持的话（--fix 的改写要删掉或改写它）
-INVENTED = "群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"
-WITH_INVENTION = GOOD_ANSWER + "\n\n" + INVENTED
-WRONG_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少两块盘就能容忍一块盘损坏 [2]。"
-RIGHT_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。"
-THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
-
-# 模型名 → 脚本。未列出的模型名按 Ollama 的方式返回 404
-SCRIPTS = {
-    "good": {"content": GOOD_ANSWER},
-    "wrong-source": {"content": WRONG_SOURCE_ANSWER},
-    "uncited": {"content": UNCITED_ANSWER},
-    "thinker": {"content": THINKING_ANSWER, "reasoning": "先想一想资料 [7] 说了什么"},
-    "empty": {"content": "<think>只想不说</think>"},
-    "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
-    # 照着网页里的“指令”回答的模型
-    "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
-    # --fix：第一次回答，之后每次按顺序给出改写（用完就重复最后一个）
-    "fix-deletes": {"contents": [WITH_INVENTION, "<think>删掉编造的那句</think>" + GOOD_ANSWER]},
-    "fix-rewrites": {"contents": [WRONG_NUMBER, RIGHT_NUMBER]},
-    "fix-drops-good": {"contents": [WITH_INVENTION, "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"]},
-    "fix-no-better": {"contents": [WITH_INVENTION, INVENTED]},
-    "fix-then-error": {"content": WITH_INVENTION, "fail_after": 1},
-    # --judge 的评判模型
-    "judge-yes": {"content": "是。"},
-    "judge-no": {"content": "否"},
-    "judge-english": {"content": "**No**, the source does not say this."},
-    "judge-think": {"content": "<think>资料里说的是 RAID1……</think>\n\n否。"},
-    "judge-ramble": {"content": "这个问题很有意思，需要从多个角度来看。"},
-    "judge-hang": {"content": "是", "sleep": 30},
-    # 故障
-    "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
-    "server-error-text": {"status": 500, "error": "Internal Server Error"},
-    "bad-request": {"status": 400, "error": {"error": {"message": "max_tokens is too large", "type": "invalid_request_error"}}},
-    "overloaded": {"status": 503, "error": {"error": "server busy"}},
-    "invalid-json": {"raw": "<html>502 Bad Gateway</html>"},
-    "cut-stream": {"content": GOOD_ANSWER, "cut_after": 6},
-    "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
-    "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
-    "echo-prompt": {"echo": True},
-    "terminal-tricks": {"content": "\x1b[31m家用 NAS 至少选两盘位\x1b[0m，方便做 RAID1 镜像 [1]。\r\x1b]8;;http://evil.example/\x07"
-                                   "点我\x1b]8;;\x07\u202e需要转码 4K 视频时选带核显的 Intel 型号 [1]。"},
-}
+from tests import support
+from tests.support import CANARY_KEY, ScriptedModel
 
 
-def chunks(text, size=7):
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
-
-
-class ScriptedModel:
-    """按模型名返回预先写好的回答的 OpenAI 兼容服务，流式和非流式都支持。"""
-
-    def __init__(self):
-        self.requests = []
-        self.counts = {}
-        self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    @property
-    def url(self):
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _handler_class(self):
-        model_server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def send_text(self, status, text, content_type):
-                data = text.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def send_body(self, status, payload):
-                self.send_text(status, json.dumps(payload, ensure_ascii=False), "application/json")
-
-            def do_GET(self):
-                # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models":
-                    if model_server.models_reply is not None:
-                        self.send_text(*model_server.models_reply)
-                        return
-                    self.send_body(200, {"object": "list", "data": [
-                        {"id": name, "object": "model", "owned_by": "scripted"} for name in SCRIPTS]})
-                elif self.path == "/api/version":  # 像 Ollama 一样表明身份：缺模型的检查才有意义
-                    self.send_body(200, {"version": "0.0.0-scripted"})
-                else:
-                    self.send_body(404, {"error": "404 page not found"})
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                model_server.requests.append({"path": self.path, "body": body})
-                script = SCRIPTS.get(body.get("model"))
-                count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
-                if script and script.get("echo"):
-                    script = {"content": body["messages"][-1]["content"]}
-                if script and "contents" in script:
-                    script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
-                if self.path != "/v1/chat/completions":
-                    self.send_body(404, {"error": "404 page not found"})
-                elif script and "status" in script:
-                    error = script["error"]
-                    if isinstance(error, str):
-                        self.send_text(script["status"], error, "text/plain")
-                    else:
-                        self.send_body(script["status"], error)
-                elif script and count <= script.get("fail_first", 0):
-                    self.send_body(503, {"error": {"message": "loading model"}})
-                elif script and count > script.get("fail_after", count):
-                    self.send_body(400, {"error": {"message": "context window exceeded"}})
-                elif script and "raw" in script:
-                    self.send_text(200, script["raw"], "text/html")
-                elif script is None:
-                    message = f'model "{body.get("model")}" not found, try pulling it first'
-                    self.send_body(404, {"error": {"message": message, "type": "api_error",
-                                                   "param": None, "code": None}})
-                elif body.get("stream"):
-                    self.stream(script)
-                else:
-                    time.sleep(script.get("sleep", 0))
-                    message = {"role": "assistant", "content": script["content"]}
-                    if "reasoning" in script:
-                        message["reasoning_content"] = script["reasoning"]
-                    self.send_body(200, {"id": "x", "object": "chat.completion", "choices": [
-                        {"index": 0, "message": message,
-                         "finish_reason": script.get("finish_reason", "stop")}],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
-
-            def stream(self, script):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                events = []
-                if "reasoning" in script:
-                    events += [{"reasoning_content": piece} for piece in chunks(script["reasoning"])]
-                events += [{"content": piece} for piece in chunks(script["content"])]
-                for number, delta in enumerate(events):
-                    if number == script.get("cut_after"):
-                        return  # 连接在回答中途断开：没有 finish_reason，也没有 [DONE]
-                    self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
-                    time.sleep(script.get("delay", 0))
-                self.event({"choices": [{"index": 0, "delta": {},
-                                         "finish_reason": script.get("finish_reason", "stop")}]})
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-
-            def event(self, payload):
-                self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n")
-                self.wfile.flush()
-
-        return Handler
+@pytest.fixture(autouse=True)
+def cache_home(tmp_path: Path) -> Iterator[Path]:
+    """每个测试一个空的缓存目录（cli_env 用它作 XDG_CACHE_HOME），测试结束时随 tmp_path 一起清理。"""
+    support.CACHE_HOME = tmp_path / "cache"
+    yield support.CACHE_HOME
+    support.CACHE_HOME = None
 
 
 @pytest.fixture
-def fake_metaso():
+def fake_metaso() -> Iterator[FakeMetaso]:
     with FakeMetaso(key=CANARY_KEY) as fake:
         yield fake
 
 
 @pytest.fixture
-def model_server():
+def model_server() -> Iterator[ScriptedModel]:
     server = ScriptedModel()
     yield server
     server.close()
-
-
-def cli_env(fake=None, model=None, **extra):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("METASO_API_KEY", "METASO_BASE", "OLLAMA_URL", "ANS_MODEL")}
-    env["PYTHONIOENCODING"] = "utf-8"
-    # 每个环境一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache
-    env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="aws-cache-")
-    if fake is not None:
-        env["METASO_BASE"] = fake.base_url
-        env["METASO_API_KEY"] = fake.key
-    if model is not None:
-        env["OLLAMA_URL"] = model.url
-    env.update(extra)
-    return env
-
-
-def run_cli(*args, env, stdin=None, module=None):
-    """以子进程运行真实的命令行，和用户在终端里运行一样（module：改用 python -m 运行这个模块）。"""
-    command = [sys.executable, "-m", module] if module else [sys.executable, str(HERE / "answer_with_sources.py")]
-    return subprocess.run([*command, *args], env=env, cwd=HERE,
-                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
 
 
 @pytest.fixture(scope="session")
@@ -251,21 +48,3 @@ def real_model():
         yield server
 
 
-class RealModelEnv:
-    """把真实模型服务当作 OLLAMA_URL 的环境变量。"""
-
-    def __init__(self, server):
-        self.url = server.url
-
-
-class TextSink:
-    """收集写进来的文字的输出流（测试 SafeWriter 用）。"""
-
-    def __init__(self):
-        self.text = ""
-
-    def write(self, piece):
-        self.text += piece
-
-    def flush(self):
-        pass

@@ -5,11 +5,11 @@ import os
 import sqlite3
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import CANARY_KEY, HERE, cli_env, run_cli
+import metaso_search
 from sourced_answers.metaso_cache import FILE_NAME, MetasoCache, search
+from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -76,7 +76,7 @@ def test_no_cache_and_refresh_together_is_a_usage_error(fake_metaso, model_serve
 
 def test_entries_expire(tmp_path, fake_metaso):
     now = [1_000_000.0]
-    options = {"key": fake_metaso.key, "base": fake_metaso.base_url}
+    options = metaso_search.Client(fake_metaso.key, fake_metaso.base_url)
     cache = MetasoCache(tmp_path, search_ttl=3600, clock=lambda: now[0])
     search(cache, QUESTION, 5, options)
     now[0] += 3599
@@ -143,7 +143,7 @@ def test_a_file_where_the_directory_should_be_gives_one_warning_and_no_cache(fak
 
 def test_four_processes_at_once_all_succeed(fake_metaso, model_server):
     env = setup(fake_metaso, model_server)
-    command = [sys.executable, str(HERE / "answer_with_sources.py"), QUESTION, "--json"]
+    command = cli_command(QUESTION, "--json")
     runs = [subprocess.Popen(command, env=env, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              stdin=subprocess.DEVNULL, text=True, encoding="utf-8") for _ in range(4)]
     results = [(run.communicate(timeout=60), run.returncode) for run in runs]

@@ -5,9 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourced_answers.citation_check import check_answer, normalize_citations
-from fake_metaso import NAS_PAGES
+from sourced_answers.records import Source
+from tests.support import NAS_SOURCES
 
-NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+NAS = NAS_SOURCES
 SENTENCES = [
     "家用 NAS 至少选两盘位，方便做 RAID1 镜像", "需要转码 4K 视频时选带核显的 Intel 型号",
     "RAID5 至少三块盘，可以容忍一块盘损坏", "RAID5 至少四块盘", "远程访问优先使用 VPN 或 Tailscale",
@@ -61,7 +62,7 @@ def write_answer(paragraphs, styles):
     return "\n\n".join(text)
 
 
-@given(st.text(), st.lists(st.fixed_dictionaries({"title": st.text(), "text": st.text()}), max_size=4))
+@given(st.text(), st.lists(st.builds(Source, title=st.text(), text=st.text()), max_size=4))
 @GUARD
 def test_never_crashes_on_arbitrary_unicode(answer, sources):
     report = check_answer(answer, sources)
@@ -102,7 +103,7 @@ source_piece = st.text(alphabet=st.sampled_from(list(
 @given(st.lists(source_piece, min_size=1, max_size=8), st.data())
 @GUARD
 def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data):
-    sources = [{"title": "资料", "text": "。".join(pieces) + "。"}, {"title": "别的", "text": "RAID1 是镜像。"}]
+    sources = [Source(title="资料", text="。".join(pieces) + "。"), Source(title="别的", text="RAID1 是镜像。")]
     copied = data.draw(st.sampled_from(pieces))
     report = check_answer(f"{copied}[1]。", sources)
     assert [p for p in report.problems if p.kind in ("weak_support", "number_mismatch")] == []
@@ -112,7 +113,7 @@ def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data)
 @GUARD
 def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
     from sourced_answers.citation_check import source_sentences
-    sentences = [s.rstrip("。") for s in source_sentences(NAS[index]["text"]) if not s.startswith("#")]
+    sentences = [s.rstrip("。") for s in source_sentences(NAS[index].text) if not s.startswith("#")]
     copied = data.draw(st.sampled_from(sentences))
     report = check_answer(f"{copied} [{index + 1}]。", NAS)
     assert [p for p in report.problems if p.kind in ("weak_support", "number_mismatch")] == []
@@ -136,8 +137,8 @@ def test_output_filter_never_lets_a_control_character_through(text, cuts):
 @given(st.text(max_size=40), st.text(max_size=40), st.integers(min_value=0, max_value=30))
 @GUARD
 def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
-    from conftest import TextSink
     from sourced_answers.safe_output import SafeWriter
+    from tests.support import TextSink
 
     key = "mk-PROPERTY-key-12345"
     text = before + key + after

@@ -2,19 +2,20 @@
 import pytest
 
 from sourced_answers.citation_check import DEFAULT_THRESHOLD, check_answer, numbers_in
-from fake_metaso import NAS_PAGES
+from sourced_answers.records import Source
+from tests.support import NAS_SOURCES
 
-NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+NAS = NAS_SOURCES
 DISKS = "家用 NAS 至少选两盘位，方便做 RAID1 镜像"       # 出自资料 1
 TRANSCODE = "需要转码 4K 视频时选带核显的 Intel 型号"     # 出自资料 1
 RAID5 = "RAID5 至少三块盘，可以容忍一块盘损坏"             # 出自资料 2
 ENGLISH = [
-    {"title": "Choosing a NAS", "text": "A two-bay NAS can run RAID 1, which mirrors the same data on both "
+    Source(title="Choosing a NAS", text="A two-bay NAS can run RAID 1, which mirrors the same data on both "
                                         "drives. Pick an Intel CPU with integrated graphics if you want to "
-                                        "transcode 4K video."},
-    {"title": "RAID levels", "text": "RAID 0 stripes data across disks for speed but offers no redundancy. "
+                                        "transcode 4K video."),
+    Source(title="RAID levels", text="RAID 0 stripes data across disks for speed but offers no redundancy. "
                                      "RAID 1 mirrors data on two disks. RAID 5 needs at least three disks and "
-                                     "survives the failure of one disk."},
+                                     "survives the failure of one disk."),
 ]
 
 
@@ -134,7 +135,7 @@ def test_numbers_compare_values_not_spellings(sentence, passes):
 
 
 def test_chinese_numerals_percentages_and_decimals():
-    source = [{"title": "价格", "text": "这台 NAS 售价 3000 元，功耗约 12.5 瓦，年故障率低于 2%，保修十二个月。"}]
+    source = [Source(title="价格", text="这台 NAS 售价 3000 元，功耗约 12.5 瓦，年故障率低于 2%，保修十二个月。")]
     assert check_answer("这台 NAS 售价三千元，功耗约 12.5 瓦 [1]。", source).passed
     assert check_answer("这台 NAS 保修 12 个月，年故障率低于 2% [1]。", source).passed
     assert not check_answer("这台 NAS 售价五千元，功耗约 12.5 瓦 [1]。", source).passed
@@ -171,7 +172,7 @@ def test_unrelated_english_sentences_do_not_pass_on_shared_letters():
 
 
 def test_mixed_chinese_and_english_sentences():
-    source = [{"title": "群晖", "text": "群晖 DS224+ 是两盘位 NAS，支持 Btrfs 文件系统和快照功能。"}]
+    source = [Source(title="群晖", text="群晖 DS224+ 是两盘位 NAS，支持 Btrfs 文件系统和快照功能。")]
     assert check_answer("群晖 DS224+ 支持 Btrfs 文件系统和快照功能 [1]。", source).passed
     assert not check_answer("威联通 TS-464 支持 ZFS 存储池和重复数据删除 [1]。", source).passed
 
@@ -182,8 +183,8 @@ def test_added_year_is_not_judged():
 
 
 def test_select_passages_skips_navigation_and_keeps_page_order():
-    from sourced_answers.passages import select_passages
     from fake_metaso import LONG_PAGES
+    from sourced_answers.passages import select_passages
     text = LONG_PAGES[1]["text"]
     chosen = select_passages(text, "RAID5 最少几块盘", 600)
     assert "RAID5 至少三块盘" in chosen and "热门推荐" not in chosen and len(chosen) <= 600
@@ -193,9 +194,9 @@ def test_select_passages_skips_navigation_and_keeps_page_order():
 
 
 def test_selection_brings_answer_sentences_into_the_prompt():
-    from sourced_answers.passages import select_passages
     from bench.evaluate_context import CASES, share
     from fake_metaso import LONG_PAGES
+    from sourced_answers.passages import select_passages
     assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
     assert share(LONG_PAGES, 600, select_passages) == 1
     assert len(CASES) >= 10

@@ -3,9 +3,8 @@ import json
 import os
 import pty
 import subprocess
-import sys
 
-from conftest import CANARY_KEY, HERE, cli_env, run_cli
+from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -83,7 +82,7 @@ def test_thinking_never_reaches_the_answer(fake_metaso, model_server):
 
 def test_stream_is_default_on_a_terminal(fake_metaso, model_server):
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, str(HERE / "answer_with_sources.py"), QUESTION],
+    process = subprocess.Popen(cli_command(QUESTION),
                                env=cli_env(fake_metaso, model_server, ANS_MODEL="good"), cwd=HERE,
                                stdin=subprocess.DEVNULL, stdout=follower, stderr=subprocess.DEVNULL)
     os.close(follower)
@@ -228,7 +227,7 @@ def test_usage_errors_exit_2_in_chinese(fake_metaso, model_server):
 
 
 def test_metaso_search_prints_the_raw_response(fake_metaso):
-    result = run_cli(QUESTION, "--size", "2", env=cli_env(fake_metaso), script="metaso_search.py")
+    result = run_cli(QUESTION, "--size", "2", env=cli_env(fake_metaso), module="metaso_search")
     assert result.returncode == 0
     data = json.loads(result.stdout)
     assert data["searchParameters"] == {"q": QUESTION, "scope": "webpage", "size": 2}
@@ -239,7 +238,7 @@ def test_metaso_search_prints_the_raw_response(fake_metaso):
 def test_metaso_search_without_key_exits_2(fake_metaso):
     env = cli_env(fake_metaso)
     del env["METASO_API_KEY"]
-    result = run_cli(QUESTION, env=env, script="metaso_search.py")
+    result = run_cli(QUESTION, env=env, module="metaso_search")
     assert result.returncode == 2 and "METASO_API_KEY" in result.stderr
 
 

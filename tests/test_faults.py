@@ -1,18 +1,18 @@
 """故障和恶意输入：每一种都通过真实的命令行（子进程）测试。
 
-秘塔的故障用 fake_metaso 的开关（fail / fail_with），模型的故障用 conftest 里的脚本模型。
+秘塔的故障用 fake_metaso 的开关（fail / fail_with），模型的故障用 tests/support.py 里的脚本模型。
 """
 import json
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 
-from conftest import CANARY_KEY, HERE, TextSink, cli_env, run_cli
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
-from sourced_answers.safe_output import REDACTED, SafeWriter
+from sourced_answers.safe_output import SafeWriter
+from sourced_answers.text import REDACTED
+from tests.support import CANARY_KEY, HERE, TextSink, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -122,7 +122,7 @@ def test_model_server_refusing_connections_is_explained_before_paying(fake_metas
 # ---------- Ctrl-C ----------
 
 def interrupt_when(condition, args, env):
-    process = subprocess.Popen([sys.executable, str(HERE / "answer_with_sources.py"), *args], env=env, cwd=HERE,
+    process = subprocess.Popen(cli_command(*args), env=env, cwd=HERE,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 20
     while not condition() and time.monotonic() < deadline:

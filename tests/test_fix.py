@@ -1,11 +1,19 @@
 """--fix：确定性修正（改引、补引用）、模型改写（采用和不采用）、文字和 JSON 输出、--verify --fix、--eval --fix。"""
 import json
 
-from conftest import GOOD_ANSWER, INVENTED, RIGHT_NUMBER, WITH_INVENTION, cli_env, run_cli
-from fake_metaso import NAS_PAGES
 from sourced_answers.repair import fix_citations
+from tests.support import (
+    GOOD_ANSWER,
+    INVENTED,
+    NAS_RECORD_SOURCES,
+    NAS_SOURCES,
+    RIGHT_NUMBER,
+    WITH_INVENTION,
+    cli_env,
+    run_cli,
+)
 
-NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+NAS = NAS_SOURCES
 
 
 def ask(model_server, *args, model):
@@ -15,7 +23,7 @@ def ask(model_server, *args, model):
 
 def saved(tmp_path, *answers):
     path = tmp_path / "saved.jsonl"
-    path.write_text("\n".join(json.dumps({"answer": a, "sources": NAS}, ensure_ascii=False) for a in answers) + "\n",
+    path.write_text("\n".join(json.dumps({"answer": a, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False) for a in answers) + "\n",
                     encoding="utf-8")
     return str(path)
 
@@ -179,7 +187,7 @@ def test_verify_fix_on_json_lines(tmp_path):
 
 def test_verify_fix_on_one_json_object_in_text(tmp_path):
     path = tmp_path / "one.json"
-    path.write_text(json.dumps({"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS},
+    path.write_text(json.dumps({"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS_RECORD_SOURCES},
                                ensure_ascii=False), encoding="utf-8")
     result = run_cli("--verify", str(path), "--fix", env=cli_env())
     assert result.returncode == 0

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sourced_answers.citation_check import NOVEL_GATE, check_answer
 from bench.evaluate_citecheck import DEFAULT_DATA, verify_line
+from sourced_answers.citation_check import NOVEL_GATE, check_answer
+from sourced_answers.records import Source
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,7 @@ def dev():
 
 def verdict(row):
     record = json.loads(verify_line(row))
-    return check_answer(record["answer"], record["sources"])
+    return check_answer(record["answer"], [Source.from_json(source) for source in record["sources"]])
 
 
 @pytest.mark.parametrize("idx", [6999, 5521])

@@ -4,11 +4,17 @@ import time
 
 import pytest
 
-from conftest import GOOD_ANSWER, INVENTED, cli_env, run_cli
-from fake_metaso import NAS_PAGES
 from sourced_answers.judge import parse_verdict
+from tests.support import (
+    GOOD_ANSWER,
+    INVENTED,
+    NAS_RECORD_SOURCES,
+    NAS_SOURCES,
+    cli_env,
+    run_cli,
+)
 
-NAS = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+NAS = NAS_SOURCES
 
 
 @pytest.mark.parametrize("reply, verdict", [
@@ -23,7 +29,7 @@ def test_replies_are_parsed_robustly(reply, verdict):
 
 def verify(tmp_path, model_server, judge, answer=GOOD_ANSWER, *extra):
     path = tmp_path / "saved.json"
-    path.write_text(json.dumps({"answer": answer, "sources": NAS}, ensure_ascii=False), encoding="utf-8")
+    path.write_text(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False), encoding="utf-8")
     return run_cli("--verify", str(path), "--judge", judge, *extra, env=cli_env(None, model_server))
 
 

@@ -2,9 +2,9 @@
 import pytest
 
 import metaso_search
-from conftest import CANARY_KEY
 from fake_metaso import FakeMetaso
 from metaso_search import MetasoError, MissingKeyError
+from tests.support import CANARY_KEY
 
 
 def call_search(fake, key=None):
@@ -115,7 +115,7 @@ def test_connection_refused_names_the_service():
 def test_missing_key_is_its_own_error(monkeypatch):
     monkeypatch.delenv("METASO_API_KEY", raising=False)
     with pytest.raises(MissingKeyError):
-        metaso_search.api_key()
+        metaso_search.api_key({})
 
 
 def test_search_results_tolerates_missing_and_odd_items():

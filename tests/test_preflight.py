@@ -3,8 +3,9 @@ import json
 
 import pytest
 
-from conftest import cli_env, run_cli
-from sourced_answers.preflight import ConfigError, normalize_url
+from sourced_answers.config import normalize_url
+from sourced_answers.errors import ConfigError
+from tests.support import cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -59,7 +60,7 @@ def test_missing_model_is_reported_before_paying(fake_metaso, model_server):
 
 
 def test_model_name_without_tag_means_latest(fake_metaso, model_server):
-    from conftest import SCRIPTS
+    from tests.support import SCRIPTS
     SCRIPTS["tagged:latest"] = SCRIPTS["good"]
     try:
         result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="tagged"))

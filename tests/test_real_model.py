@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from conftest import RealModelEnv, cli_env, run_cli
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
+from tests.support import cli_env, run_cli
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
 FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "160"]
@@ -21,7 +21,7 @@ def english_metaso():
 
 
 def run_real(fake, real_model, *args):
-    env = cli_env(fake, RealModelEnv(real_model), ANS_MODEL=real_model.model)
+    env = cli_env(fake, real_model, ANS_MODEL=real_model.model)
     return run_cli(*args, *FAST, env=env)
 
 
@@ -79,8 +79,8 @@ def test_streamed_answer_is_the_checked_answer(english_metaso, real_model, tmp_p
 
 
 def test_eval_table_from_the_real_model(real_model):
-    from conftest import HERE
-    env = cli_env(None, RealModelEnv(real_model))
+    from tests.support import HERE
+    env = cli_env(None, real_model)
     result = run_cli("--demo", "--demo-pages", "nas-en", "--eval", str(HERE / "questions" / "questions_en.txt"),
                      "--models", real_model.model, *FAST, env=env)
     assert result.returncode in (0, 1), result.stderr
@@ -114,7 +114,11 @@ def test_quickstart_warns_that_the_bundled_model_is_english_only():
 
 
 def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
-    from sourced_answers.local_model import LocalModelError, LocalModelServer, server_installed
+    from sourced_answers.local_model import (
+        LocalModelError,
+        LocalModelServer,
+        server_installed,
+    )
     if not server_installed():
         pytest.skip("没有安装 requirements-model.txt")
     broken = tmp_path / "broken.gguf"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOOD_ANSWER, INVENTED, cli_env, run_cli
 from fake_metaso import NAS_PAGES
+from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
 
 NAS = [{"title": p["title"], "link": f"https://nas.example/{i}", "text": p["text"]} for i, p in enumerate(NAS_PAGES)]
 HOSTILE_TITLE = '<script>document.title="pwned"</script>资料'

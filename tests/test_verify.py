@@ -1,10 +1,16 @@
 """--verify：核对保存下来的回答，不搜索、不调用模型。"""
 import json
 
-from conftest import GOOD_ANSWER, WRONG_SOURCE_ANSWER, cli_env, run_cli
 from fake_metaso import NAS_PAGES
+from tests.support import (
+    GOOD_ANSWER,
+    NAS_RECORD_SOURCES,
+    WRONG_SOURCE_ANSWER,
+    cli_env,
+    run_cli,
+)
 
-SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+SOURCES = NAS_RECORD_SOURCES
 
 
 def record(answer, **extra):
