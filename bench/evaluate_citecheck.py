@@ -3,8 +3,8 @@
 走的是用户用的同一条路：把每条标注做成 --verify 的一行输入（statement 当作回答里的一句话，
 引用唯一的资料 quote），以子进程运行 answer_with_sources.py --verify - --json，再和标签比较。
 
-  python evaluate_citecheck.py                       # 默认阈值 + 一组阈值的扫描
-  python evaluate_citecheck.py --data 路径 --thresholds 0.3,0.35,0.4
+  python -m bench.evaluate_citecheck                       # 默认阈值 + 一组阈值的扫描
+  python -m bench.evaluate_citecheck --data 路径 --thresholds 0.3,0.35,0.4
 
 输出：准确率、对“不支持”语句的召回率、对“支持”语句的误报率。
 """

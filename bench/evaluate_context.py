@@ -2,7 +2,7 @@
 
 用内置的两组页面：nas（短页面，整页都放得下）和 nas-long（同样的正文，前面加了约 1900 字的导航、
 推荐列表和评论，像很多真实网页那样）。每个问题对应一个页面里能回答它的那一句话。
-  python evaluate_context.py
+  python -m bench.evaluate_context
 """
 import sys
 

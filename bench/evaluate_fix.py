@@ -6,8 +6,8 @@
   · 没有依据的陈述（label 0）和手写的编造句子也做成这两种，外加引用它自己的资料（fabricated）。
 按 idx 的奇偶分成两半：修正的常数只在偶数一半上选，另一半的数字才是结果。
 
-  python evaluate_fix.py                      # 两半各自的结果
-  python evaluate_fix.py --coverage 0.5,0.6   # 扫描修正用的覆盖率门槛
+  python -m bench.evaluate_fix                      # 两半各自的结果
+  python -m bench.evaluate_fix --coverage 0.5,0.6   # 扫描修正用的覆盖率门槛
 """
 import argparse
 import json
@@ -21,6 +21,7 @@ from sourced_answers.citation_check import (
     cited_numbers,
     normalize_citations,
 )
+from sourced_answers.records import Source
 from sourced_answers.repair import REPAIR_COVERAGE, fix_citations
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
@@ -74,14 +75,14 @@ def page_rows(cases, pages, start):
 def build_case(row, rows, kind, rng):
     """一条陈述 → (回答, 资料, 对的编号)。kind：miscited、uncited、own（引用它自己的资料）。"""
     if "pages" in row:
-        sources = [{"title": "", "text": text} for text in row["pages"]]
+        sources = [Source(text=text) for text in row["pages"]]
         right = row["right"] + 1
     else:
         others = [r["own"] for r in rng.sample(rows, POOL + 2) if r["own"] != row["own"]][:POOL - 1]
         texts = others[:]
         right = rng.randrange(POOL)
         texts.insert(right, row["own"])
-        sources = [{"title": "", "text": text} for text in texts]
+        sources = [Source(text=text) for text in texts]
         right += 1
     if kind == "uncited":
         answer = row["statement"] + "。"
