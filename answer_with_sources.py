@@ -16,6 +16,7 @@ from typing import IO, TextIO
 
 import metaso_search
 from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
+
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.citation_check import check, support
 from sourced_answers.cli import build_parser
@@ -30,7 +31,7 @@ from sourced_answers.records import result_record
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
-from sourced_answers.safe_output import SafeWriter
+from sourced_answers.safe_output import Output, SafeWriter
 from sourced_answers.thinking import ThinkFilter, without_thinking
 from sourced_answers.verification import verify
 
@@ -41,7 +42,7 @@ Log = Callable[[str], None]
 
 # ---------- 一次回答的经过 ----------
 
-def run_question(config: Config, out: TextIO, log: Log) -> int:
+def run_question(config: Config, out: Output, log: Log) -> int:
     question = config.question or ""
     model = config.model
     # 0. 付费之前：模型服务在、模型都下载了（地址和密钥在 Config 里已经检查过）
@@ -71,7 +72,7 @@ def run_question(config: Config, out: TextIO, log: Log) -> int:
 
 
 def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
-              out: TextIO, log: Log) -> str:
+              out: Output, log: Log) -> str:
     """请模型回答，返回去掉思考过程的回答。stream 时边收边显示（<think> 部分不显示）。"""
     log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
     warning = context_warning(messages, config.max_tokens, config.context_window)
@@ -107,7 +108,7 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
     return answer
 
 
-def program(config: Config, out: TextIO, log: Log, stdin: IO[bytes]) -> int:
+def program(config: Config, out: Output, log: Log, stdin: IO[bytes]) -> int:
     """按配置做一件事：核对文件、比较模型，或者回答问题。"""
     if config.verify:
         return verify(config, out, stdin)
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             config = adjust(config)
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
-        return program(config, output, log, stdin or sys.stdin.buffer)  # type: ignore[arg-type]
+        return program(config, output, log, stdin or sys.stdin.buffer)
     except AppError as error:
         log(f"✗ {error}")
         return error.exit_code
@@ -154,9 +155,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         errors.flush()
 
 
-if __name__ == "__main__":
+def console_main() -> None:
+    """python answer_with_sources.py 和 pip install 之后的 answer-with-sources 命令。"""
     try:
         sys.exit(main())
     except KeyboardInterrupt:  # 在 main 之外（比如退出时）按下 Ctrl-C
         sys.stderr.write("\n已中断\n")
         sys.exit(ExitCode.INTERRUPTED)
+
+
+if __name__ == "__main__":
+    console_main()

@@ -198,7 +198,8 @@ def long_page(index: int, page: Page) -> Page:
     others = " ｜ ".join(f"{t}（第 {n} 期）" for n in range(1, 9) for t in titles)
     related = " ｜ ".join(f"{t}：你需要知道的 {n} 件事" for n in range(3, 9) for t in reversed(titles))
     junk = PAGE_JUNK.format(others=others, related=related, count=100 + index)
-    return dict(page, text=junk + "\n" + page["text"] + "\n\n" + "版权所有 © 2026 示例网站 ｜ 关于我们 ｜ 隐私政策 ｜ 网站地图")
+    footer = "版权所有 © 2026 示例网站 ｜ 关于我们 ｜ 隐私政策 ｜ 网站地图"
+    return dict(page, text=junk + "\n" + page["text"] + "\n\n" + footer)
 
 
 LONG_PAGES = [long_page(index, page) for index, page in enumerate(NAS_PAGES)]
@@ -221,7 +222,7 @@ PAGE_SETS = {"nas": NAS_PAGES, "nas-en": ENGLISH_PAGES, "nas-long": LONG_PAGES, 
 
 JSON_TYPE = "application/json; charset=utf-8"
 # 预设的故障：命令行 --fault 接口=名字[:次数]，测试里 fake.fail_with(接口, 名字, 次数)
-FAULTS = {
+FAULTS: dict[str, dict[str, Any]] = {
     "429": {"status": 429, "body": "Too Many Requests", "content_type": "text/plain"},
     "500": {"status": 500, "body": "<html><body><h1>500 Internal Server Error</h1></body></html>",
             "content_type": "text/html"},
@@ -292,14 +293,15 @@ class FakeMetaso:
     @property
     def origin(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     @property
     def base_url(self) -> str:
         return self.origin + "/api/v1"
 
     def start(self) -> "FakeMetaso":
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # 关闭时最多等一个轮询间隔：测试里每个测试都要起停一次
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
         return self
 
@@ -489,7 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", choices=sorted(PAGE_SETS), default="nas",
                         help="内置的页面：nas（中文，默认）、nas-en（英文）、nas-long（正文前有很长的导航）、"
                              "nas-injection（第 3 页想给模型下指令）")
-    parser.add_argument("--fixtures", help="自己的页面：JSON 数组，每项有 title、text，可选 date、authors（优先于 --pages）")
+    parser.add_argument("--fixtures",
+                        help="自己的页面：JSON 数组，每项有 title、text，可选 date、authors（优先于 --pages）")
     parser.add_argument("--delay", type=float, default=0.0, help="每个 API 请求额外等待的秒数")
     parser.add_argument("--fault", action="append", default=[], metavar="接口=故障[:次数]",
                         help=f"让 search 或 reader 出错，可以写多次。故障：{'、'.join(FAULTS)}；"

@@ -65,8 +65,9 @@ class MissingKeyError(ConfigError):
     """没有设置 METASO_API_KEY：这是配置问题，不是服务故障（退出码 2）。"""
 
     def __init__(self) -> None:
-        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，然后运行 export METASO_API_KEY=mk-你的密钥"
-                         "（只放在环境变量里，不要写进代码）；没有密钥也可以加 --demo 用内置的模拟服务试用")
+        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，"
+                         "然后运行 export METASO_API_KEY=mk-你的密钥（只放在环境变量里，不要写进代码）；"
+                         "没有密钥也可以加 --demo 用内置的模拟服务试用")
 
 
 def api_key(environ: Mapping[str, str], required: bool = True) -> str:
@@ -157,7 +158,8 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
         code, message = found
         message = redact(excerpt(message, 200), key)
         raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
-                          next_step=NEXT_STEPS.get(code), transient=code in TRANSIENT_CODES)
+                          next_step=NEXT_STEPS.get(code) if isinstance(code, int) else None,
+                          transient=code in TRANSIENT_CODES)
     if response.status_code >= 400:
         raise http_error(response.status_code, redact(excerpt(text), key))
     if accept == "text/plain":
@@ -203,7 +205,8 @@ def search(query: str, size: int = 5, scope: str = "webpage", *, key: str, base:
            timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
            on_retry: OnRetry | None = None) -> dict[str, Any]:
     """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
-    data = post("search", search_body(query, size, scope), key=key, base=base, timeout=timeout, deadline=deadline, on_retry=on_retry)
+    data = post("search", search_body(query, size, scope), key=key, base=base, timeout=timeout, deadline=deadline,
+                on_retry=on_retry)
     if not isinstance(data, dict):
         raise MetasoError("秘塔的搜索响应不是 JSON 对象", next_step="请用 python metaso_search.py 看一次原始响应")
     return data

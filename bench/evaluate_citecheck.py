@@ -35,16 +35,16 @@ def run_verify(rows, threshold, fix=False, judge=()):
 def verify_records(rows, threshold, fix=False, judge=()):
     lines = "\n".join(verify_line(row) for row in rows) + "\n"
     result = subprocess.run([sys.executable, str(HERE / "answer_with_sources.py"), "--verify", "-", "--json",
-                             "--threshold", str(threshold), *(["--fix"] if fix else []), *judge], input=lines, capture_output=True, text=True,
-                            encoding="utf-8", check=False)
+                             "--threshold", str(threshold), *(["--fix"] if fix else []), *judge],
+                            input=lines, capture_output=True, text=True, encoding="utf-8", check=False)
     if result.returncode not in (0, 1):
         raise SystemExit(f"--verify 失败（退出码 {result.returncode}）：{result.stderr}")
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def scores(rows, passed):
-    unsupported = [not p for r, p in zip(rows, passed) if r["label"] == 0]
-    supported = [not p for r, p in zip(rows, passed) if r["label"] == 1]
+    unsupported = [not p for r, p in zip(rows, passed, strict=True) if r["label"] == 0]
+    supported = [not p for r, p in zip(rows, passed, strict=True) if r["label"] == 1]
     correct = sum(unsupported) + (len(supported) - sum(supported))
     return {"accuracy": correct / len(rows),
             "recall_unsupported": sum(unsupported) / max(len(unsupported), 1),
@@ -57,7 +57,7 @@ def report_judge(rows, model, url):
     started = time.monotonic()
     records = verify_records(rows, DEFAULT_THRESHOLD, judge=judge)
     seconds = time.monotonic() - started
-    calls = [(row, record["judge"]["calls"]) for row, record in zip(rows, records)]
+    calls = [(row, record["judge"]["calls"]) for row, record in zip(rows, records, strict=True)]
     asked = [(row, call) for row, row_calls in calls for call in row_calls]
     opinions = [(row, call) for row, call in asked if call["verdict"] is not None]
     right = sum((call["verdict"] is True) == (row["label"] == 1) for row, call in opinions)
@@ -65,7 +65,7 @@ def report_judge(rows, model, url):
           f"有意见的 {len(opinions)} 句，其中和标签一致的 {right} 句"
           f"（{right / max(len(opinions), 1):.1%}），没有意见 {len(asked) - len(opinions)} 句")
     for parity, name in ((0, "调参的一半（idx 偶数）"), (1, "留出的一半（idx 奇数）")):
-        half = [(r, rec["passed"]) for r, rec in zip(rows, records) if r["idx"] % 2 == parity]
+        half = [(r, rec["passed"]) for r, rec in zip(rows, records, strict=True) if r["idx"] % 2 == parity]
         if half:
             result = scores([r for r, _ in half], [p for _, p in half])
             print(f"  字面 + 评判，{name}：准确率 {result['accuracy']:.1%}，不支持召回 "
@@ -98,7 +98,7 @@ def main(argv=None):
     # 常数只在 idx 为偶数的一半上选；奇数的一半才是“没见过的数据”上的结果
     passed = run_verify(rows, DEFAULT_THRESHOLD)
     for parity, name in ((0, "调参的一半（idx 偶数）"), (1, "留出的一半（idx 奇数）")):
-        half = [(r, p) for r, p in zip(rows, passed) if r["idx"] % 2 == parity]
+        half = [(r, p) for r, p in zip(rows, passed, strict=True) if r["idx"] % 2 == parity]
         result = scores([r for r, _ in half], [p for _, p in half])
         print(f"{name}：准确率 {result['accuracy']:.1%}，不支持召回 {result['recall_unsupported']:.1%}，"
               f"误报 {result['false_alarm']:.1%}（默认阈值）")
@@ -107,8 +107,8 @@ def main(argv=None):
     if args.fix:
         before = run_verify(rows, DEFAULT_THRESHOLD)
         after = run_verify(rows, DEFAULT_THRESHOLD, fix=True)
-        turned = sum(not b and a for r, b, a in zip(rows, before, after) if r["label"] == 0)
-        changed = sum(b != a for b, a in zip(before, after))
+        turned = sum(not b and a for r, b, a in zip(rows, before, after, strict=True) if r["label"] == 0)
+        changed = sum(b != a for b, a in zip(before, after, strict=True))
         print(f"--verify --fix：结论变了的 {changed} 条；“不支持”的陈述被修正成通过的 {turned} 条")
     return 0
 

@@ -19,6 +19,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from sourced_answers.records import Source
@@ -69,7 +70,7 @@ def expand_citation(inner: str) -> list[int]:
         ends = [citation_number(piece) for piece in _DASH.split(part) if piece]
         if len(ends) == 1:
             numbers.append(ends[0])
-        for low, high in zip(ends, ends[1:]):
+        for low, high in pairwise(ends):
             if low <= high and high - low <= MAX_RANGE:
                 numbers.extend(range(low, high + 1))
             else:
@@ -396,9 +397,9 @@ def quantities_in(text: str) -> set[Quantity]:
             continue  # “一个”“一些”这类不是在说数量
         if after == "分" and (numeral == "十" or text.startswith("分之", match.end())):
             continue  # “十分”是“很”；“三分之一”“百分之五十”是分数，不逐字比较
-        value = chinese_value(numeral)
-        if value is not None:
-            found.add((float(value), normal_unit(after)))
+        counted = chinese_value(numeral)
+        if counted is not None:
+            found.add((float(counted), normal_unit(after)))
     for match in ENGLISH_NUMBER_WORD.finditer(text):
         found.add((float(ENGLISH_NUMBERS[match.group().lower()]), None))
     return found
@@ -449,7 +450,8 @@ class SourceIndex:
     def quantities_near(self, sentence: int) -> set[Quantity]:
         """第 sentence 句和它前后各一句里的数量。"""
         found: set[Quantity] = set()
-        for number in range(max(0, sentence - QUANTITY_RADIUS), min(len(self.sentences), sentence + QUANTITY_RADIUS + 1)):
+        last = min(len(self.sentences), sentence + QUANTITY_RADIUS + 1)
+        for number in range(max(0, sentence - QUANTITY_RADIUS), last):
             if number not in self.sentence_quantities:
                 self.sentence_quantities[number] = quantities_in(self.sentences[number])
             found |= self.sentence_quantities[number]
@@ -580,7 +582,8 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     return problems, unused, cited, claims
 
 
-def support_problems(claims: list[Claim], sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD) -> list[Problem]:
+def support_problems(claims: list[Claim], sources: Sequence[Source],
+                     threshold: float = DEFAULT_THRESHOLD) -> list[Problem]:
     """逐句比对：重合度、整段编造、数字。"""
     index_of = SourceIndexes(sources)
     problems = []

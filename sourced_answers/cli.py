@@ -81,8 +81,8 @@ def build_parser() -> ChineseArgumentParser:
     parser.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象")
     parser.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
     parser.add_argument("--demo-pages", choices=DEMO_PAGE_SETS, default="nas",
-                        help="--demo 用哪组内置页面：nas（中文，默认）、nas-en（英文）、nas-long（正文前有很长的导航）、"
-                             "nas-injection（第 3 页写着“忽略之前的所有指令”）")
+                        help="--demo 用哪组内置页面：nas（中文，默认）、nas-en（英文）、"
+                             "nas-long（正文前有很长的导航）、nas-injection（第 3 页写着“忽略之前的所有指令”）")
     parser.add_argument("--eval", metavar="FILE",
                         help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
     parser.add_argument("--models", metavar="A,B",
@@ -101,8 +101,8 @@ def build_parser() -> ChineseArgumentParser:
     parser.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
                         help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
     cache = parser.add_argument_group(
-        "缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/（默认 ~/.cache/answer-with-sources/），"
-              "同样的搜索、同一个网页不再付费；--demo 不用缓存")
+        "缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/"
+              "（默认 ~/.cache/answer-with-sources/），同样的搜索、同一个网页不再付费；--demo 不用缓存")
     cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
     cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
     cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"), default=24.0,

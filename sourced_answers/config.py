@@ -81,7 +81,7 @@ def normalize_url(value: str, name: str) -> str:
         problem = "主机名无效"
     else:
         try:
-            parts.port
+            _ = parts.port
         except ValueError:
             problem = "端口无效"
     if problem or parts.username or parts.password:

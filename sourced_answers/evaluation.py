@@ -6,7 +6,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from sourced_answers.check_steps import rewriter
 from sourced_answers.citation_check import check_answer
@@ -19,6 +19,7 @@ from sourced_answers.prompts import build_messages
 from sourced_answers.records import Source
 from sourced_answers.repair import fix_answer
 from sourced_answers.retrying import Deadline
+from sourced_answers.safe_output import Output
 from sourced_answers.thinking import without_thinking
 
 PROBLEM_KINDS = ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
@@ -105,7 +106,7 @@ def fix_cells(runs: Sequence[EvalRecord]) -> list[str]:
             f"{sum(r['fix_seconds'] for r in fixed) / len(fixed):.1f}"]
 
 
-def run_eval(config: Config, out: TextIO, log: Callable[[str], None]) -> int:
+def run_eval(config: Config, out: Output, log: Callable[[str], None]) -> int:
     questions = read_questions(config.eval or "")
     models = config.models
     check_before_paying(config, models)  # 缺哪些模型，在第一次搜索之前一起说

@@ -172,7 +172,7 @@ def read_stream(response: "requests.Response",
                 on_text: Callable[[str], None]) -> tuple[str, str | None, int | None]:
     """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
-    pieces = []
+    pieces: list[str] = []
     finish = None
     tokens = None
     done = False

@@ -61,8 +61,8 @@ def check_models(base_url: str, models: list[str], role: str = "模型") -> None
     """付费之前确认模型服务在、模型都在。连不上抛 ModelUnreachable，确定缺模型抛 ModelError；别的情况照常往下走。"""
     found = probe_models(base_url)
     if not found.reachable:
-        raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。请先启动它：ollama serve"
-                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）")
+        raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
+                               f"请先启动它：ollama serve（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）")
     listed = found.models
     if listed is None:
         return

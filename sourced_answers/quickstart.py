@@ -14,9 +14,9 @@ from collections.abc import Mapping
 
 import answer_with_sources
 from sourced_answers import local_model
+from sourced_answers.cli import build_parser
 from sourced_answers.config import Config, model_from, model_url_from
 from sourced_answers.errors import ConfigError, ExitCode, UsageError
-from sourced_answers.cli import build_parser
 from sourced_answers.preflight import probe_models
 from sourced_answers.text import has_chinese
 

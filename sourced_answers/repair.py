@@ -16,10 +16,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sourced_answers.citation_check import (CITATION, CITATION_MARK, LIST_ITEM, LIST_ITEM_CJK, MIN_MATERIAL, Claim,
-                                            Problem, Report, SourceIndexes, check_answer, check_claim, claim_words,
-                                            claims_in_line, compare, material, normalize_citations,
-                                            structure_problems, tokens_with_spans)
+from sourced_answers.citation_check import (
+    CITATION,
+    CITATION_MARK,
+    LIST_ITEM,
+    LIST_ITEM_CJK,
+    MIN_MATERIAL,
+    Claim,
+    Problem,
+    Report,
+    SourceIndexes,
+    check_answer,
+    check_claim,
+    claim_words,
+    claims_in_line,
+    compare,
+    material,
+    normalize_citations,
+    structure_problems,
+    tokens_with_spans,
+)
 from sourced_answers.records import Source
 from sourced_answers.text import bigram_similarity, format_citations
 from sourced_answers.thinking import think_spans
@@ -389,7 +405,8 @@ def rewrite_round(answer: str, report: Report, sources: Sequence[Source], thresh
     if lost:
         return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
     repairs = rewrite_repairs(answer, report, new_answer, sources)
-    return new_answer, new_report, repairs, f"采用改写：问题从 {len(report.problems)} 个减到 {len(new_report.problems)} 个"
+    message = f"采用改写：问题从 {len(report.problems)} 个减到 {len(new_report.problems)} 个"
+    return new_answer, new_report, repairs, message
 
 
 def fix_answer(answer: str, sources: Sequence[Source], threshold: float, rounds: int = 0, ask: Rewriter | None = None,

@@ -22,7 +22,8 @@ Problem = dict[str, Any]
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")
 STYLE = """
-body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}
+body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;
+padding:0 1em;color:#222}
 h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;border-radius:4px;display:inline-block}
 .verdict.passed{background:#e6f4ea;color:#1e6b35}.verdict.failed{background:#fdecea;color:#8a1c12}
 .claim.ok{border-bottom:2px solid #9fd3ae}.claim.flagged{background:#fdecea;border-bottom:2px solid #d93025}

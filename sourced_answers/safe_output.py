@@ -21,9 +21,17 @@ CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTRO
 
 
 class TextStream(Protocol):
+    """能写文字的流（sys.stdout、io.StringIO……）。"""
+
     def write(self, text: str, /) -> object: ...
 
     def flush(self) -> object: ...
+
+
+class Output(TextStream, Protocol):
+    """程序往下传的输出：写、冲刷，还能问是不是终端（决定要不要边生成边显示）。"""
+
+    def isatty(self) -> bool: ...
 
 
 class TerminalFilter:

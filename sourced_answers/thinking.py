@@ -60,7 +60,7 @@ def without_thinking(text: str) -> str:
 
 def think_spans(text: str) -> list[tuple[int, int]]:
     """<think>…</think> 的位置 [(开始, 结束)]；没闭合的 <think> 一直算到结尾。线性扫描。"""
-    spans = []
+    spans: list[tuple[int, int]] = []
     position = 0
     while True:
         start = text.find(OPEN, position)

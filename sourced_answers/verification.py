@@ -3,7 +3,7 @@
 可以加 --fix（只做确定性修正）、--judge（请评判模型看字面核对放过的句子）和 --html。
 """
 import json
-from typing import IO, TextIO
+from typing import IO
 
 from sourced_answers.check_steps import check_and_fix, judge_asker
 from sourced_answers.config import Config
@@ -13,9 +13,10 @@ from sourced_answers.records import Record, parse_saved_answers, read_saved_file
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
+from sourced_answers.safe_output import Output
 
 
-def verify(config: Config, out: TextIO, stdin: IO[bytes]) -> int:
+def verify(config: Config, out: Output, stdin: IO[bytes]) -> int:
     path = config.verify or "-"
     name = "标准输入" if path == "-" else path
     answers = parse_saved_answers(read_saved_file(path, stdin), name)

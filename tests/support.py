@@ -97,7 +97,7 @@ class ScriptedModel:
         self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     @property
     def url(self):

@@ -7,6 +7,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import metaso_search
 from sourced_answers.metaso_cache import FILE_NAME, MetasoCache, search
 from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
@@ -141,6 +143,7 @@ def test_a_file_where_the_directory_should_be_gives_one_warning_and_no_cache(fak
     assert calls(fake_metaso, "search") == 2
 
 
+@pytest.mark.slow
 def test_four_processes_at_once_all_succeed(fake_metaso, model_server):
     env = setup(fake_metaso, model_server)
     command = cli_command(QUESTION, "--json")

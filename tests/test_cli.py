@@ -4,6 +4,8 @@ import os
 import pty
 import subprocess
 
+import pytest
+
 from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -80,6 +82,7 @@ def test_thinking_never_reaches_the_answer(fake_metaso, model_server):
         assert "[9]" not in result.stdout and "[7]" not in result.stdout
 
 
+@pytest.mark.slow
 def test_stream_is_default_on_a_terminal(fake_metaso, model_server):
     leader, follower = pty.openpty()
     process = subprocess.Popen(cli_command(QUESTION),
@@ -226,6 +229,7 @@ def test_usage_errors_exit_2_in_chinese(fake_metaso, model_server):
     assert fake_metaso.requests == [] and model_server.requests == []
 
 
+@pytest.mark.slow
 def test_metaso_search_prints_the_raw_response(fake_metaso):
     result = run_cli(QUESTION, "--size", "2", env=cli_env(fake_metaso), module="metaso_search")
     assert result.returncode == 0
@@ -235,6 +239,7 @@ def test_metaso_search_prints_the_raw_response(fake_metaso):
     assert CANARY_KEY not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_metaso_search_without_key_exits_2(fake_metaso):
     env = cli_env(fake_metaso)
     del env["METASO_API_KEY"]
@@ -330,6 +335,7 @@ def test_prompt_too_long_for_the_context_window_is_warned(fake_metaso, model_ser
     assert "上下文窗口" not in quiet.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_server):
     env = cli_env(None, model_server, ANS_MODEL="good")
     result = run_cli(env=env, module="sourced_answers.quickstart")
@@ -340,6 +346,7 @@ def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_serve
     assert "✓ 引用核对通过" in result.stdout
 
 
+@pytest.mark.slow
 def test_quickstart_passes_flags_through(model_server):
     result = run_cli("NAS 选购要注意什么", "--json", env=cli_env(None, model_server, ANS_MODEL="good"),
                      module="sourced_answers.quickstart")

@@ -56,6 +56,7 @@ def test_permanent_failure_is_never_retried(fake_metaso, model_server, preset, n
     assert next_step in result.stderr and "重试" not in result.stderr
 
 
+@pytest.mark.slow
 def test_overall_timeout_ends_a_hanging_call(fake_metaso, model_server):
     fake_metaso.fail_with("search", "hang")
     started = time.monotonic()
@@ -132,6 +133,7 @@ def interrupt_when(condition, args, env):
     return process.returncode, stdout.decode(), stderr.decode()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_searching_exits_130(fake_metaso, model_server):
     fake_metaso.delay = 30
     code, _, stderr = interrupt_when(lambda: fake_metaso.in_flight["search"] > 0, [QUESTION],
@@ -140,6 +142,7 @@ def test_ctrl_c_while_searching_exits_130(fake_metaso, model_server):
     assert stderr.strip().splitlines()[-1] == "已中断" and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_reading_exits_130_without_waiting_for_the_reads(fake_metaso, model_server):
     fake_metaso.fail_with("reader", "hang")  # 读取一直不回应（60 秒）；communicate 只等 10 秒
     code, _, stderr = interrupt_when(lambda: fake_metaso.in_flight["reader"] == 2, [QUESTION],
@@ -148,6 +151,7 @@ def test_ctrl_c_while_reading_exits_130_without_waiting_for_the_reads(fake_metas
     assert stderr.strip().splitlines()[-1] == "已中断" and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_answering_exits_130(fake_metaso, model_server):
     code, stdout, stderr = interrupt_when(lambda: model_server.counts.get("slow-stream"), [QUESTION, "--stream"],
                                           cli_env(fake_metaso, model_server, ANS_MODEL="slow-stream"))

@@ -92,6 +92,7 @@ def test_dead_judge_endpoint_is_a_clear_error(tmp_path, model_server):
     assert result.returncode == 3 and "评判模型 judge-yes" in result.stderr and "127.0.0.1:9" in result.stderr
 
 
+@pytest.mark.slow
 def test_judge_that_hangs_is_ended_by_timeout(tmp_path, model_server):
     started = time.monotonic()
     result = verify(tmp_path, model_server, "judge-hang", GOOD_ANSWER, "--timeout", "2")

@@ -116,6 +116,7 @@ def test_client_side_request_errors_are_never_retried():
     assert "METASO_BASE" in str(metaso_error.value) and "不能用" in str(model_error.value)
 
 
+@pytest.mark.slow
 def test_quickstart_understands_a_scheme_less_ollama_url(model_server):
     address = model_server.url.removeprefix("http://")
     env = cli_env(None, None, OLLAMA_URL=address, ANS_MODEL="good")
@@ -124,6 +125,7 @@ def test_quickstart_understands_a_scheme_less_ollama_url(model_server):
     assert f"使用模型服务 http://{address}（模型 good）" in result.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_passes_a_bad_ollama_url_to_the_main_program():
     result = run_cli("家用 NAS 怎么选", env=cli_env(OLLAMA_URL="ftp://x:1"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "OLLAMA_URL" in result.stderr and "Traceback" not in result.stderr

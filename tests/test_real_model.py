@@ -8,7 +8,11 @@ import json
 import pytest
 
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
+from sourced_answers.preflight import probe_models
 from tests.support import cli_env, run_cli
+
+# 每个测试都要等真实的模型生成回答
+pytestmark = pytest.mark.slow
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
 FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "160"]
@@ -93,7 +97,7 @@ def test_eval_table_from_the_real_model(real_model):
 def test_quickstart_falls_back_to_the_bundled_model():
     from sourced_answers.local_model import server_installed
     if not server_installed():
-        pytest.skip("没有安装 requirements-model.txt")
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
     result = run_cli("--max-tokens", "120", env=env, module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
@@ -105,7 +109,7 @@ def test_quickstart_falls_back_to_the_bundled_model():
 def test_quickstart_warns_that_the_bundled_model_is_english_only():
     from sourced_answers.local_model import server_installed
     if not server_installed():
-        pytest.skip("没有安装 requirements-model.txt")
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
     result = run_cli("家用 NAS 怎么选", "--read", "0", "--max-tokens", "20", env=env, module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
@@ -120,7 +124,7 @@ def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tm
         server_installed,
     )
     if not server_installed():
-        pytest.skip("没有安装 requirements-model.txt")
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"not a gguf file")
     with pytest.raises(LocalModelError) as error:
@@ -140,8 +144,4 @@ def test_the_server_process_ends_with_its_owner(real_model):
 
 
 def requests_ok(url):
-    import requests
-    try:
-        return requests.get(url + "/v1/models", timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
+    return probe_models(url, timeout=2).answered

@@ -203,6 +203,7 @@ def png_is_blank(path):
     return len(set(pixels)) <= 3
 
 
+@pytest.mark.slow
 def test_page_loads_from_file_and_is_not_blank(tmp_path, browser):
     _, page = review(tmp_path, {"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS})
     shot = tmp_path / "shot.png"
@@ -211,6 +212,7 @@ def test_page_loads_from_file_and_is_not_blank(tmp_path, browser):
     assert not png_is_blank(shot)
 
 
+@pytest.mark.slow
 def test_dom_has_one_marked_element_per_flagged_sentence_and_per_source(tmp_path, browser):
     record = {"answer": GOOD_ANSWER + "\n\n" + INVENTED + "\n\n需要转码 4K 视频时选带核显的 Intel 型号 [2]。",
               "sources": NAS}
@@ -222,6 +224,7 @@ def test_dom_has_one_marked_element_per_flagged_sentence_and_per_source(tmp_path
     assert elements.count("source") == len(NAS)
 
 
+@pytest.mark.slow
 def test_hostile_markup_cannot_change_the_title(tmp_path, browser):
     _, page = review(tmp_path, HOSTILE)
     dom = browser(page, "--dump-dom")

@@ -1,0 +1,168 @@
+"""有出处的回答：秘塔搜索拿来源 → 读取前几条网页正文 → 本地模型写带 [编号] 引用的回答 → 程序核对引用。
+
+  python answer_with_sources.py "家用 NAS 怎么选" --read 2
+  python answer_with_sources.py --demo "家用 NAS 怎么选"     # 没有密钥：用内置的模拟秘塔
+  python answer_with_sources.py --verify saved.json          # 只核对保存下来的回答
+
+这个文件讲一次运行的经过：配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出。
+每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/citation_check.py。
+退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 130 被中断
+"""
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import IO, TextIO
+
+import metaso_search
+from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
+
+# check、support 是原教程的接口，教程的测试从这里导入
+from sourced_answers.citation_check import check, support
+from sourced_answers.cli import build_parser
+from sourced_answers.config import Config, build_config
+from sourced_answers.errors import AppError, ExitCode
+from sourced_answers.evaluation import run_eval
+from sourced_answers.gather import MetasoSession
+from sourced_answers.model_client import ModelError, chat, chat_url
+from sourced_answers.preflight import check_before_paying
+from sourced_answers.prompts import build_messages, context_warning
+from sourced_answers.records import result_record
+from sourced_answers.render import render_result
+from sourced_answers.retrying import Deadline
+from sourced_answers.review_page import save_review_page
+from sourced_answers.safe_output import Output, SafeWriter
+from sourced_answers.thinking import ThinkFilter, without_thinking
+from sourced_answers.verification import verify
+
+__all__ = ["check", "support", "main", "run_question"]
+
+Log = Callable[[str], None]
+
+
+# ---------- 一次回答的经过 ----------
+
+def run_question(config: Config, out: Output, log: Log) -> int:
+    question = config.question or ""
+    model = config.model
+    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥在 Config 里已经检查过）
+    check_before_paying(config, [model])
+    deadline = Deadline(config.timeout)
+    # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
+    with MetasoSession(config, log, deadline) as metaso:
+        sources = metaso.gather(question)
+    # 2. 请模型回答（输出到终端时边生成边显示）
+    stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
+    messages = build_messages(question, sources)
+    answer = ask_model(messages, model, config, stream, deadline, out, log)
+    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
+    checked = check_and_fix(answer, sources, config, rewriter(question, messages, model, config, deadline, log),
+                            log, judge_asker(config, deadline))
+    # 4. 输出：文字或 JSON，（--html）审阅页
+    record = result_record(question, model, checked.answer, sources, checked.report, checked.fix, checked.judged)
+    if config.json:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        out.write(render_result(checked, answer_shown=stream))
+    metaso.report_savings()
+    if config.html:
+        out.flush()
+        save_review_page(config.html, [record])
+    return ExitCode.PASSED if checked.report.passed else ExitCode.FAILED
+
+
+def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
+              out: Output, log: Log) -> str:
+    """请模型回答，返回去掉思考过程的回答。stream 时边收边显示（<think> 部分不显示）。"""
+    log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
+    warning = context_warning(messages, config.max_tokens, config.context_window)
+    if warning:
+        log(warning)
+    shown = ThinkFilter()
+    started = [False]
+
+    def show(piece: str) -> None:
+        visible = shown.feed(piece)
+        if not started[0]:
+            visible = visible.lstrip()
+            started[0] = bool(visible)
+        if visible:
+            out.write(visible)
+            out.flush()
+
+    try:
+        result = chat(messages, model, config.model_url, stream, on_text=show if stream else None,
+                      max_tokens=config.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"))
+    except ModelError as error:
+        if stream and error.partial:
+            out.write("\n\n（回答不完整）\n")
+        raise
+    answer = without_thinking(result.text)
+    if stream:
+        rest = shown.finish()
+        out.write((rest if started[0] else rest.lstrip()) + "\n\n")
+    if result.finish_reason == "length":
+        log(f"⚠ 回答达到长度上限（--max-tokens {config.max_tokens}）被截断了")
+    if not answer:
+        raise ModelError(f"模型 {model} 返回了空回答")
+    return answer
+
+
+def program(config: Config, out: Output, log: Log, stdin: IO[bytes]) -> int:
+    """按配置做一件事：核对文件、比较模型，或者回答问题。"""
+    if config.verify:
+        return verify(config, out, stdin)
+    if config.eval:
+        return run_eval(config, out, log)
+    return run_question(config, out, log)
+
+
+# ---------- 命令行入口 ----------
+
+def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None,
+         environ: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None,
+         adjust: Callable[[Config], Config] | None = None) -> int:
+    """命令行入口：只有这里读环境变量、决定打印什么、退出码是多少。
+
+    environ 默认是 os.environ；adjust 让 quickstart 在配置建好之后换掉其中几项（比如改用本机启动的模型服务）。"""
+    environ = os.environ if environ is None else environ
+    secrets = [metaso_search.api_key(environ, required=False)]
+    errors = SafeWriter(err or sys.stderr, secrets)
+    raw_out = out or sys.stdout
+
+    def log(message: str) -> None:
+        errors.write(message + "\n")
+        errors.flush()
+
+    output = SafeWriter(raw_out, secrets)
+    try:
+        args = build_parser().parse_args(argv)
+        config = build_config(args, environ)
+        if adjust:
+            config = adjust(config)
+        # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
+        output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
+        return program(config, output, log, stdin or sys.stdin.buffer)
+    except AppError as error:
+        log(f"✗ {error}")
+        return error.exit_code
+    except KeyboardInterrupt:
+        output.flush()
+        log("\n已中断")
+        return ExitCode.INTERRUPTED
+    finally:
+        output.flush()
+        errors.flush()
+
+
+def console_main() -> None:
+    """python answer_with_sources.py 和 pip install 之后的 answer-with-sources 命令。"""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # 在 main 之外（比如退出时）按下 Ctrl-C
+        sys.stderr.write("\n已中断\n")
+        sys.exit(ExitCode.INTERRUPTED)
+
+
+if __name__ == "__main__":
+    console_main()

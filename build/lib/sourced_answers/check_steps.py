@@ -1,0 +1,103 @@
+"""第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看字面核对放过的句子。
+
+回答问题和 --verify 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
+出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
+"""
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sourced_answers.citation_check import Report, check_answer
+from sourced_answers.config import Config
+from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
+from sourced_answers.model_client import Message, ModelError, chat
+from sourced_answers.prompts import rewrite_messages
+from sourced_answers.records import Source
+from sourced_answers.repair import Repair, Rewriter, fix_answer, repairable
+from sourced_answers.retrying import Deadline
+from sourced_answers.text import has_chinese
+from sourced_answers.thinking import without_thinking
+
+# 评判模型只需要回答“是”或“否”；留一点余地给先写一两句的模型
+JUDGE_MAX_TOKENS = 64
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Fixed:
+    """--fix 的结果：修正前后的回答和改了什么。"""
+    original: str
+    answer: str
+    repairs: list[Repair]
+
+
+@dataclass
+class Judged:
+    """--judge 的结果：评判模型的名字、地址和每一次询问。"""
+    model: str
+    url: str
+    calls: list[JudgeCall]
+
+
+@dataclass
+class Checked:
+    """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。"""
+    answer: str
+    report: Report
+    fix: Fixed | None = None
+    fixable: int = 0
+    judged: Judged | None = None
+    sources: list[Source] = field(default_factory=list)
+
+
+def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrite: Rewriter | None = None,
+                  log: Log = lambda message: None, judge: JudgeAsk | None = None) -> Checked:
+    """核对；config.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
+    report = check_answer(answer, sources, config.threshold)
+    fix = None
+    fixable = 0
+    if config.fix:
+        rounds = config.fix_rounds if rewrite else 0
+        fixed, report, repairs = fix_answer(answer, sources, config.threshold, rounds, rewrite, log)
+        fix = Fixed(answer, fixed, repairs)
+        answer = fixed
+    elif not report.passed:
+        fixable = repairable(answer, sources, config.threshold, report)
+    judged = None
+    if judge and config.judge:
+        log(f"请评判模型 {config.judge} 逐句看一遍…")
+        problems, calls = judge_answer(answer, sources, report, judge)
+        report.problems += problems
+        judged = Judged(config.judge, config.judge_url, calls)
+    return Checked(answer, report, fix, fixable, judged, list(sources))
+
+
+def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:
+    """--judge 用的询问函数：messages → 回复文字。出错时的说明里带上评判模型的名字（退出码 3）。"""
+    model = config.judge
+    if not model:
+        return None
+
+    def ask(messages: list[Message]) -> str:
+        try:
+            result = chat(messages, model, config.judge_url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
+                          deadline=deadline)
+        except ModelError as error:
+            raise ModelError(f"评判模型 {model}：{error}") from None
+        return result.text
+    return ask
+
+
+def rewriter(question: str, messages: list[Message], model: str, config: Config, deadline: Deadline,
+             log: Log) -> Rewriter:
+    """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。"""
+    def ask(answer: str, report: Report) -> str:
+        request = rewrite_messages(messages, answer, report, has_chinese(question))
+        try:
+            result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,
+                          deadline=deadline)
+        except ModelError as error:
+            log(f"  修正时模型出错：{error}")
+            return ""
+        return without_thinking(result.text)
+    return ask

@@ -1,0 +1,117 @@
+"""命令行参数的定义：中文的帮助和报错，数值参数在解析时就检查范围。
+
+报错不打印 argparse 的英文说明，而是抛 UsageError（退出码 2），由 main 统一打印。
+"""
+import argparse
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
+from sourced_answers.citation_check import DEFAULT_THRESHOLD
+from sourced_answers.config import DEFAULT_MODEL
+from sourced_answers.errors import UsageError
+from sourced_answers.model_client import DEFAULT_MAX_TOKENS
+
+# Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
+DEFAULT_CONTEXT_WINDOW = 4096
+DEMO_PAGE_SETS = ["nas", "nas-en", "nas-long", "nas-injection"]
+
+
+class ChineseHelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
+                  groups: Iterable[Any], prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, prefix or "用法：")
+
+
+class ChineseArgumentParser(argparse.ArgumentParser):
+    """参数错误时抛 UsageError（中文说明，退出码 2），不打印英文报错。"""
+
+    def error(self, message: str) -> NoReturn:
+        for english, chinese in (("the following arguments are required:", "缺少参数："),
+                                 ("unrecognized arguments:", "不认识的参数："),
+                                 ("expected one argument", "需要一个取值"),
+                                 ("invalid choice:", "取值无效："),
+                                 ("argument ", "参数 ")):
+            message = message.replace(english, chinese)
+        raise UsageError(f"{message}（python answer_with_sources.py -h 查看用法）")
+
+
+def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> Callable[[str], Any]:
+    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。"""
+    kind = "整数" if convert is int else "数字"
+
+    def shown(value: float) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"“{text}”不是{kind}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"应在 {shown(low)} 到 {shown(high)} {unit}之间，收到 {shown(value)}")
+        return value
+    return parse
+
+
+def build_parser() -> ChineseArgumentParser:
+    parser = ChineseArgumentParser(
+        prog="answer_with_sources.py", add_help=False, formatter_class=ChineseHelpFormatter,
+        description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
+        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果。")
+    parser._positionals.title = "参数"
+    parser._optionals.title = "选项"
+    parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("question", nargs="?", help="要问的问题")
+    parser.add_argument("--size", type=in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
+    parser.add_argument("--read", type=in_range(0, 100), default=2,
+                        help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
+    parser.add_argument("--max-chars", type=in_range(1, 1_000_000), default=2000,
+                        help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落（默认 2000）")
+    parser.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
+    parser.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=DEFAULT_MAX_TOKENS,
+                        help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}）")
+    parser.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None,
+                        help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
+    parser.add_argument("--context-window", type=in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
+                        help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
+    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=DEFAULT_THRESHOLD,
+                        help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
+    parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+                        help="边生成边显示回答（默认：输出到终端时开启）")
+    parser.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象")
+    parser.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
+    parser.add_argument("--demo-pages", choices=DEMO_PAGE_SETS, default="nas",
+                        help="--demo 用哪组内置页面：nas（中文，默认）、nas-en（英文）、"
+                             "nas-long（正文前有很长的导航）、nas-injection（第 3 页写着“忽略之前的所有指令”）")
+    parser.add_argument("--eval", metavar="FILE",
+                        help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
+    parser.add_argument("--models", metavar="A,B",
+                        help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
+    parser.add_argument("--html", metavar="FILE",
+                        help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
+                             "点进去能看到原因和资料里高亮的证据")
+    parser.add_argument("--judge", metavar="MODEL",
+                        help="第二意见：请这个模型逐句判断所引资料是否完全支持字面核对放过的句子，"
+                             "它说不支持时加一个 judge_unsupported 问题（不撤销字面核对的问题）")
+    parser.add_argument("--judge-url", metavar="URL",
+                        help="评判模型所在的 OpenAI 兼容服务（默认和回答用的模型同一个，即 OLLAMA_URL）")
+    parser.add_argument("--fix", action="store_true",
+                        help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
+                             "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
+    parser.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
+                        help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
+    cache = parser.add_argument_group(
+        "缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/"
+              "（默认 ~/.cache/answer-with-sources/），同样的搜索、同一个网页不再付费；--demo 不用缓存")
+    cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
+    cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
+    cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"), default=24.0,
+                       help="搜索结果在缓存里有效多少小时（默认 24）")
+    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=7.0,
+                       help="网页正文在缓存里有效多少天（默认 7）")
+    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=200,
+                       help="缓存最多占多少 MB，超出时先删最旧的（默认 200）")
+    parser.add_argument("--verify", metavar="FILE",
+                        help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
+    return parser
+

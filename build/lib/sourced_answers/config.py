@@ -1,0 +1,163 @@
+"""一次运行的全部配置：环境变量和命令行参数在这里读一次、检查一次，变成一个 Config 往下传。
+
+这里之下的代码不读 os.environ；quickstart、基准和测试要换配置时，直接构造 Config 或传入另一份环境变量。
+用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
+"""
+import argparse
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import metaso_search
+from sourced_answers.errors import ConfigError, UsageError
+from sourced_answers.metaso_cache import default_directory
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "qwen2.5:1.5b"
+# --fix 默认请模型改写一轮
+DEFAULT_FIX_ROUNDS = 1
+MAX_QUESTION = 1000
+HOST = re.compile(r"[A-Za-z0-9._:-]+")  # 主机名、IPv4 或（去掉方括号的）IPv6
+
+
+@dataclass(frozen=True)
+class Config:
+    """一次运行要用的一切。字段名和命令行参数一致（--max-chars → max_chars）。"""
+    # 做什么：回答 question、比较模型（eval）或核对文件（verify）
+    question: str | None = None
+    eval: str | None = None
+    verify: str | None = None
+    models: list[str] = field(default_factory=list)
+    # 秘塔
+    demo: bool = False
+    demo_pages: str = "nas"
+    metaso_key: str = ""
+    metaso_base: str = metaso_search.DEFAULT_BASE
+    size: int = 5
+    read: int = 2
+    max_chars: int = 2000
+    # 缓存
+    cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "answer-with-sources")
+    no_cache: bool = False
+    refresh: bool = False
+    cache_search_hours: float = 24.0
+    cache_page_days: float = 7.0
+    cache_max_mb: int = 200
+    # 模型
+    model: str = DEFAULT_MODEL
+    model_url: str = DEFAULT_OLLAMA_URL
+    max_tokens: int = 1024
+    timeout: float | None = None
+    context_window: int = 4096
+    stream: bool | None = None
+    # 核对、修正、第二意见
+    threshold: float = 0.35
+    fix: bool = False
+    fix_rounds: int = DEFAULT_FIX_ROUNDS
+    judge: str | None = None
+    judge_url: str = DEFAULT_OLLAMA_URL
+    # 输出
+    json: bool = False
+    html: str | None = None
+
+    @property
+    def secrets(self) -> list[str]:
+        """任何输出里都要遮掉的密钥。"""
+        return [self.metaso_key] if self.metaso_key else []
+
+
+def normalize_url(value: str, name: str) -> str:
+    """检查一个服务地址，返回规范的写法；name 是环境变量或参数的名字，出错时写进说明（值里不会有密钥）。"""
+    text = value.strip()
+    if "://" not in text:
+        text = "http://" + text  # host:port
+    parts = urlsplit(text)
+    problem = None
+    if parts.scheme.lower() not in ("http", "https"):
+        problem = f"只支持 http 和 https，不支持 {parts.scheme}"
+    elif not parts.hostname or not HOST.fullmatch(parts.hostname) or parts.hostname.startswith(("-", ".")):
+        problem = "主机名无效"
+    else:
+        try:
+            _ = parts.port
+        except ValueError:
+            problem = "端口无效"
+    if problem or parts.username or parts.password:
+        problem = problem or "地址里不要写用户名和密码"
+        shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
+        raise ConfigError(f"{name} 的值“{shown}”不是有效的服务地址：{problem}（例如 http://127.0.0.1:11434）")
+    return text.rstrip("/")
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
+    if args.read > args.size:
+        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+    if args.models and not args.eval:
+        raise UsageError("--models 要和 --eval 一起用")
+    if (args.judge or args.judge_url) and args.eval:
+        raise UsageError("--judge 用于回答问题和 --verify")
+    if args.judge_url and not args.judge:
+        raise UsageError("--judge-url 要和 --judge 一起用")
+    if args.html and args.eval:
+        raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
+    if args.no_cache and args.refresh:
+        raise UsageError("--no-cache 和 --refresh 不能同时用：--refresh 会把新结果写进缓存")
+    if args.fix_rounds is not None and not args.fix:
+        raise UsageError("--fix-rounds 要和 --fix 一起用")
+    if args.verify:
+        if args.question or args.eval:
+            raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
+        return
+    if args.eval:
+        if args.question:
+            raise UsageError("--eval 从文件读问题，不要同时给出问题")
+        return
+    if args.question is None or not args.question.strip():
+        raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
+    if len(args.question.strip()) > MAX_QUESTION:
+        raise UsageError(f"问题太长（{len(args.question.strip())} 个字符），请控制在 {MAX_QUESTION} 个字符以内")
+
+
+def model_url_from(environ: Mapping[str, str]) -> str:
+    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）；没设置时是本机 Ollama 的默认地址。"""
+    value = environ.get("OLLAMA_URL", "").strip()
+    return normalize_url(value, "OLLAMA_URL") if value else DEFAULT_OLLAMA_URL
+
+
+def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
+    """--model，再是 ANS_MODEL，再是默认模型。"""
+    return flag or environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
+
+
+def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config:
+    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。"""
+    check_flags(args)
+    model = model_from(environ, args.model)
+    if args.eval:
+        models = [m.strip() for m in (args.models or model).split(",") if m.strip()]
+        if not models:
+            raise UsageError("--models 里没有模型名")
+    else:
+        models = [model]
+    needs_metaso = not args.verify
+    model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
+    metaso_base = metaso_search.DEFAULT_BASE
+    if needs_metaso and not args.demo:
+        metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE")
+    judge_url = model_url
+    if args.judge_url:
+        judge_url = normalize_url(args.judge_url, "--judge-url")
+    key = metaso_search.api_key(environ, required=needs_metaso and not args.demo)
+    return Config(
+        question=args.question.strip() if args.question else None, eval=args.eval, verify=args.verify,
+        models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
+        size=args.size, read=args.read, max_chars=args.max_chars, cache_dir=default_directory(environ),
+        no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
+        cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
+        max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
+        threshold=args.threshold, fix=args.fix,
+        fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
+        judge=args.judge, judge_url=judge_url, json=args.json, html=args.html)

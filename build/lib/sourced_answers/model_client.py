@@ -1,0 +1,212 @@
+"""OpenAI 兼容的模型服务（Ollama、llama.cpp server 等）的客户端：chat、ModelError。
+
+只用 /v1/chat/completions。reasoning / reasoning_content 字段不会进入回答；
+回答里的 <think>…</think> 由 thinking.py 去掉。
+"""
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sourced_answers.errors import ServiceError
+from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.text import excerpt
+
+if TYPE_CHECKING:
+    import requests
+
+Message = dict[str, str]
+
+DEFAULT_MAX_TOKENS = 1024
+
+
+class ModelError(ServiceError):
+    """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
+
+    def __init__(self, message: str, partial: str = "", transient: bool = False) -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.transient = transient  # True：连不上、限流、服务器临时出错，可以重试
+
+
+class ModelUnreachable(ModelError):
+    """连不上模型服务：之后的请求也不会成功。"""
+
+
+@dataclass
+class ChatResult:
+    text: str
+    finish_reason: str | None
+    completion_tokens: int | None  # 服务报告的生成 token 数；没报告时为 None
+    seconds: float  # 从发出请求到收完回答
+    first_text_seconds: float | None = None  # 流式时，从发出请求到收到第一段回答
+    pieces: int = 0  # 流式时收到的片段数（每段大约一个 token）
+
+    @property
+    def generated_tokens(self) -> int | None:
+        return self.completion_tokens if self.completion_tokens else self.pieces or None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        """生成速度：不算读提示词的时间（流式时从第一段回答算起）。"""
+        tokens = self.generated_tokens
+        started = self.first_text_seconds or 0.0
+        if not tokens or self.seconds <= started:
+            return None
+        return tokens / (self.seconds - started)
+
+
+def chat_url(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[:-3]
+    return f"{base}/v1/chat/completions"
+
+
+def model_error_message(body_text: str) -> str:
+    """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
+    try:
+        data = json.loads(body_text)
+    except ValueError:
+        return excerpt(body_text, 200)
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("detail") or json.dumps(error, ensure_ascii=False)
+        return excerpt(str(error), 200)
+    return excerpt(body_text, 200)
+
+
+def http_model_error(status: int, message: str, model: str, url: str) -> ModelError:
+    error = classify_http_error(status, message, model, url)
+    error.transient = status == 429 or status >= 500
+    return error
+
+
+def classify_http_error(status: int, message: str, model: str, url: str) -> ModelError:
+    if status == 404 and "not found" in message and "model" in message:
+        return ModelError(f"模型服务里没有模型 {model}（{message}）。请先运行：ollama pull {model}"
+                          f"，或用 --model / ANS_MODEL 换一个已经下载的模型")
+    if status == 404:
+        return ModelError(f"模型服务 {url} 返回 HTTP 404（{message}）。请检查 OLLAMA_URL 是否指向 OpenAI 兼容的服务")
+    return ModelError(f"模型服务返回 HTTP {status}：{message}")
+
+
+def chat(messages: list[Message], model: str, base_url: str, stream: bool,
+         on_text: Callable[[str], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600,
+         deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None) -> ChatResult:
+    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。
+
+    发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
+    limit = deadline or Deadline()
+    url = chat_url(base_url)
+    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
+            "max_tokens": max_tokens, "reasoning_effort": "none"}
+    if stream:
+        body["stream_options"] = {"include_usage": True}  # 让服务在流的最后报告 token 数
+    started = time.monotonic()
+    first: list[float] = []
+    pieces = [0]
+
+    def received(piece: str) -> None:
+        if not first:
+            first.append(time.monotonic() - started)
+        pieces[0] += 1
+        if on_text:
+            on_text(piece)
+
+    try:
+        response = with_retries(lambda: start_chat(url, body, model, timeout, limit), limit, on_retry)
+    except DeadlineExceeded as error:
+        raise ModelError(f"等模型服务时{error}") from None
+    if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
+        text, finish, tokens = read_stream(response, received)
+        return ChatResult(text, finish, tokens, time.monotonic() - started, first[0] if first else None, pieces[0])
+    text, finish, tokens = read_whole(response)
+    if on_text:
+        on_text(text)
+    return ChatResult(text, finish, tokens, time.monotonic() - started)
+
+
+def start_chat(url: str, body: dict[str, Any], model: str, timeout: float,
+               deadline: Deadline) -> "requests.Response":
+    """发出请求，返回状态正常的响应；出错时抛 ModelError（暂时性的带 transient）。"""
+    response = post_chat(url, body, timeout, deadline)
+    if response.status_code == 400 and "does not support thinking" in response.text:
+        # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
+        del body["reasoning_effort"]
+        response = post_chat(url, body, timeout, deadline)
+    if response.status_code >= 400:
+        raise http_model_error(response.status_code, model_error_message(response.text), model, url)
+    return response
+
+
+def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline) -> "requests.Response":
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    try:
+        return requests.post(url, json=body, stream=body["stream"], timeout=deadline.timeout(10, timeout))
+    except requests.ConnectionError:
+        raise ModelUnreachable(f"连不上模型服务 {url}。请先启动它：ollama serve"
+                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）", transient=True) from None
+    except requests.Timeout:
+        raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None
+    except requests.RequestException as error:
+        # 地址本身不对之类的客户端错误：再试也不会成功，立刻报告
+        raise ModelError(f"模型服务地址 {url} 不能用：{excerpt(str(error), 160)}") from None
+
+
+def read_whole(response: "requests.Response") -> tuple[str, str | None, int | None]:
+    response.encoding = "utf-8"
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise ModelError(f"模型服务的回答格式不对：{excerpt(response.text, 200)}") from None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return text, choice.get("finish_reason"), usage.get("completion_tokens")
+
+
+def read_stream(response: "requests.Response",
+                on_text: Callable[[str], None]) -> tuple[str, str | None, int | None]:
+    """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    pieces: list[str] = []
+    finish = None
+    tokens = None
+    done = False
+    try:
+        for raw in response.iter_lines():
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                done = True
+                break
+            try:
+                event = json.loads(payload)
+            except ValueError:
+                raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
+            if isinstance(event, dict) and event.get("error"):
+                message = model_error_message(json.dumps(event, ensure_ascii=False))
+                raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
+            choices = event.get("choices") if isinstance(event, dict) else None
+            if isinstance(event, dict) and isinstance(event.get("usage"), dict):
+                tokens = event["usage"].get("completion_tokens", tokens)
+            if not choices:
+                continue
+            choice = choices[0] if isinstance(choices[0], dict) else {}
+            delta = choice.get("delta") or {}
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if piece:
+                pieces.append(piece)
+                on_text(piece)
+            if choice.get("finish_reason"):
+                finish = choice["finish_reason"]
+    except requests.RequestException:
+        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces)) from None
+    if not done and finish is None:
+        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces))
+    return "".join(pieces), finish, tokens

@@ -1,0 +1,56 @@
+"""从读到的网页正文里挑出和问题最相关的段落（纯逻辑，不做 I/O）。
+
+很多网页的前几千字是导航、推荐列表和评论；直接截前 N 个字常常一句正文都拿不到。
+"""
+import re
+
+from sourced_answers.citation_check import tokens_with_spans
+
+NAVIGATION_MARK = re.compile(r"[|｜>›»]")
+LONG_BLOCK = 400
+
+
+def split_blocks(text: str) -> list[str]:
+    """把网页正文切成段：空行分段；太长的段再按行、按句子切开。"""
+    blocks: list[str] = []
+    for block in re.split(r"\n\s*\n", text):
+        pieces = [block] if len(block) <= LONG_BLOCK else block.split("\n")
+        for piece in pieces:
+            if len(piece) <= LONG_BLOCK:
+                blocks.append(piece)
+            else:
+                blocks += re.findall(r"[^。！？!?]*[。！？!?]?", piece)
+    return [b.strip() for b in blocks if b.strip()]
+
+
+def is_navigation(block: str) -> bool:
+    """导航栏、推荐列表、评论区：满是分隔符、每一小段都很短。"""
+    marks = len(NAVIGATION_MARK.findall(block))
+    return marks >= 3 and len(block) / (marks + 1) < 40
+
+
+def select_passages(text: str, question: str, budget: int) -> str:
+    """从网页正文里挑出和问题最相关的段落，按原文顺序拼起来，总长不超过 budget 个字符。
+
+    网页的前几千字常常是导航和推荐列表：这些段落不占预算；和问题共有的内容词越多的段落越先入选，
+    剩下的预算按原文顺序补上其他段落。"""
+    if len(text) <= budget:
+        return text
+    blocks = split_blocks(text)
+    wanted = {token for token, _, _, content in tokens_with_spans(question) if content}
+    ranked = []
+    for position, block in enumerate(blocks):
+        if is_navigation(block):
+            continue
+        found = {token for token, _, _, _ in tokens_with_spans(block)}
+        ranked.append((-len(wanted & found), position))
+    chosen: list[int] = []
+    used = 0
+    for _, position in sorted(ranked):
+        cost = len(blocks[position]) + (2 if chosen else 0)
+        if used + cost <= budget:
+            chosen.append(position)
+            used += cost
+    if not chosen:
+        return text[:budget]
+    return "\n\n".join(blocks[position] for position in sorted(chosen))

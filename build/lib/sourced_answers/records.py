@@ -1,0 +1,135 @@
+"""记录的格式：--json 写出的，就是 --verify 读进来的。
+
+  · Source：一条资料（gather 从秘塔得到，--verify 从文件读出，核对、修正、评判和页面都用它）；
+  · result_record：--json 的一条记录（字段是对外契约，保持稳定）；
+  · parse_saved_answers：--verify 的输入，一个 JSON 对象或 JSON Lines，每条至少有 answer 和 sources
+    （每条资料至少有 text）。格式不对时抛 InputError，说明是第几行、哪个字段（退出码 2）。
+"""
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any
+
+from sourced_answers.errors import InputError
+
+if TYPE_CHECKING:
+    from sourced_answers.check_steps import Fixed, Judged
+    from sourced_answers.citation_check import Report
+
+Record = dict[str, Any]
+
+
+@dataclass
+class Source:
+    """一条资料。read：正文来自读取接口（False：用的是搜索摘要；None：不知道）；cached：来自本地缓存。"""
+    text: str
+    title: str = ""
+    link: str = ""
+    date: str = ""
+    read: bool | None = None
+    cached: bool | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Source":
+        """记录里的一条资料（已经由 validate_record 检查过字段类型）。"""
+        def flag(name: str) -> bool | None:
+            value = data.get(name)
+            return value if isinstance(value, bool) else None
+        return cls(text=data.get("text") or "", title=data.get("title") or "", link=data.get("link") or "",
+                   date=data.get("date") or "", read=flag("read"), cached=flag("cached"))
+
+
+@dataclass
+class SavedAnswer:
+    """--verify 读到的一条回答。line：JSON Lines 里的行号（整个文件是一个对象时为 None）。"""
+    line: int | None
+    question: Any
+    model: Any
+    answer: str
+    sources: list[Source]
+
+
+def result_record(question: Any, model: Any, answer: str, sources: Sequence[Source], report: "Report",
+                  fix: "Fixed | None" = None, judged: "Judged | None" = None) -> Record:
+    """--json 的输出。用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。"""
+    record: Record = {
+        "question": question,
+        "model": model,
+        "answer": answer,
+        "sources": [{"n": number, "title": s.title, "link": s.link, "date": s.date, "text": s.text,
+                     "read": s.read, "cached": s.cached, "cited": number in report.cited}
+                    for number, s in enumerate(sources, 1)],
+        "problems": [p.to_dict() for p in report.problems],
+        "unused": report.unused,
+        "passed": report.passed,
+    }
+    if fix:
+        record["original_answer"] = fix.original
+        record["repairs"] = [r.to_dict() for r in fix.repairs]
+    if judged:
+        record["judge"] = {"model": judged.model, "url": judged.url, "calls": [c.to_dict() for c in judged.calls]}
+    return record
+
+
+def parse_json_records(text: str, name: str) -> list[tuple[int | None, Any]]:
+    """一个 JSON 对象，或 JSON Lines（每行一个对象）。返回 [(行号或 None, 对象)]。"""
+    if not text.strip():
+        raise InputError(f"{name} 是空的")
+    try:
+        return [(None, json.loads(text))]
+    except json.JSONDecodeError as whole_error:
+        records: list[tuple[int | None, Any]] = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((number, json.loads(line)))
+            except json.JSONDecodeError as error:
+                if not records:
+                    raise InputError(f"{name} 第 {whole_error.lineno} 行不是合法的 JSON："
+                                     f"{whole_error.msg}") from None
+                raise InputError(f"{name} 第 {number} 行不是合法的 JSON：{error.msg}") from None
+        return records
+
+
+def validate_record(record: Any, where: str) -> Record:
+    if not isinstance(record, dict):
+        raise InputError(f"{where}应是一个 JSON 对象")
+    if not isinstance(record.get("answer"), str):
+        raise InputError(f"{where}缺少字符串字段 answer")
+    sources = record.get("sources")
+    if not isinstance(sources, list):
+        raise InputError(f"{where}缺少列表字段 sources")
+    for number, source in enumerate(sources, 1):
+        if not isinstance(source, dict) or not isinstance(source.get("text"), str):
+            raise InputError(f"{where}sources 的第 {number} 项缺少字符串字段 text")
+        for name in ("title", "link", "date"):
+            if source.get(name) is not None and not isinstance(source[name], str):
+                raise InputError(f"{where}sources 的第 {number} 项的 {name} 应是字符串")
+    return record
+
+
+def parse_saved_answers(text: str, name: str) -> list[SavedAnswer]:
+    """--verify 的输入文字 → 回答列表；name 是文件名（或“标准输入”），出错时写进说明。"""
+    answers = []
+    for line, data in parse_json_records(text, name):
+        record = validate_record(data, f"{name} 第 {line} 行：" if line else f"{name}：")
+        answers.append(SavedAnswer(line, record.get("question"), record.get("model"), record["answer"],
+                                   [Source.from_json(source) for source in record["sources"]]))
+    return answers
+
+
+def read_saved_file(path: str, stdin: IO[bytes]) -> str:
+    """读 --verify 的文件（- 表示标准输入），按 UTF-8 解码（可以带 BOM）。"""
+    try:
+        if path == "-":
+            data = stdin.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as error:
+        raise InputError(f"读不了 {path}：{error.strerror}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path} 不是 UTF-8 编码（第 {error.start} 字节）") from None

@@ -1,0 +1,77 @@
+"""文字输出：来源列表、修正了什么、评判模型的汇总、核对结论。只拼字符串，打印由调用方做。"""
+from collections.abc import Sequence
+
+from sourced_answers.check_steps import Checked
+from sourced_answers.citation_check import CITATION, Report, normalize_citations
+from sourced_answers.judge import JudgeCall
+from sourced_answers.records import Source
+from sourced_answers.repair import Repair, body_key
+from sourced_answers.text import format_citations, truncate
+
+
+def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
+    lines = ["来源："]
+    for number, source in enumerate(sources, 1):
+        mark = "（未被引用）" if number in unused else ""
+        lines.append(f"[{number}] {source.title} {source.link}".strip() + mark)
+    return lines
+
+
+def verdict_lines(report: Report, fixable: int = 0) -> list[str]:
+    if report.passed:
+        return ["✓ 引用核对通过"]
+    lines = ["⚠ 引用核对没通过，请人工核对："]
+    for problem in report.problems:
+        lines.append(f"  {problem.message}")
+        if problem.evidence:
+            lines.append(f"    所引资料里最接近的一句：{truncate(problem.evidence, 60)}")
+    if fixable:
+        lines.append(f"可以加 --fix 自动修正其中 {fixable} 处引用（只改引用标记，不改一个字的正文）")
+    return lines
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def repair_lines(repairs: Sequence[Repair]) -> list[str]:
+    lines = ["已修正："]
+    for repair in repairs:
+        where = f"第 {repair.paragraph} 段：" if repair.paragraph else ""
+        before = repair.before or ""
+        after = repair.after or ""
+        if repair.kind == "recite":
+            old = format_citations(CITATION.findall(normalize_citations(before)))
+            new = format_citations(CITATION.findall(after))
+            lines.append(f"  {where}{old}→{new}“{truncate(body_key(before), 30)}”"
+                         f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}）")
+        elif repair.kind == "add_citation":
+            new = format_citations(CITATION.findall(after))
+            lines.append(f"  {where}补上 {new}“{truncate(body_key(before), 30)}”"
+                         f"（重合度 {percent(repair.overlap_after)}）")
+        elif repair.kind == "rewrite":
+            lines.append(f"  {where}重写“{truncate(before, 30)}”→“{truncate(after, 30)}”")
+        else:
+            lines.append(f"  {where}删去“{truncate(before, 30)}”")
+    return lines
+
+
+def judge_summary(model: str, calls: Sequence[JudgeCall]) -> str:
+    said = [call.verdict for call in calls]
+    return (f"评判模型：{model}（问了 {len(calls)} 句：支持 {said.count(True)}，不支持 {said.count(False)}，"
+            f"没有意见 {said.count(None)}）")
+
+
+def render_result(checked: Checked, answer_shown: bool = False) -> str:
+    """回答（流式时已经打印过）、来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、核对结论。"""
+    fix = checked.fix
+    parts = [] if answer_shown else [checked.answer]
+    if answer_shown and fix and fix.answer != fix.original:
+        parts.append("修正后的回答：\n" + checked.answer)
+    parts.append("\n".join(source_lines(checked.sources, checked.report.unused)))
+    if fix and fix.repairs:
+        parts.append("\n".join(repair_lines(fix.repairs)))
+    if checked.judged:
+        parts.append(judge_summary(checked.judged.model, checked.judged.calls))
+    parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
+    return "\n\n".join(parts) + "\n"

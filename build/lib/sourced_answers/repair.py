@@ -1,0 +1,429 @@
+"""修正没通过核对的回答（--fix）。
+
+两步：
+  1. 确定性修正（不调用模型）：只改引用标记，不改一个字的正文——
+     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；
+     · 引用了不存在的编号 → 改成能通过的资料（recite）；
+     · 没有引用的段落或列表项，每一句都有一条资料能通过 → 在句末补上引用（add_citation）。
+     没有任何资料能通过的句子原样保留、照样被标出；通过的句子一个字也不动；对修正结果再修正不会再变。
+  2. 请模型改写（只在回答问题时）：把资料、当前回答和剩下的每个问题交给模型，只改写或删去被标出的句子；
+     新回答问题更少、而且保留了之前每个通过的句子，才采用，否则保留上一版。
+
+这里只有纯逻辑：调用模型的函数由调用方传进来。
+"""
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sourced_answers.citation_check import (
+    CITATION,
+    CITATION_MARK,
+    LIST_ITEM,
+    LIST_ITEM_CJK,
+    MIN_MATERIAL,
+    Claim,
+    Problem,
+    Report,
+    SourceIndexes,
+    check_answer,
+    check_claim,
+    claim_words,
+    claims_in_line,
+    compare,
+    material,
+    normalize_citations,
+    structure_problems,
+    tokens_with_spans,
+)
+from sourced_answers.records import Source
+from sourced_answers.text import bigram_similarity, format_citations
+from sourced_answers.thinking import think_spans
+
+Span = tuple[int, int]
+Located = list[tuple[Claim, Span | None]]
+# 请模型改写：(当前回答, 它的 Report) → 改写后的回答（出错时为空字符串）
+Rewriter = Callable[[str, Report], str]
+
+
+# 修正比核对更严：核对只数内容词，“NAS 不需要任何备份，RAID 就够了”对一页讲 RAID 的资料有 75% 的内容词重合。
+# 替一句话选来源时还要求它的全部二元组（连“不需”“任何”这样的虚词也算）在资料最相关的几句里至少出现这么多，
+# 也就是这句话差不多是照着这条资料写的。这个值在 evaluate_fix.py 的调参一半上选出，另一半上报告。
+REPAIR_COVERAGE = 0.8
+
+
+@dataclass
+class Repair:
+    """改了什么。kind：recite（改引）、add_citation（补上引用）、rewrite（改写）、delete（删去）。"""
+    kind: str
+    paragraph: int | None
+    before: str | None
+    after: str | None
+    reason: str
+    overlap_before: float | None = None
+    overlap_after: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Edit:
+    """对原文的一处改动：把 [start, end) 换成 text。"""
+    start: int
+    end: int
+    text: str
+    repair: Repair
+
+
+# ---------- 在原文里找到句子和它的引用标记 ----------
+
+MARK_RUN = re.compile(rf"[ \t]*((?:{CITATION_MARK.pattern})(?:[ \t]*(?:{CITATION_MARK.pattern}))*)")
+MARK_AFTER_END = re.compile(rf"[。！？!?.][ \t]*((?:{CITATION_MARK.pattern})(?:[ \t]*(?:{CITATION_MARK.pattern}))*)"
+                            r"[ \t]*(?=\n|$)")
+
+
+def masked(answer: str) -> str:
+    """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
+    pieces = []
+    position = 0
+    for start, end in think_spans(answer):
+        pieces += [answer[position:start], "\0" * (end - start)]
+        position = end
+    pieces.append(answer[position:])
+    return "".join(pieces)
+
+
+class Locator:
+    """按顺序在原文里找句子：句子的正文（去掉引用后的文字）在原文里一字不差，只是引用标记的写法可能不同。"""
+
+    def __init__(self, answer: str) -> None:
+        self.text = masked(answer)
+        self.cursor = 0
+
+    def find(self, body: str) -> Span | None:
+        """正文的位置 (start, end)；找不到时为 None。"""
+        start = self.text.find(body, self.cursor)
+        if start < 0:
+            return None
+        self.cursor = start + len(body)
+        return start, start + len(body)
+
+    def whole_item(self, span: Span) -> bool:
+        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
+        line_start = self.text.rfind("\n", 0, span[0]) + 1
+        line_end = self.text.find("\n", span[1])
+        before = self.text[line_start:span[0]]
+        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
+        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
+        is_item = bool(LIST_ITEM.match(item) or LIST_ITEM_CJK.match(item))
+        return is_item and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
+
+    def marks_after(self, end: int) -> Span | None:
+        """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
+        match = MARK_RUN.match(self.text, end) or MARK_AFTER_END.match(self.text, end)
+        return match.span(1) if match else None
+
+
+def claims_with_positions(answer: str) -> Located:
+    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。"""
+    _, _, _, claims = structure_problems(answer, 0)
+    locator = Locator(answer)
+    return [(claim, locator.find(claim.body)) for claim in claims]
+
+
+# ---------- 哪条资料能让一句话完全通过 ----------
+
+class Sources:
+    """每条资料的索引只建一次。"""
+
+    def __init__(self, sources: Sequence[Source], threshold: float,
+                 coverage_needed: float = REPAIR_COVERAGE) -> None:
+        self.sources = sources
+        self.threshold = threshold
+        self.coverage_needed = coverage_needed
+        self.index_of = SourceIndexes(sources)
+
+    def passing(self, claim: Claim, numbers: Sequence[int]) -> float | None:
+        """claim 改引 numbers 时能否完全通过（重合度、整段编造、数字）；能通过时返回重合度，否则 None。
+        太短的句子不查重合度，谁都“通过”，所以不替它们找来源。"""
+        if material(claim.body) < MIN_MATERIAL or not numbers:
+            return None
+        trial = Claim(claim.paragraph, claim.text, claim.body, list(numbers))
+        if check_claim(trial, self.sources, self.index_of, self.threshold) is not None:
+            return None
+        if max(self.coverage(claim, n) for n in numbers) < self.coverage_needed:
+            return None
+        words = claim_words(claim.body)
+        return max(compare(claim.body, words, self.index_of(n), n).overlap for n in numbers)
+
+    def coverage(self, claim: Claim, number: int) -> float:
+        """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
+        tokens = list(dict.fromkeys(t[0] for t in tokens_with_spans(claim.body)))
+        if not tokens:
+            return 0.0
+        hits, _ = self.index_of(number).best_window(tokens)
+        return hits / len(tokens)
+
+    def best(self, claim: Claim) -> tuple[int, float] | None:
+        """能让这句话完全通过的资料里重合度最高的一条：(编号, 重合度)；没有时为 None。"""
+        found: tuple[int, float] | None = None
+        for number in range(1, len(self.sources) + 1):
+            overlap = self.passing(claim, [number])
+            if overlap is not None and (found is None or overlap > found[1]):
+                found = (number, overlap)
+        return found
+
+    def overlap(self, claim: Claim, numbers: Sequence[int]) -> float | None:
+        valid = [n for n in numbers if 1 <= n <= len(self.sources)]
+        if not valid:
+            return None
+        words = claim_words(claim.body)
+        return max(compare(claim.body, words, self.index_of(n), n).overlap for n in valid)
+
+
+# ---------- 确定性修正 ----------
+
+def body_key(text: str | None) -> str:
+    """比较句子用：去掉引用标记、合并空白。"""
+    return " ".join(CITATION.sub(" ", normalize_citations(text or "")).split())
+
+
+def problem_key(problem: Problem) -> tuple[Any, ...]:
+    if problem.kind == "missing_source":
+        return problem.kind, tuple(problem.citations or ())
+    return problem.kind, problem.paragraph, body_key(problem.sentence)
+
+
+def flagged_claims(report: Report) -> set[tuple[int | None, str]]:
+    """被“对不上 / 数字不符”标出的句子：{(段落, 正文)}。"""
+    return {(p.paragraph, body_key(p.sentence)) for p in report.problems
+            if p.kind in ("weak_support", "number_mismatch")}
+
+
+def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator) -> list[Edit]:
+    flagged = flagged_claims(report)
+    count = len(pool.sources)
+    edits: list[Edit] = []
+    for claim, span in located:
+        if not claim.citations or span is None:
+            continue
+        if claim.inherited:
+            edit = inherited_edit(claim, span, flagged, pool, locator)
+            if edit:
+                edits.append(edit)
+            continue
+        invalid = [n for n in claim.citations if not 1 <= n <= count]
+        if not invalid and (claim.paragraph, body_key(claim.text)) not in flagged:
+            continue
+        marks = own_marks(claim, span, locator)
+        if marks is None:
+            continue
+        valid = [n for n in dict.fromkeys(claim.citations) if 1 <= n <= count]
+        keep = [n for n in valid if pool.passing(claim, [n]) is not None] if invalid else []
+        overlap_after: float | None
+        if keep:
+            new, overlap_after = keep, pool.passing(claim, keep)
+        else:
+            best = pool.best(claim)
+            if best is None:
+                continue
+            new, overlap_after = [best[0]], best[1]
+        old_mark = format_citations(claim.citations)
+        new_mark = format_citations(new)
+        reason = (f"引用了不存在的 {format_citations(invalid)}" if invalid
+                  else f"资料 {old_mark} 支持不了这句话，资料 {new_mark} 能")
+        repair = Repair("recite", claim.paragraph, claim.text, claim.text.replace(old_mark, new_mark),
+                        reason, pool.overlap(claim, claim.citations), overlap_after)
+        edits.append(Edit(marks[0], marks[1], new_mark, repair))
+    return edits
+
+
+def inherited_edit(claim: Claim, span: Span, flagged: set[tuple[int | None, str]], pool: Sources,
+                   locator: Locator) -> Edit | None:
+    """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
+    if (claim.paragraph, body_key(claim.text)) not in flagged or not locator.whole_item(span):
+        return None
+    best = pool.best(claim)
+    if best is None:
+        return None
+    inherited = format_citations(claim.citations)
+    repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
+                    f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
+                    pool.overlap(claim, claim.citations), best[1])
+    return Edit(span[1], span[1], f" [{best[0]}]", repair)
+
+
+def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
+    """句子自己的引用标记在原文里的位置；标记里的编号必须正好是这句话的引用（句首引用等情况不动）。"""
+    marks = locator.marks_after(span[1])
+    if marks is None:
+        return None
+    written = locator.text[marks[0]:marks[1]]
+    if [int(n) for n in CITATION.findall(normalize_citations(written))] != claim.citations:
+        return None
+    return marks
+
+
+def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[Edit]:
+    """没有引用的段落 / 列表项：每一个够长的句子都能找到一条完全通过的资料，才给整块补上引用；
+    只补一部分会让剩下的句子躲过“没有引用”的检查。"""
+    uncited = [(p.paragraph, p.sentence) for p in report.problems if p.kind == "uncited_paragraph"]
+    if not uncited:
+        return []
+    by_unit = units_of(located, uncited)
+    edits: list[Edit] = []
+    for members in by_unit:
+        planned: list[Edit] = []
+        for claim, span in members:
+            if material(claim.body) < MIN_MATERIAL:
+                continue
+            best = pool.best(claim) if span else None
+            if best is None or span is None:
+                planned = []
+                break
+            mark = f" [{best[0]}]"
+            repair = Repair("add_citation", claim.paragraph, claim.text, claim.text + mark.rstrip(),
+                            "这句话没有引用，资料 [" + str(best[0]) + "] 能支持它", None, best[1])
+            planned.append(Edit(span[1], span[1], mark, repair))
+        if planned:
+            edits += planned
+    return edits
+
+
+def units_of(located: Located, uncited: list[tuple[int | None, str | None]]) -> list[Located]:
+    """把没有引用的块（段落编号、原文）对应到它的句子上：[[(claim, span), …], …]。"""
+    groups: list[Located] = []
+    remaining = list(located)
+    for paragraph, text in uncited:
+        wanted = [body_key(c.text) for line in (text or "").split("\n") for c in claims_in_line(line, paragraph or 0)]
+        members: Located = []
+        for claim, span in remaining:
+            if claim.paragraph == paragraph and not claim.citations and wanted and body_key(claim.text) == wanted[0]:
+                members.append((claim, span))
+                wanted.pop(0)
+        if members and not wanted:
+            groups.append(members)
+            for member in members:
+                remaining.remove(member)
+    return groups
+
+
+def apply_edits(answer: str, edits: list[Edit]) -> str:
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        answer = answer[:edit.start] + edit.text + answer[edit.end:]
+    return answer
+
+
+def improved(before: Report, after: Report) -> bool:
+    """after 的问题是 before 的问题的真子集（没有冒出新问题）。"""
+    old = {problem_key(p) for p in before.problems}
+    new = {problem_key(p) for p in after.problems}
+    return new < old
+
+
+def fix_citations(answer: str, sources: Sequence[Source], threshold: float, report: Report | None = None,
+                  coverage_needed: float = REPAIR_COVERAGE) -> tuple[str, list[Repair], Report]:
+    """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。"""
+    report = report or check_answer(answer, sources, threshold)
+    if report.passed:
+        return answer, [], report
+    pool = Sources(sources, threshold, coverage_needed)
+    located = claims_with_positions(answer)
+    edits = recite_edits(located, report, pool, Locator(answer)) + add_citation_edits(located, report, pool)
+    if not edits:
+        return answer, [], report
+    repaired = apply_edits(answer, edits)
+    after = check_answer(repaired, sources, threshold)
+    if improved(report, after):
+        return repaired, [e.repair for e in edits], after
+    # 合在一起出了意外（极少见）：一处一处地试，只留下让问题变少、又没冒出新问题的
+    kept: list[Edit] = []
+    current = report
+    for edit in edits:
+        trial = apply_edits(answer, kept + [edit])
+        trial_report = check_answer(trial, sources, threshold)
+        if improved(current, trial_report):
+            kept.append(edit)
+            current = trial_report
+    return apply_edits(answer, kept), [e.repair for e in kept], current
+
+
+def repairable(answer: str, sources: Sequence[Source], threshold: float, report: Report) -> int:
+    """不加 --fix 时：有没有能确定性修正的问题（用来在结论后面提示 --fix）。"""
+    _, repairs, _ = fix_citations(answer, sources, threshold, report)
+    return len(repairs)
+
+
+# ---------- 请模型改写（提示词见 prompts.py） ----------
+
+def passing_claims(answer: str, sources: Sequence[Source], threshold: float, report: Report) -> set[str]:
+    """带引用、没被标出的句子：{正文}。"""
+    _, _, _, claims = structure_problems(answer, len(sources))
+    flagged = flagged_claims(report)
+    count = len(sources)
+    return {body_key(c.text) for c in claims
+            if c.citations and all(1 <= n <= count for n in c.citations)
+            and (c.paragraph, body_key(c.text)) not in flagged}
+
+
+def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, sources: Sequence[Source]) -> list[Repair]:
+    """对比前后两版：被标出的句子哪些改写成了什么、哪些删去了。"""
+    _, _, _, old_claims = structure_problems(old_answer, len(sources))
+    _, _, _, new_claims = structure_problems(new_answer, len(sources))
+    old_keys = {body_key(c.text) for c in old_claims}
+    added = [c for c in new_claims if body_key(c.text) not in old_keys]
+    new_keys = {body_key(c.text) for c in new_claims}
+    reasons = {(p.paragraph, body_key(p.sentence)): p.message for p in old_report.problems if p.sentence}
+    repairs: list[Repair] = []
+    for claim in old_claims:
+        key = body_key(claim.text)
+        reason = reasons.get((claim.paragraph, key))
+        if key in new_keys or reason is None:
+            continue
+        match = max(added, key=lambda c: bigram_similarity(c.body, claim.body), default=None)
+        if match is not None and bigram_similarity(match.body, claim.body) >= 0.2:
+            added.remove(match)
+            repairs.append(Repair("rewrite", claim.paragraph, claim.text, match.text, reason))
+        else:
+            repairs.append(Repair("delete", claim.paragraph, claim.text, None, reason))
+    return repairs
+
+
+def rewrite_round(answer: str, report: Report, sources: Sequence[Source], threshold: float,
+                  ask: Rewriter) -> tuple[str | None, Report | None, list[Repair], str]:
+    """请模型改写一轮。采用时返回 (新回答, 新 Report, [Repair], 说明)；不采用时返回 (None, None, [], 为什么)。"""
+    new_answer = ask(answer, report)
+    if not new_answer or not new_answer.strip():
+        return None, None, [], "模型没有给出改写，保留上一版"
+    new_report = check_answer(new_answer, sources, threshold)
+    if len(new_report.problems) >= len(report.problems):
+        return None, None, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
+                                f"保留上一版")
+    lost = passing_claims(answer, sources, threshold, report) - passing_claims(new_answer, sources, threshold,
+                                                                             new_report)
+    if lost:
+        return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
+    repairs = rewrite_repairs(answer, report, new_answer, sources)
+    message = f"采用改写：问题从 {len(report.problems)} 个减到 {len(new_report.problems)} 个"
+    return new_answer, new_report, repairs, message
+
+
+def fix_answer(answer: str, sources: Sequence[Source], threshold: float, rounds: int = 0, ask: Rewriter | None = None,
+               log: Callable[[str], None] = lambda message: None) -> tuple[str, Report, list[Repair]]:
+    """--fix 的全部：先确定性修正，再最多 rounds 轮模型改写（每轮之后再做一次确定性修正）。
+    返回 (回答, Report, [Repair])。"""
+    answer, repairs, report = fix_citations(answer, sources, threshold)
+    for number in range(1, rounds + 1):
+        if report.passed or ask is None:
+            break
+        log(f"修正第 {number} 轮…")
+        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask)
+        log(f"  {message}")
+        if new_answer is None or new_report is None:
+            break  # 这一轮没有进展，再问也多半一样
+        answer, report = new_answer, new_report
+        repairs += rewritten
+        answer, more, report = fix_citations(answer, sources, threshold, report)
+        repairs += more
+    return answer, report, repairs

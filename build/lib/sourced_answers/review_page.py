@@ -1,0 +1,256 @@
+"""核对结果的审阅页（--html FILE）：一个自带样式、不含任何脚本的 HTML 文件，离线、从 file:// 打开都能看。
+
+页面上的文字来自网页、搜索结果和模型，一律转义；只有 http、https 的地址才做成链接；
+页面带一条严格的 Content-Security-Policy（不许任何脚本、外部资源），即使哪里漏了转义也不会执行。
+交互只用锚点、:target 和 <details>：点被标出的句子，看原因和证据，再跳到资料里高亮的那一句。
+"""
+import html
+import os
+import tempfile
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sourced_answers.citation_check import CITATION_MARK, Claim, expand_citation
+from sourced_answers.errors import ReviewPageError
+from sourced_answers.records import Record
+from sourced_answers.repair import Span, body_key, claims_with_positions
+
+Problem = dict[str, Any]
+
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
+       "base-uri 'none'; form-action 'none'")
+STYLE = """
+body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;
+padding:0 1em;color:#222}
+h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;border-radius:4px;display:inline-block}
+.verdict.passed{background:#e6f4ea;color:#1e6b35}.verdict.failed{background:#fdecea;color:#8a1c12}
+.claim.ok{border-bottom:2px solid #9fd3ae}.claim.flagged{background:#fdecea;border-bottom:2px solid #d93025}
+.claim.flagged::before{content:"⚠ ";color:#d93025}
+.claim a{color:inherit;text-decoration:none}details.why:target{outline:2px solid #d93025}
+details.why{margin:.3em 0 .8em 1em;font-size:.92em;color:#444}details.why summary{cursor:pointer;color:#8a1c12}
+.source{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}.source:target{border-color:#1a73e8}
+.source .text{white-space:pre-wrap;max-height:18em;overflow:auto;background:#fafafa;padding:.5em;font-size:.92em}
+.unused{color:#777}.tag{font-size:.8em;border:1px solid #bbb;border-radius:3px;padding:0 .3em;margin-left:.4em}
+mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
+.repairs li{margin:.3em 0}.answer p{margin:.6em 0}section.answer-block{border-top:3px solid #eee;margin-top:2em}
+"""
+
+
+def escape(text: str | None) -> str:
+    return html.escape(text or "", quote=True)
+
+
+def safe_link(url: str | None, label: str | None = None) -> str:
+    """只有 http、https 的地址做成链接；其余（javascript: 之类）只显示为文字。"""
+    url = (url or "").strip()
+    shown = escape(label if label is not None else url)
+    if url.lower().startswith(("http://", "https://")):
+        return f'<a href="{escape(url)}" rel="noopener noreferrer">{shown}</a>'
+    return shown
+
+
+def link_citations(text: str, prefix: str, count: int) -> str:
+    """转义一段文字，并把其中的引用标记做成指向资料的链接（不存在的编号不做链接）。"""
+    pieces = []
+    position = 0
+    for match in CITATION_MARK.finditer(text):
+        pieces.append(escape(text[position:match.start()]))
+        links = []
+        for number in expand_citation(match.group(1)):
+            if 1 <= number <= count:
+                links.append(f'<a class="cite" href="#{prefix}src-{number}">[{number}]</a>')
+            else:
+                links.append(f'<span class="cite missing">[{number}]</span>')
+        pieces.append("".join(links))
+        position = match.end()
+    pieces.append(escape(text[position:]))
+    return "".join(pieces)
+
+
+def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[Problem]]:
+    """每个句子（在 claims 里的下标）对应的问题列表。"""
+    flags: dict[int, list[Problem]] = {}
+    for problem in record.get("problems", []):
+        for index, (claim, _) in enumerate(claims):
+            if claim_has(problem, claim):
+                flags.setdefault(index, []).append(problem)
+    return flags
+
+
+def claim_has(problem: Problem, claim: Claim) -> bool:
+    kind = problem.get("kind")
+    if kind == "missing_source":
+        return any(n in (problem.get("citations") or []) for n in claim.citations)
+    if problem.get("paragraph") != claim.paragraph or not problem.get("sentence"):
+        return False
+    if kind == "uncited_paragraph":
+        return not claim.citations and body_key(claim.text) in body_key(problem["sentence"])
+    return body_key(claim.text) == body_key(problem["sentence"])
+
+
+class Evidence:
+    """要在资料正文里高亮的句子：(资料编号, 句子) → 锚点 id。"""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.anchors: dict[tuple[int, str], str] = {}
+
+    def anchor(self, source: int, sentence: str) -> str:
+        key = (source, sentence)
+        if key not in self.anchors:
+            self.anchors[key] = f"{self.prefix}ev-{len(self.anchors) + 1}"
+        return self.anchors[key]
+
+    def highlight(self, number: int, text: str) -> str:
+        """资料正文，转义后把要高亮的句子包进 <mark id=…>。"""
+        spots = []
+        for (source, sentence), anchor in self.anchors.items():
+            start = text.find(sentence) if source == number and sentence else -1
+            if start >= 0:
+                spots.append((start, start + len(sentence), anchor))
+        pieces = []
+        position = 0
+        for start, end, anchor in sorted(spots):
+            if start < position:
+                continue
+            pieces.append(escape(text[position:start]))
+            pieces.append(f'<mark id="{anchor}">{escape(text[start:end])}</mark>')
+            position = end
+        pieces.append(escape(text[position:]))
+        return "".join(pieces)
+
+
+def problem_details(problems: list[Problem], evidence: Evidence, count: int, anchor: str) -> str:
+    lines = []
+    for problem in problems:
+        line = escape(problem.get("message"))
+        if problem.get("overlap") is not None:
+            line += f"（重合度 {problem['overlap']:.0%}）"
+        cited = [n for n in problem.get("citations") or [] if 1 <= n <= count]
+        if problem.get("evidence") and cited:
+            anchor = evidence.anchor(cited[0], problem["evidence"])
+            line += (f'<br>所引资料里最接近的一句：<a href="#{anchor}">{escape(problem["evidence"])}</a>')
+        better = problem.get("better_source")
+        if better and 1 <= better <= count:
+            line += f'<br>可能更合适的资料：<a href="#{evidence.prefix}src-{better}">[{better}]</a>'
+        lines.append(f"<li>{line}</li>")
+    return f'<details class="why" id="{anchor}" open><summary>为什么被标出</summary><ul>{"".join(lines)}</ul></details>'
+
+
+def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
+    answer = record.get("answer") or ""
+    count = len(record.get("sources") or [])
+    claims = [(claim, span) for claim, span in claims_with_positions(answer) if span]
+    flags = flags_by_claim(record, claims)
+    pieces: list[str] = []
+    position = 0
+    notes: list[str] = []
+    for index, (claim, (start, end)) in enumerate(claims):
+        if start < position:
+            continue
+        pieces.append(link_citations(answer[position:start], prefix, count))
+        problems = flags.get(index)
+        state = "flagged" if problems else "ok" if claim.citations else "plain"
+        label = "⚠ 被标出" if problems else "✓ 通过" if claim.citations else ""
+        text = escape(answer[start:end])
+        if problems:
+            why = f"{prefix}why-{index}"
+            text = f'<a href="#{why}">{text}</a>'
+            notes.append(problem_details(problems, evidence, count, why))
+        pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>')
+        position = end
+    pieces.append(link_citations(answer[position:], prefix, count))
+    body = "".join(pieces)
+    paragraphs = [f"<p>{part.replace(chr(10), '<br>')}</p>" for part in body.split("\n\n") if part.strip()]
+    details = "".join(notes)
+    return f'<div class="answer">{"".join(paragraphs)}</div>' + (f"<h3>被标出的句子</h3>{details}" if details else "")
+
+
+def render_sources(record: Record, prefix: str, evidence: Evidence) -> str:
+    sources = record.get("sources") or []
+    unused = set(record.get("unused") or [])
+    blocks = []
+    for number, source in enumerate(sources, 1):
+        read = source.get("read")
+        how = "读取了全文" if read else "只有搜索摘要" if read is False else ""
+        tags = "".join(f'<span class="tag">{tag}</span>' for tag in
+                       (how, "未被引用" if number in unused else "", "来自缓存" if source.get("cached") else "") if tag)
+        title = escape(source.get("title") or f"资料 {number}")
+        link = safe_link(source.get("link")) if source.get("link") else ""
+        date = escape(source.get("date") or "")
+        css = "source unused" if number in unused else "source"
+        blocks.append(f'<div class="{css}" id="{prefix}src-{number}"><div><b>[{number}] {title}</b>{tags}</div>'
+                      f'<div class="meta">{link} {date}</div>'
+                      f'<div class="text">{evidence.highlight(number, source.get("text") or "")}</div></div>')
+    return "<h2>资料</h2>" + "".join(blocks)
+
+
+def render_repairs(record: Record) -> str:
+    repairs = record.get("repairs") or []
+    if not repairs:
+        return ""
+    names = {"recite": "改引", "add_citation": "补上引用", "rewrite": "重写", "delete": "删去"}
+    items = []
+    for repair in repairs:
+        where = f"第 {repair.get('paragraph')} 段：" if repair.get("paragraph") else ""
+        after = escape(repair.get("after")) if repair.get("after") else "（删去）"
+        items.append(f"<li>{where}{names.get(repair.get('kind'), escape(repair.get('kind')))}："
+                     f"<del>{escape(repair.get('before'))}</del> → <ins>{after}</ins>"
+                     f"<br><small>{escape(repair.get('reason'))}</small></li>")
+    return f'<h2>已修正</h2><ul class="repairs">{"".join(items)}</ul>'
+
+
+def render_record(record: Record, prefix: str, when: str) -> str:
+    evidence = Evidence(prefix)
+    answer = render_answer(record, prefix, evidence)  # 先渲染回答：它决定要高亮哪些证据
+    passed = record.get("passed")
+    problems = len(record.get("problems") or [])
+    verdict = ('<span class="verdict passed">✓ 引用核对通过</span>' if passed else
+               f'<span class="verdict failed">⚠ 引用核对没通过：{problems} 个问题，请回到资料核对</span>')
+    question = escape(record.get("question") or "（没有记录问题）")
+    model = escape(record.get("model") or "未知")
+    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · {escape(when)}</p>{verdict}</header>'
+            f"<h2>回答</h2>{answer}{render_repairs(record)}{render_sources(record, prefix, evidence)}")
+
+
+def render_page(records: Sequence[Record], when: str) -> str:
+    """records：--json 输出的对象（一个或多个）。返回完整的 HTML 文本。"""
+    if len(records) == 1:
+        body = render_record(records[0], "", when)
+        title = records[0].get("question") or "引用核对"
+    else:
+        passed = sum(bool(r.get("passed")) for r in records)
+        body = (f"<h1>引用核对：{len(records)} 个回答，{passed} 个通过</h1>" +
+                "".join(f'<section class="answer-block" id="a{i}">{render_record(r, f"a{i}-", when)}</section>'
+                        for i, r in enumerate(records, 1)))
+        title = "引用核对"
+    return ("<!DOCTYPE html>\n<html lang=\"zh-CN\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            '<meta name="referrer" content="no-referrer">'
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
+
+
+def write_page(path: str, page: str) -> None:
+    """写到临时文件再换名：path 若是指向别处的符号链接，换掉的是链接本身，不会写进它指向的文件。"""
+    target = Path(path)
+    try:
+        if target.is_dir():
+            raise ReviewPageError(f"写不了审阅页 {path}：这是一个目录")
+        handle, temporary = tempfile.mkstemp(prefix=".review-", suffix=".html", dir=target.parent or ".")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(page)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise ReviewPageError(f"写不了审阅页 {path}：{error.strerror or error}") from None
+
+
+def save_review_page(path: str, records: Sequence[Record]) -> None:
+    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 ReviewPageError（退出码 2），已经打印的回答不受影响。"""
+    write_page(path, render_page(records, datetime.now().strftime("%Y-%m-%d %H:%M")))

@@ -1,0 +1,119 @@
+"""写到终端（或管道）之前的两道关：遮掉密钥、去掉终端控制序列。
+
+网页标题、链接、正文和模型输出里可能带 ANSI 转义、OSC 8 链接、回车、双向文本控制符，
+直接打印会改颜色、伪造链接、覆盖已经显示的内容。SafeWriter 按片段接收文字（流式输出时
+一个转义序列或一个密钥可能被切在两个片段之间），一律按状态机处理，不会漏过半截。
+JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 \\u001b），保持和收到的内容一致，
+但密钥照样遮掉。
+"""
+
+import re
+from collections.abc import Iterable
+from typing import Protocol
+
+from sourced_answers.text import held_prefix_length, mask
+
+ESC = "\x1b"
+# 双向文本控制符：可以让显示顺序和实际内容不一样
+BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+class TextStream(Protocol):
+    """能写文字的流（sys.stdout、io.StringIO……）。"""
+
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
+class Output(TextStream, Protocol):
+    """程序往下传的输出：写、冲刷，还能问是不是终端（决定要不要边生成边显示）。"""
+
+    def isatty(self) -> bool: ...
+
+
+class TerminalFilter:
+    """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。"""
+
+    def __init__(self) -> None:
+        self.state = "text"
+
+    def feed(self, text: str) -> str:
+        if self.state == "text" and not CONTROL.search(text):
+            return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
+        kept = []
+        for char in text:
+            code = ord(char)
+            state = self.state
+            if state == "text":
+                if char == ESC:
+                    self.state = "escape"
+                elif char == "\x9b":
+                    self.state = "csi"
+                elif char in ("\x9d", "\x90", "\x98", "\x9e", "\x9f"):
+                    self.state = "string"
+                elif char in "\n\t":
+                    kept.append(char)
+                elif code < 0x20 or 0x7f <= code < 0xa0 or char in BIDI_CONTROLS:
+                    continue
+                else:
+                    kept.append(char)
+            elif state == "escape":
+                if char == "[":
+                    self.state = "csi"
+                elif char in "]PX^_":
+                    self.state = "string"
+                elif 0x20 <= code < 0x30:
+                    self.state = "escape"  # 中间字节，后面还有一个结尾字节
+                else:
+                    self.state = "text"
+            elif state == "csi":
+                if 0x40 <= code <= 0x7e:
+                    self.state = "text"
+                elif not 0x20 <= code < 0x40:
+                    self.state = "text"  # 坏掉的序列：丢掉到这里为止
+            elif state == "string":
+                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止
+                if char == "\x07" or char == "\x9c":
+                    self.state = "text"
+                elif char == ESC:
+                    self.state = "string_escape"
+            elif state == "string_escape":
+                self.state = "text" if char == "\\" else "string"
+        return "".join(kept)
+
+
+class SafeWriter:
+    """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列。
+
+    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 flush。
+    """
+
+    def __init__(self, stream: TextStream, secrets: Iterable[str] = (), terminal_safe: bool = True) -> None:
+        self.stream = stream
+        self.secrets = [s for s in secrets if s]
+        self.filter = TerminalFilter() if terminal_safe else None
+        self.held = ""
+
+    def write(self, text: str) -> int:
+        text = mask(self.held + text, self.secrets)
+        keep = held_prefix_length(text, self.secrets)
+        self.held = text[len(text) - keep:] if keep else ""
+        text = text[:len(text) - keep] if keep else text
+        if self.filter:
+            text = self.filter.feed(text)
+        if text:
+            self.stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.held:
+            held, self.held = self.held, ""
+            self.stream.write(self.filter.feed(held) if self.filter else held)
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty and isatty())

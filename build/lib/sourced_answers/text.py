@@ -1,0 +1,69 @@
+"""文字的小工具，每件事只在这里做一次：是不是中文、截短、字二元组、引用标记的写法、遮掉密钥。"""
+import re
+from collections.abc import Iterable
+
+# 中日韩统一表意文字：扩展 A、基本区、兼容区
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CHAR = re.compile(f"[{CJK}]")
+TAG = re.compile(r"<[^>]*>")
+# 遮掉之后显示的样子
+REDACTED = "mk-***"
+
+
+def is_chinese_char(char: str) -> bool:
+    return CJK_CHAR.fullmatch(char) is not None
+
+
+def has_chinese(text: str) -> bool:
+    return CJK_CHAR.search(text) is not None
+
+
+def count_chinese(text: str) -> int:
+    return len(CJK_CHAR.findall(text))
+
+
+def truncate(text: str, limit: int) -> str:
+    """最多 limit 个字符，截掉的部分用“…”表示。"""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def excerpt(text: str, limit: int = 120) -> str:
+    """错误信息里引用服务器原文时用：去掉 HTML 标签、合并空白，再截短。"""
+    return truncate(" ".join(TAG.sub(" ", text).split()), limit)
+
+
+def char_bigrams(text: str) -> set[str]:
+    """去掉空白后相邻两个字符组成的集合。"""
+    text = "".join(text.split())
+    return {text[i:i + 2] for i in range(len(text) - 1)}
+
+
+def bigram_similarity(first: str, second: str) -> float:
+    """两段文字的字二元组集合的 Jaccard 相似度，0 到 1。"""
+    a, b = char_bigrams(first), char_bigrams(second)
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
+
+
+def format_citations(numbers: Iterable[int | str]) -> str:
+    """[1, 3] → “[1][3]”。"""
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def mask(text: str, secrets: Iterable[str]) -> str:
+    """把文字里出现的每个密钥换成 mk-***。"""
+    for secret in secrets:
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def held_prefix_length(text: str, tokens: Iterable[str]) -> int:
+    """text 末尾最长有多少个字符可能是某个 token 的开头（分段处理时要留到下一段再判断）。"""
+    longest = 0
+    for token in tokens:
+        for length in range(min(len(token) - 1, len(text)), 0, -1):
+            if text.endswith(token[:length]):
+                longest = max(longest, length)
+                break
+    return longest

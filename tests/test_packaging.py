@@ -1,0 +1,71 @@
+"""装成一个包：pyproject.toml 和 requirements.txt 说的是同一份依赖；pip install . 之后的 answer-with-sources
+命令在别的目录里也能用（--demo、--verify）。"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from sourced_answers import local_model
+from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env
+
+PYPROJECT = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def requirement_lines(path: Path) -> list[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_requirements_txt_is_the_runtime_list_of_pyproject():
+    assert requirement_lines(HERE / "requirements.txt") == PYPROJECT["project"]["dependencies"]
+
+
+def test_bundled_model_extra_pins_the_server_that_local_model_installs():
+    assert local_model.SERVER_REQUIREMENT in PYPROJECT["project"]["optional-dependencies"]["model"]
+
+
+def test_console_command_points_at_the_entry_point():
+    assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "answer_with_sources:console_main"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。"""
+    target = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                           "--no-index", "--disable-pip-version-check", "--target", str(target), str(HERE)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    return target
+
+
+def run_installed(installed, tmp_path, *args, env):
+    """在另一个目录里运行装好的命令：只看得见装好的那一份，看不见仓库里的代码。"""
+    env = dict(env, PYTHONPATH=str(installed))
+    return subprocess.run([str(installed / "bin" / "answer-with-sources"), *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=120, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.slow
+def test_installed_command_verifies_a_saved_answer_from_another_directory(installed, tmp_path):
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
+                     encoding="utf-8")
+    result = run_installed(installed, tmp_path, "--verify", "saved.json", env=cli_env())
+    assert result.returncode == 0, result.stderr
+    assert "✓ 引用核对通过" in result.stdout
+    assert not (tmp_path / "sourced_answers").exists() and os.listdir(tmp_path) == ["saved.json"]
+
+
+@pytest.mark.slow
+def test_installed_command_answers_with_the_demo_from_another_directory(installed, tmp_path, model_server):
+    result = run_installed(installed, tmp_path, "--demo", "家用 NAS 怎么选", "--json",
+                           env=cli_env(None, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["passed"] and len(record["sources"]) == 5
+    assert "模拟秘塔服务" in result.stderr
