@@ -2,6 +2,7 @@
 命令在别的目录里也能用（--demo、--verify）。"""
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,10 +35,16 @@ def test_console_command_points_at_the_entry_point():
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。"""
+    """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。
+    从一份复制出来的源码构建：setuptools 会在源码旁边写 build/，不能写进仓库。"""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "answer_with_sources.py", "metaso_search.py", "fake_metaso.py"):
+        shutil.copy(HERE / name, source / name)
+    shutil.copytree(HERE / "sourced_answers", source / "sourced_answers",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                           "--no-index", "--disable-pip-version-check", "--target", str(target), str(HERE)],
+                           "--no-index", "--disable-pip-version-check", "--target", str(target), str(source)],
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     return target
