@@ -130,8 +130,8 @@ def problem_details(problems: list[Problem], evidence: Evidence, count: int, anc
             line += f"（重合度 {problem['overlap']:.0%}）"
         cited = [n for n in problem.get("citations") or [] if 1 <= n <= count]
         if problem.get("evidence") and cited:
-            anchor = evidence.anchor(cited[0], problem["evidence"])
-            line += (f'<br>所引资料里最接近的一句：<a href="#{anchor}">{escape(problem["evidence"])}</a>')
+            target = evidence.anchor(cited[0], problem["evidence"])
+            line += f'<br>所引资料里最接近的一句：<a href="#{target}">{escape(problem["evidence"])}</a>'
         better = problem.get("better_source")
         if better and 1 <= better <= count:
             line += f'<br>可能更合适的资料：<a href="#{evidence.prefix}src-{better}">[{better}]</a>'

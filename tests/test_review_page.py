@@ -112,6 +112,18 @@ def test_flagged_sentence_shows_reason_overlap_and_links_to_highlighted_evidence
     assert '<a href="#ev-1">RAID5 至少三块盘' in text and '<mark id="ev-1">RAID5 至少三块盘' in text
 
 
+def test_every_link_to_a_reason_or_evidence_has_one_target(tmp_path):
+    """被标出的句子链接到它的“为什么”，证据链接到资料里的高亮：每个 #id 都有且只有一个元素。"""
+    import re
+    answer = "RAID5 至少两块盘就能容忍一块盘损坏 [2]。\n\n群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"
+    _, page = review(tmp_path, {"answer": answer, "sources": NAS})
+    text = page.read_text(encoding="utf-8")
+    ids = re.findall(r'\bid="([^"]+)"', text)
+    assert len(ids) == len(set(ids))
+    links = set(re.findall(r'href="#([^"]+)"', text))
+    assert {"why-0", "ev-1"} <= links and links <= set(ids)
+
+
 def test_a_better_source_is_linked(tmp_path):
     _, page = review(tmp_path, {"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS})
     text = page.read_text(encoding="utf-8")
