@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping
 
 import answer_with_sources
+import metaso_search
 from sourced_answers import local_model
 from sourced_answers.cli import build_parser
 from sourced_answers.config import Config, model_from, model_url_from
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     environ = os.environ if environ is None else environ
     args = list(sys.argv[1:] if argv is None else argv)
     asked, question = parsed_question(args)
-    if not environ.get("METASO_API_KEY", "").strip() and "--demo" not in args:
+    if not metaso_search.api_key(environ, required=False) and "--demo" not in args:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（5 个虚构的 NAS 页面）")
         args.append("--demo")
     try:
