@@ -8,6 +8,7 @@
 每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/citation_check.py。
 退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 130 被中断
 """
+import io
 import json
 import os
 import sys
@@ -65,10 +66,12 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     else:
         out.write(render_result(checked, answer_shown=stream))
     metaso.report_savings()
+    if checked.step_error:
+        log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
         save_review_page(config.html, [record])
-    return ExitCode.PASSED if checked.report.passed else ExitCode.FAILED
+    return checked.exit_code
 
 
 def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
@@ -111,7 +114,7 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
 def program(config: Config, out: Output, log: Log, stdin: IO[bytes]) -> int:
     """按配置做一件事：核对文件、比较模型，或者回答问题。"""
     if config.verify:
-        return verify(config, out, stdin)
+        return verify(config, out, log, stdin)
     if config.eval:
         return run_eval(config, out, log)
     return run_question(config, out, log)
@@ -126,42 +129,67 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
     environ 默认是 os.environ；adjust 让 quickstart 在配置建好之后换掉其中几项（比如改用本机启动的模型服务）。"""
     environ = os.environ if environ is None else environ
-    secrets = [metaso_search.api_key(environ, required=False)]
-    errors = SafeWriter(err or sys.stderr, secrets)
-    raw_out = out or sys.stdout
+    # 密钥太短时不遮（会误伤正常文字）；要用它时 Config 会拒绝它
+    secrets = [metaso_search.maskable(metaso_search.api_key(environ, required=False))]
+    errors = SafeWriter(err or sys.stderr, secrets, name="标准错误", quiet=True)
+    raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
 
     def log(message: str) -> None:
         errors.write(message + "\n")
         errors.flush()
 
-    output = SafeWriter(raw_out, secrets)
+    output: SafeWriter = SafeWriter(raw_out, secrets)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        parser.output = output
+        args = parser.parse_args(argv)
         config = build_config(args, environ)
         if adjust:
             config = adjust(config)
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
-        return program(config, output, log, stdin or sys.stdin.buffer)
+        return program(config, output, log, stdin or input_bytes())
+    except SystemExit as done:  # -h：帮助已经打印
+        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:
-        log(f"✗ {error}")
+        if str(error):
+            log(f"✗ {error}")
         return error.exit_code
     except KeyboardInterrupt:
-        output.flush()
+        finish(output)
         log("\n已中断")
         return ExitCode.INTERRUPTED
     finally:
-        output.flush()
+        finish(output)
         errors.flush()
+
+
+def finish(output: SafeWriter) -> None:
+    """最后冲刷一次输出；这时已经写不进去就算了（错误已经报过，或者读的人已经走了）。"""
+    try:
+        output.flush()
+    except AppError:
+        pass
+
+
+def input_bytes() -> IO[bytes]:
+    """标准输入（启动时被关掉了就当作空的）。"""
+    return sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
 
 
 def console_main() -> None:
     """python answer_with_sources.py 和 pip install 之后的 answer-with-sources 命令。"""
     try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # 在 main 之外（比如退出时）按下 Ctrl-C
-        sys.stderr.write("\n已中断\n")
-        sys.exit(ExitCode.INTERRUPTED)
+        code = main()
+    except KeyboardInterrupt:  # 在 main 之外按下 Ctrl-C
+        code = ExitCode.INTERRUPTED
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        # 标准输出已经断了：指向 /dev/null，免得解释器退出时再冲刷一次、打出一段英文的报错
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(code)
 
 
 if __name__ == "__main__":

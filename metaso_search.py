@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sourced_answers.errors import ConfigError, ServiceError
+from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
 from sourced_answers.text import excerpt, mask
 
@@ -70,12 +71,38 @@ class MissingKeyError(ConfigError):
                          "没有密钥也可以加 --demo 用内置的模拟服务试用")
 
 
+# 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
+MIN_KEY_LENGTH = 16
+
+
 def api_key(environ: Mapping[str, str], required: bool = True) -> str:
-    """密钥只在这里从环境变量读取（由程序入口调用）。required 为 False 时没设置就返回空字符串。"""
+    """密钥只在这里从环境变量读取（由程序入口调用）。required 时没设置或格式不对就报错（说明里不含密钥）；
+    否则原样返回（没设置时是空字符串）。"""
     key = environ.get("METASO_API_KEY", "").strip()
-    if not key and required:
-        raise MissingKeyError()
+    if required:
+        if not key:
+            raise MissingKeyError()
+        check_key(key)
     return key
+
+
+def check_key(key: str, name: str = "METASO_API_KEY") -> None:
+    """用之前先看密钥像不像密钥：可打印的 ASCII、中间没有空白、不太短。错误说明里从不出现密钥本身。"""
+    problem = None
+    if any(char.isspace() for char in key):
+        problem = "中间有空格或换行（复制时多带了字符？）"
+    elif not all(33 <= ord(char) < 127 for char in key):
+        problem = "含有不是可打印 ASCII 的字符（全角字符、不可见字符或乱码）"
+    elif len(key) < MIN_KEY_LENGTH:
+        problem = f"太短（{len(key)} 个字符，密钥至少 {MIN_KEY_LENGTH} 个字符）"
+    if problem:
+        raise ConfigError(f"{name} 的格式不对：{problem}。请重新从秘塔开放平台复制密钥，"
+                          f"export {name}=mk-你的密钥")
+
+
+def maskable(key: str) -> str:
+    """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字，用到它之前也会被拒绝）。"""
+    return key if len(key) >= MIN_KEY_LENGTH else ""
 
 
 def api_base(environ: Mapping[str, str]) -> str:
@@ -136,14 +163,13 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
         response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
     except requests.Timeout:
         raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
-    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
-            requests.exceptions.InvalidHeader) as error:
-        # 地址或请求本身不对：再试也不会成功，立刻报告
-        reason = redact(excerpt(str(error), 200), key)
-        raise MetasoError(f"秘塔地址 {base} 不能用（{reason}）", next_step="请检查 METASO_BASE") from None
+    except requests.exceptions.InvalidHeader:
+        raise MetasoError("请求头里有不允许的字符", next_step="请检查 METASO_API_KEY") from None
+    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema):
+        # 地址本身不对：再试也不会成功，立刻报告
+        raise MetasoError(f"秘塔地址 {base} 不能用（地址的格式不对）", next_step="请检查 METASO_BASE") from None
     except requests.RequestException as error:
-        reason = redact(excerpt(str(error), 200), key)
-        raise MetasoError(f"连不上秘塔服务 {base}（{reason}）", next_step="请检查网络和 METASO_BASE",
+        raise MetasoError(f"连不上秘塔服务 {base}（{network_reason(error)}）", next_step="请检查网络和 METASO_BASE",
                           transient=True) from None
     if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
         response.encoding = "utf-8"  # 不声明字符集时 requests 会按 ISO-8859-1 解码中文
@@ -156,18 +182,18 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
     found = error_in_body(data)
     if found:
         code, message = found
-        message = redact(excerpt(message, 200), key)
+        message = excerpt(redact(message, key), 200)
         raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
                           next_step=NEXT_STEPS.get(code) if isinstance(code, int) else None,
                           transient=code in TRANSIENT_CODES)
     if response.status_code >= 400:
-        raise http_error(response.status_code, redact(excerpt(text), key))
+        raise http_error(response.status_code, excerpt(redact(text, key)))
     if accept == "text/plain":
         return redact(text, key)
     if data is None:
         kind = response.headers.get("Content-Type", "未知类型")
         raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
-                          f"{redact(excerpt(text), key)}", status=response.status_code,
+                          f"{excerpt(redact(text, key))}", status=response.status_code,
                           next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
     return redact_data(data, key)
 

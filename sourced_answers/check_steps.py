@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from sourced_answers.citation_check import Report, check_answer
 from sourced_answers.config import Config
+from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.model_client import Message, ModelError, chat
 from sourced_answers.prompts import rewrite_messages
@@ -33,10 +34,11 @@ class Fixed:
 
 @dataclass
 class Judged:
-    """--judge 的结果：评判模型的名字、地址和每一次询问。"""
+    """--judge 的结果：评判模型的名字、地址和每一次询问；评判模型出错时 error 是说明（回答照样输出）。"""
     model: str
     url: str
     calls: list[JudgeCall]
+    error: str | None = None
 
 
 @dataclass
@@ -48,6 +50,17 @@ class Checked:
     fixable: int = 0
     judged: Judged | None = None
     sources: list[Source] = field(default_factory=list)
+
+    @property
+    def step_error(self) -> str | None:
+        """可选的一步（评判）出错时的说明；回答照样输出，退出码是 3。"""
+        return self.judged.error if self.judged else None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.step_error:
+            return ExitCode.SERVICE
+        return ExitCode.PASSED if self.report.passed else ExitCode.FAILED
 
 
 def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrite: Rewriter | None = None,
@@ -66,9 +79,14 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
     judged = None
     if judge and config.judge:
         log(f"请评判模型 {config.judge} 逐句看一遍…")
-        problems, calls = judge_answer(answer, sources, report, judge)
-        report.problems += problems
-        judged = Judged(config.judge, config.judge_url, calls)
+        try:
+            problems, calls = judge_answer(answer, sources, report, judge)
+        except ModelError as error:
+            # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
+            judged = Judged(config.judge, config.judge_url, [], str(error))
+        else:
+            report.problems += problems
+            judged = Judged(config.judge, config.judge_url, calls)
     return Checked(answer, report, fix, fixable, judged, list(sources))
 
 

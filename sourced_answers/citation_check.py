@@ -10,7 +10,8 @@
      · 重合度：句子的内容词（中文按字二元组，拉丁文按单词）有多少出现在资料里
        最相关的连续几句中，低于阈值（默认 0.35）就提示；
      · 整段编造：句中有一长串内容在资料里完全找不到，也提示，并指出是哪一段；
-  5. 句子里的数字（阿拉伯数字、小数、百分比、带单位的量、中文数字）和资料对不上——number_mismatch。
+  5. 句子里的数字（阿拉伯数字、小数、百分比、带单位的量、中文数字）和资料对不上——number_mismatch；
+  6. 空的回答（去掉 <think> 之后什么也没有）——empty_answer，从不通过。
 
 重合度只是筛查，不是证明：通过核对不代表引用一定对。
 整个核对对回答和资料的长度是线性的。
@@ -669,7 +670,10 @@ def better_source(claim: Claim, words: ClaimWords, sources: Sequence[Source], in
 
 
 def check_answer(answer: str, sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD) -> Report:
-    """所有规则一起跑，返回 Report。"""
+    """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。"""
+    if not strip_think(answer).strip():
+        return Report([Problem("empty_answer", "回答是空的（去掉思考过程之后什么也没有）")],
+                      list(range(1, len(sources) + 1)), set())
     problems, unused, cited, claims = structure_problems(answer, len(sources))
     problems += support_problems(claims, sources, threshold)
     return Report(problems, unused, cited)

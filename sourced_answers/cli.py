@@ -3,6 +3,7 @@
 报错不打印 argparse 的英文说明，而是抛 UsageError（退出码 2），由 main 统一打印。
 """
 import argparse
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
@@ -10,6 +11,7 @@ from sourced_answers.citation_check import DEFAULT_THRESHOLD
 from sourced_answers.config import DEFAULT_MODEL
 from sourced_answers.errors import UsageError
 from sourced_answers.model_client import DEFAULT_MAX_TOKENS
+from sourced_answers.safe_output import TextStream
 
 # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
 DEFAULT_CONTEXT_WINDOW = 4096
@@ -22,17 +24,40 @@ class ChineseHelpFormatter(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, prefix or "用法：")
 
 
+# argparse 的英文报错 → 中文（按顺序替换；“argument X: ”前缀最后换）
+ARGPARSE_MESSAGES = [
+    (r"the following arguments are required: (.*)", r"缺少参数：\1"),
+    (r"unrecognized arguments: (.*)", r"不认识的参数：\1"),
+    (r"ambiguous option: (\S+) could match (.*)", r"参数 \1 有歧义，可能是 \2，请写全"),
+    (r"expected one argument", "需要一个取值"),
+    (r"expected at most one argument", "最多只能有一个取值"),
+    (r"expected at least one argument", "至少需要一个取值"),
+    (r"expected (\d+) arguments?", r"需要 \1 个取值"),
+    (r"invalid choice: (.*) \(choose from (.*)\)", r"取值 \1 无效（可以是：\2）"),
+    (r"ignored explicit argument (.*)", r"这个开关不带取值（收到 \1）"),
+    (r"not allowed with argument (.*)", r"不能和 \1 一起用"),
+    (r"one of the arguments (.*) is required", r"\1 之中必须给出一个"),
+    (r"invalid (\S+) value: (.*)", r"取值 \2 无效"),
+    (r"^argument (\S+): ", r"参数 \1："),
+]
+
+
+def chinese_message(message: str) -> str:
+    for pattern, replacement in ARGPARSE_MESSAGES:
+        message = re.sub(pattern, replacement, message)
+    return message
+
+
 class ChineseArgumentParser(argparse.ArgumentParser):
-    """参数错误时抛 UsageError（中文说明，退出码 2），不打印英文报错。"""
+    """参数错误时抛 UsageError（中文说明，退出码 2），不打印英文报错；-h 的帮助写到 output（默认标准输出）。"""
+
+    output: TextStream | None = None
 
     def error(self, message: str) -> NoReturn:
-        for english, chinese in (("the following arguments are required:", "缺少参数："),
-                                 ("unrecognized arguments:", "不认识的参数："),
-                                 ("expected one argument", "需要一个取值"),
-                                 ("invalid choice:", "取值无效："),
-                                 ("argument ", "参数 ")):
-            message = message.replace(english, chinese)
-        raise UsageError(f"{message}（python answer_with_sources.py -h 查看用法）")
+        raise UsageError(f"{chinese_message(message)}（python answer_with_sources.py -h 查看用法）")
+
+    def print_help(self, file: Any = None) -> None:
+        super().print_help(self.output or file)
 
 
 def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> Callable[[str], Any]:

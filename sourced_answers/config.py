@@ -4,7 +4,9 @@
 用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
 """
 import argparse
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +15,7 @@ from urllib.parse import urlsplit
 import metaso_search
 from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
+from sourced_answers.network import os_error_text
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -20,6 +23,10 @@ DEFAULT_MODEL = "qwen2.5:1.5b"
 DEFAULT_FIX_ROUNDS = 1
 MAX_QUESTION = 1000
 HOST = re.compile(r"[A-Za-z0-9._:-]+")  # 主机名、IPv4 或（去掉方括号的）IPv6
+# 问题里去掉的字符：C0/C1 控制字符、DEL、双向文本控制符（终端或网页复制来的）
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,7 @@ class Config:
     read: int = 2
     max_chars: int = 2000
     # 缓存
-    cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "answer-with-sources")
+    cache_dir: Path | None = None  # None：找不到可用的缓存目录，不用缓存
     no_cache: bool = False
     refresh: bool = False
     cache_search_hours: float = 24.0
@@ -68,31 +75,52 @@ class Config:
         return [self.metaso_key] if self.metaso_key else []
 
 
-def normalize_url(value: str, name: str) -> str:
-    """检查一个服务地址，返回规范的写法；name 是环境变量或参数的名字，出错时写进说明（值里不会有密钥）。"""
+# 用户常把接口的完整地址贴进来：模型服务的 /v1/chat/completions、秘塔的 /search。去掉这些，只留服务的根
+MODEL_URL_SUFFIXES = ("/v1/chat/completions", "/chat/completions", "/v1/models", "/v1")
+METASO_URL_SUFFIXES = ("/search", "/reader")
+UNPRINTABLE = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
+SHOWN_AS_QUESTION_MARK = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
+    """检查一个服务地址，返回规范的写法；name 是环境变量或参数的名字，出错时写进说明（值里不会有密钥）。
+    地址末尾是 suffixes 里的某一段时去掉它（只去一次）。"""
     text = value.strip()
     if "://" not in text:
         text = "http://" + text  # host:port
-    parts = urlsplit(text)
     problem = None
-    if parts.scheme.lower() not in ("http", "https"):
-        problem = f"只支持 http 和 https，不支持 {parts.scheme}"
-    elif not parts.hostname or not HOST.fullmatch(parts.hostname) or parts.hostname.startswith(("-", ".")):
-        problem = "主机名无效"
-    else:
-        try:
-            _ = parts.port
-        except ValueError:
+    try:
+        parts = urlsplit(text)
+        if UNPRINTABLE.search(text):
+            problem = "地址里有空格、换行或不可见字符"
+        elif parts.scheme.lower() not in ("http", "https"):
+            problem = f"只支持 http 和 https，不支持 {parts.scheme}"
+        elif not parts.hostname or not HOST.fullmatch(parts.hostname) or parts.hostname.startswith(("-", ".")):
+            problem = "主机名无效"
+        elif parts.port == 0:
             problem = "端口无效"
-    if problem or parts.username or parts.password:
-        problem = problem or "地址里不要写用户名和密码"
+        elif parts.username or parts.password:
+            problem = "地址里不要写用户名和密码"
+    except ValueError:  # 端口不是数字、IPv6 的方括号没配对……
+        problem = "端口或主机名无效"
+    if problem:
         shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
+        shown = SHOWN_AS_QUESTION_MARK.sub("?", shown)
         raise ConfigError(f"{name} 的值“{shown}”不是有效的服务地址：{problem}（例如 http://127.0.0.1:11434）")
-    return text.rstrip("/")
+    text = text.rstrip("/")
+    for suffix in suffixes:
+        if text.lower().endswith(suffix):
+            return text[:-len(suffix)].rstrip("/")
+    return text
 
 
 def check_flags(args: argparse.Namespace) -> None:
     """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
+    for flag, value in (("--model", args.model), ("--models", args.models), ("--eval", args.eval),
+                        ("--verify", args.verify), ("--html", args.html), ("--judge", args.judge),
+                        ("--judge-url", args.judge_url)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} 的值是空的")
     if args.read > args.size:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
@@ -117,24 +145,61 @@ def check_flags(args: argparse.Namespace) -> None:
         return
     if args.question is None or not args.question.strip():
         raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
-    if len(args.question.strip()) > MAX_QUESTION:
-        raise UsageError(f"问题太长（{len(args.question.strip())} 个字符），请控制在 {MAX_QUESTION} 个字符以内")
+
+
+def clean_question(text: str, where: str = "问题") -> str:
+    """问题只在这里整理一次：控制字符换成空格、空白合并；不是有效的文字、没有任何字、太长都不付费就报错。"""
+    if SURROGATE.search(text):
+        raise UsageError(f"{where}不是有效的 UTF-8 文字（终端的编码可能是 GBK 之类）：请把终端设成 UTF-8 再试")
+    question = " ".join(CONTROL.sub(" ", text).split())
+    if not any(char.isalnum() for char in question):
+        raise UsageError(f"{where}里没有文字（只有空白、标点或控制字符），请给出要问的问题")
+    if len(question) > MAX_QUESTION:
+        raise UsageError(f"{where}太长（{len(question)} 个字符），请控制在 {MAX_QUESTION} 个字符以内")
+    return question
+
+
+def check_review_path(html: str, inputs: list[str]) -> None:
+    """--html 只写普通文件或新文件，而且不能是这次运行的输入（在付费之前检查）。"""
+    path = Path(html)
+    try:
+        status = path.lstat()
+    except FileNotFoundError:
+        parent = path.parent
+        if not parent.is_dir():
+            raise UsageError(f"写不了审阅页 {html}：目录 {parent} 不存在") from None
+        return
+    except OSError as error:
+        raise UsageError(f"写不了审阅页 {html}：{os_error_text(error)}") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise UsageError(f"写不了审阅页 {html}：这是一个目录")
+    if not stat.S_ISREG(status.st_mode) and not stat.S_ISLNK(status.st_mode):
+        raise UsageError(f"写不了审阅页 {html}：它不是普通文件（管道、设备之类），审阅页只写到普通文件或新文件")
+    for source in inputs:
+        try:
+            same = os.path.samefile(html, source)
+        except OSError:
+            same = False
+        if same:
+            raise UsageError(f"--html {html} 就是这次的输入文件 {source}：审阅页不能覆盖输入，请换一个文件名")
 
 
 def model_url_from(environ: Mapping[str, str]) -> str:
-    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）；没设置时是本机 Ollama 的默认地址。"""
+    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
+    没设置时是本机 Ollama 的默认地址。"""
     value = environ.get("OLLAMA_URL", "").strip()
-    return normalize_url(value, "OLLAMA_URL") if value else DEFAULT_OLLAMA_URL
+    return normalize_url(value, "OLLAMA_URL", MODEL_URL_SUFFIXES) if value else DEFAULT_OLLAMA_URL
 
 
 def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     """--model，再是 ANS_MODEL，再是默认模型。"""
-    return flag or environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
+    return (flag or "").strip() or environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
 
 
 def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config:
     """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。"""
     check_flags(args)
+    question = clean_question(args.question) if not (args.verify or args.eval) else None
     model = model_from(environ, args.model)
     if args.eval:
         models = [m.strip() for m in (args.models or model).split(",") if m.strip()]
@@ -146,13 +211,15 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
     model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
     metaso_base = metaso_search.DEFAULT_BASE
     if needs_metaso and not args.demo:
-        metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE")
+        metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
     judge_url = model_url
     if args.judge_url:
-        judge_url = normalize_url(args.judge_url, "--judge-url")
+        judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES)
     key = metaso_search.api_key(environ, required=needs_metaso and not args.demo)
+    if args.html:
+        check_review_path(args.html, [path for path in (args.verify, args.eval) if path and path != "-"])
     return Config(
-        question=args.question.strip() if args.question else None, eval=args.eval, verify=args.verify,
+        question=question, eval=args.eval, verify=args.verify,
         models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
         size=args.size, read=args.read, max_chars=args.max_chars, cache_dir=default_directory(environ),
         no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
@@ -160,4 +227,4 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
         threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
-        judge=args.judge, judge_url=judge_url, json=args.json, html=args.html)
+        judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html)

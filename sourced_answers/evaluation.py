@@ -10,10 +10,11 @@ from typing import Any
 
 from sourced_answers.check_steps import rewriter
 from sourced_answers.citation_check import check_answer
-from sourced_answers.config import Config
+from sourced_answers.config import Config, clean_question
 from sourced_answers.errors import ExitCode, UsageError
 from sourced_answers.gather import MetasoSession
 from sourced_answers.model_client import ModelError, ModelUnreachable, chat
+from sourced_answers.network import os_error_text
 from sourced_answers.preflight import check_before_paying
 from sourced_answers.prompts import build_messages
 from sourced_answers.records import Source
@@ -33,10 +34,11 @@ def read_questions(path: str) -> list[str]:
         with open(path, encoding="utf-8-sig") as handle:
             lines = handle.read().splitlines()
     except OSError as error:
-        raise UsageError(f"读不了问题文件 {path}：{error.strerror}") from None
+        raise UsageError(f"读不了问题文件 {path}：{os_error_text(error)}") from None
     except UnicodeDecodeError:
         raise UsageError(f"问题文件 {path} 不是 UTF-8 编码") from None
-    questions = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    questions = [clean_question(line, f"问题文件 {path} 第 {number} 行的问题")
+                 for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
     if not questions:
         raise UsageError(f"问题文件 {path} 里没有问题（每行一个，# 开头的行是注释）")
     return questions

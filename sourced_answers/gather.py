@@ -108,7 +108,9 @@ class MetasoSession:
             log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
         else:
             self.client = metaso_search.Client(config.metaso_key, config.metaso_base, deadline, on_retry)
-            if not config.no_cache:
+            if not config.no_cache and config.cache_dir is None:
+                log("⚠ 找不到家目录，也没有设置绝对路径的 XDG_CACHE_HOME：这次不用缓存")
+            elif not config.no_cache and config.cache_dir is not None:
                 self.cache = metaso_cache.MetasoCache(
                     config.cache_dir, search_ttl=config.cache_search_hours * 3600,
                     page_ttl=config.cache_page_days * 86400, max_bytes=config.cache_max_mb * 1024 * 1024,

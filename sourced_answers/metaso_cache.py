@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import metaso_search
+from sourced_answers.network import os_error_text
 
 SEARCH_TTL = 24 * 3600
 PAGE_TTL = 7 * 24 * 3600
@@ -27,10 +28,17 @@ BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "metaso.sqlite3"
 
 
-def default_directory(environ: Mapping[str, str]) -> Path:
-    """$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（由程序入口调用一次）。"""
-    base = environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(base) / "answer-with-sources"
+def default_directory(environ: Mapping[str, str]) -> Path | None:
+    """$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（由程序入口调用一次）。
+    按 XDG 的规定，相对路径的 XDG_CACHE_HOME 不算数；连家目录也找不到（不是绝对路径）时返回 None：不用缓存，
+    绝不在当前目录里建文件夹。"""
+    base = Path(environ.get("XDG_CACHE_HOME", "").strip())
+    if not base.is_absolute():
+        home = Path(environ.get("HOME", "").strip() or os.path.expanduser("~"))
+        if not home.is_absolute():
+            return None
+        base = home / ".cache"
+    return base / "answer-with-sources"
 
 
 def age_text(seconds: float) -> str:
@@ -67,16 +75,16 @@ class MetasoCache:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
-            self.warn(f"⚠ 缓存目录 {self.directory} 不能用（{error.strerror or error}），这次不用缓存")
+            self.warn(f"⚠ 缓存目录 {self.directory} 不能用（{os_error_text(error)}），这次不用缓存")
             return None
         try:
             return self._connect()
         except OSError as error:
-            self.warn(f"⚠ 缓存文件 {self.path} 不能用（{error.strerror or error}），这次不用缓存")
+            self.warn(f"⚠ 缓存文件 {self.path} 不能用（{os_error_text(error)}），这次不用缓存")
             return None
         except sqlite3.DatabaseError as error:
             if not self.path.exists() or "not a database" not in str(error) and "malformed" not in str(error):
-                self.warn(f"⚠ 缓存文件 {self.path} 不能用（{error}），这次不用缓存")
+                self.warn(f"⚠ 缓存文件 {self.path} 不能用（{sqlite_text(error)}），这次不用缓存")
                 return None
         self.warn(f"⚠ 缓存文件 {self.path} 损坏了，已经重建（之前缓存的结果没有了）")
         try:
@@ -84,7 +92,8 @@ class MetasoCache:
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
             return self._connect()
         except (OSError, sqlite3.DatabaseError) as error:
-            self.warn(f"⚠ 缓存文件 {self.path} 重建失败（{error}），这次不用缓存")
+            reason = os_error_text(error) if isinstance(error, OSError) else sqlite_text(error)
+            self.warn(f"⚠ 缓存文件 {self.path} 重建失败（{reason}），这次不用缓存")
             return None
 
     def _connect(self) -> sqlite3.Connection:
@@ -106,7 +115,7 @@ class MetasoCache:
         return connection
 
     def _failed(self, error: sqlite3.Error) -> None:
-        self.warn(f"⚠ 缓存出错（{error}），这次剩下的部分不用缓存")
+        self.warn(f"⚠ 缓存出错（{sqlite_text(error)}），这次剩下的部分不用缓存")
         try:
             if self.connection is not None:
                 self.connection.close()
@@ -132,8 +141,23 @@ class MetasoCache:
         age = self.clock() - row[1]
         if age > self.ttl[kind] or age < 0:
             return None
+        try:
+            value = json.loads(row[0])
+        except (ValueError, RecursionError):
+            self.drop(kind, key)
+            return None
         self.saved[kind] += 1
-        return json.loads(row[0]), age
+        return value, age
+
+    def drop(self, kind: str, key: Any) -> None:
+        """一条读不懂的缓存：删掉它、提醒一次，当作没命中（再请求一次秘塔，不让这一条卡住以后每次运行）。"""
+        self.warn("⚠ 缓存里有一条记录读不懂，已经删掉，这次重新向秘塔请求")
+        try:
+            with self.lock:
+                if self.connection is not None:
+                    self.connection.execute("DELETE FROM entries WHERE key = ?", (digest(kind, key),))
+        except sqlite3.Error as error:
+            self._failed(error)
 
     def put(self, kind: str, key: Any, value: Any) -> None:
         connection = self.connection
@@ -176,6 +200,17 @@ class MetasoCache:
         return "缓存省下 " + "、".join(parts) if parts else None
 
 
+def sqlite_text(error: BaseException) -> str:
+    """sqlite 的英文说明换成中文（认不出的就说“数据库出错”）。"""
+    text = str(error).lower()
+    for english, chinese in (("locked", "数据库被别的进程锁住了"), ("malformed", "文件损坏"),
+                             ("not a database", "不是缓存数据库"), ("readonly", "只读，写不进去"),
+                             ("disk i/o", "读写磁盘出错"), ("full", "磁盘已满"), ("unable to open", "打不开文件")):
+        if english in text:
+            return chinese
+    return "数据库出错"
+
+
 def digest(kind: str, key: Any) -> str:
     """键：类型加上请求内容的 SHA-256。键里只有请求内容（问题、网址），从不含密钥。"""
     return kind + ":" + hashlib.sha256(json.dumps(key, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
@@ -188,8 +223,10 @@ def search(cache: MetasoCache | None, query: str, size: int,
     """和 metaso_search.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
     key = {"base": client.base, "body": metaso_search.search_body(query, size)}
     hit = cache.get("search", key) if cache else None
-    if hit:
+    if hit and isinstance(hit[0], dict):
         return hit
+    if hit and cache:
+        cache.drop("search", key)
     response = client.search(query, size)
     if cache and metaso_search.search_results(response):
         cache.put("search", key, response)
@@ -201,8 +238,10 @@ def read_page(cache: MetasoCache | None, url: str, max_chars: int,
     """和 metaso_search.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
     key = {"base": client.base, "url": url, "format": "text/plain", "max_chars": max_chars}
     hit = cache.get("page", key) if cache else None
-    if hit:
+    if hit and isinstance(hit[0], str) and hit[0].strip():
         return hit
+    if hit and cache:
+        cache.drop("page", key)
     text = client.read_page(url, max_chars)
     if cache:
         cache.put("page", key, text)

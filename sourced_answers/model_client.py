@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sourced_answers.errors import ServiceError
+from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
 from sourced_answers.text import excerpt
 
@@ -68,12 +69,12 @@ def model_error_message(body_text: str) -> str:
     """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
     try:
         data = json.loads(body_text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return excerpt(body_text, 200)
     if isinstance(data, dict):
         error = data.get("error", data)
         if isinstance(error, dict):
-            error = error.get("message") or error.get("detail") or json.dumps(error, ensure_ascii=False)
+            error = error.get("message") or error.get("detail") or body_text
         return excerpt(str(error), 200)
     return excerpt(body_text, 200)
 
@@ -144,28 +145,72 @@ def start_chat(url: str, body: dict[str, Any], model: str, timeout: float,
 
 def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline) -> "requests.Response":
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    limits = deadline.timeout(10, timeout)
     try:
-        return requests.post(url, json=body, stream=body["stream"], timeout=deadline.timeout(10, timeout))
-    except requests.ConnectionError:
-        raise ModelUnreachable(f"连不上模型服务 {url}。请先启动它：ollama serve"
-                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）", transient=True) from None
+        return requests.post(url, json=body, stream=body["stream"], timeout=limits)
     except requests.Timeout:
-        raise ModelError(f"模型服务 {url} 在 {timeout} 秒内没有回答") from None
-    except requests.RequestException as error:
+        if limits[1] < timeout:  # 是总时限先到了
+            raise ModelError(f"等模型服务 {url} 时超过了总时限 {deadline.seconds:g} 秒（--timeout）") from None
+        raise ModelError(f"模型服务 {url} 在 {timeout:g} 秒内没有回答") from None
+    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
+        raise ModelError(f"模型服务 {url} 的回答中途断开了，回答不完整", transient=True) from None
+    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
+            requests.exceptions.InvalidHeader):
         # 地址本身不对之类的客户端错误：再试也不会成功，立刻报告
-        raise ModelError(f"模型服务地址 {url} 不能用：{excerpt(str(error), 160)}") from None
+        raise ModelError(f"模型服务地址 {url} 不能用：地址的格式不对，请检查 OLLAMA_URL") from None
+    except requests.ConnectionError as error:
+        reason = network_reason(error)
+        if reason == "回答中途断开":
+            raise ModelError(f"模型服务 {url} 没有回答完就断开了连接", transient=True) from None
+        raise ModelUnreachable(f"连不上模型服务 {url}（{reason}）。请先启动它：ollama serve"
+                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）", transient=True) from None
+    except requests.RequestException as error:
+        raise ModelError(f"请求模型服务 {url} 失败：{network_reason(error)}") from None
+
+
+def message_text(content: object) -> str:
+    """回答的 content：文字，或 OpenAI 的“内容片段”列表（[{"type": "text", "text": …}]，只取文字片段）。
+    没有内容时是空字符串；别的样子（数字、对象）不是回答。"""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "".join(texts)
+    raise ValueError("content 不是文字")
+
+
+def token_count(value: object) -> int | None:
+    """服务报告的 token 数：只认非负整数（有的服务在这里放字符串或小数）。"""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def first_choice(data: object) -> dict[str, Any] | None:
+    """{"choices": [第一个, …]} 里的第一个；样子不对时为 None。"""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return None
 
 
 def read_whole(response: "requests.Response") -> tuple[str, str | None, int | None]:
     response.encoding = "utf-8"
     try:
         data = response.json()
-        choice = data["choices"][0]
-        text = choice["message"].get("content") or ""
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        choice = first_choice(data)
+        message = choice.get("message") if choice else None
+        if not isinstance(message, dict):
+            raise ValueError("没有 message")
+        text = message_text(message.get("content"))
+    except (ValueError, RecursionError):
         raise ModelError(f"模型服务的回答格式不对：{excerpt(response.text, 200)}") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return text, choice.get("finish_reason"), usage.get("completion_tokens")
+    finish = choice.get("finish_reason") if choice else None
+    return text, finish if isinstance(finish, str) else None, token_count(usage.get("completion_tokens"))
 
 
 def read_stream(response: "requests.Response",
@@ -187,26 +232,32 @@ def read_stream(response: "requests.Response",
                 break
             try:
                 event = json.loads(payload)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
-            if isinstance(event, dict) and event.get("error"):
-                message = model_error_message(json.dumps(event, ensure_ascii=False))
-                raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
-            choices = event.get("choices") if isinstance(event, dict) else None
-            if isinstance(event, dict) and isinstance(event.get("usage"), dict):
-                tokens = event["usage"].get("completion_tokens", tokens)
-            if not choices:
+            if not isinstance(event, dict):
                 continue
-            choice = choices[0] if isinstance(choices[0], dict) else {}
-            delta = choice.get("delta") or {}
-            piece = delta.get("content") if isinstance(delta, dict) else None
+            if event.get("error"):
+                message = model_error_message(payload)
+                raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
+            if isinstance(event.get("usage"), dict):
+                tokens = token_count(event["usage"].get("completion_tokens")) or tokens
+            choice = first_choice(event)
+            if choice is None:
+                continue
+            delta = choice.get("delta")
+            try:
+                piece = message_text(delta.get("content")) if isinstance(delta, dict) else ""
+            except ValueError:
+                raise ModelError("模型服务的流式回答里有不是文字的内容", "".join(pieces)) from None
             if piece:
                 pieces.append(piece)
                 on_text(piece)
-            if choice.get("finish_reason"):
+            if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
                 finish = choice["finish_reason"]
-    except requests.RequestException:
-        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces)) from None
+    except requests.RequestException as error:
+        reason = network_reason(error)
+        detail = "" if reason in ("回答中途断开", "网络出错") else f"（{reason}）"
+        raise ModelError(f"模型服务的流式回答中途断开了，回答不完整{detail}", "".join(pieces)) from None
     if not done and finish is None:
         raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces))
     return "".join(pieces), finish, tokens

@@ -57,9 +57,9 @@ def probe_models(base_url: str, timeout: float = TIMEOUT) -> ModelList:
         return ModelList(reachable=True, answered=True)
 
 
-def check_models(base_url: str, models: list[str], role: str = "模型") -> None:
+def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT) -> None:
     """付费之前确认模型服务在、模型都在。连不上抛 ModelUnreachable，确定缺模型抛 ModelError；别的情况照常往下走。"""
-    found = probe_models(base_url)
+    found = probe_models(base_url, timeout)
     if not found.reachable:
         raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
                                f"请先启动它：ollama serve（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）")
@@ -67,7 +67,7 @@ def check_models(base_url: str, models: list[str], role: str = "模型") -> None
     if listed is None:
         return
     missing = [m for m in models if m not in listed and ollama_name(m) not in {ollama_name(x) for x in listed}]
-    if not missing or not is_ollama(server_root(base_url)):
+    if not missing or not is_ollama(server_root(base_url), timeout):
         return
     names = "、".join(missing)
     pulls = "；".join(f"ollama pull {m}" for m in missing)
@@ -75,17 +75,22 @@ def check_models(base_url: str, models: list[str], role: str = "模型") -> None
                      f"（已有的模型：{'、'.join(sorted(listed)) or '无'}）")
 
 
-def is_ollama(root: str) -> bool:
+def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
     import requests
     try:
-        response = requests.get(root + "/api/version", timeout=TIMEOUT)
+        response = requests.get(root + "/api/version", timeout=timeout)
         return response.status_code == 200 and "version" in response.json()
     except (requests.RequestException, ValueError):
         return False
 
 
+def probe_timeout(config: Config) -> float:
+    """预检每个请求的超时：平常 3 秒，--timeout 更短时按 --timeout。"""
+    return min(TIMEOUT, config.timeout) if config.timeout else TIMEOUT
+
+
 def check_before_paying(config: Config, models: list[str]) -> None:
     """第一次请求秘塔之前：回答和评判用的模型都在（连不上、没下载都在这里就报错）。地址在 Config 里已经检查过。"""
-    check_models(config.model_url, models)
+    check_models(config.model_url, models, timeout=probe_timeout(config))
     if config.judge:
-        check_models(config.judge_url, [config.judge], role="评判模型")
+        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from sourced_answers.errors import InputError
+from sourced_answers.network import os_error_text
 
 if TYPE_CHECKING:
     from sourced_answers.check_steps import Fixed, Judged
@@ -43,13 +44,13 @@ class Source:
 class SavedAnswer:
     """--verify 读到的一条回答。line：JSON Lines 里的行号（整个文件是一个对象时为 None）。"""
     line: int | None
-    question: Any
-    model: Any
+    question: str | None
+    model: str | None
     answer: str
     sources: list[Source]
 
 
-def result_record(question: Any, model: Any, answer: str, sources: Sequence[Source], report: "Report",
+def result_record(question: str | None, model: str | None, answer: str, sources: Sequence[Source], report: "Report",
                   fix: "Fixed | None" = None, judged: "Judged | None" = None) -> Record:
     """--json 的输出。用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。"""
     record: Record = {
@@ -68,7 +69,32 @@ def result_record(question: Any, model: Any, answer: str, sources: Sequence[Sour
         record["repairs"] = [r.to_dict() for r in fix.repairs]
     if judged:
         record["judge"] = {"model": judged.model, "url": judged.url, "calls": [c.to_dict() for c in judged.calls]}
+        if judged.error:
+            record["judge"]["error"] = judged.error
     return record
+
+
+# json 模块的英文说明 → 中文
+JSON_MESSAGES = {
+    "Expecting value": "这里应该是一个值",
+    "Expecting property name enclosed in double quotes": "这里应该是用双引号括起来的字段名",
+    "Expecting ':' delimiter": "这里少了冒号",
+    "Expecting ',' delimiter": "这里少了逗号",
+    "Unterminated string starting at": "字符串没有结束",
+    "Invalid control character at": "字符串里有不允许的控制字符",
+    "Invalid \\escape": "字符串里有无效的转义",
+    "Invalid \\uXXXX escape": "字符串里有无效的 \\u 转义",
+    "Extra data": "一个 JSON 值之后还有多余的内容",
+}
+
+
+def json_problem(error: ValueError | RecursionError) -> str:
+    """json.loads 失败的中文说明（带行列号）。"""
+    if isinstance(error, RecursionError):
+        return "嵌套太深"
+    if isinstance(error, json.JSONDecodeError):
+        return f"第 {error.colno} 列{JSON_MESSAGES.get(error.msg, '格式不对')}"
+    return "里面有太长的数字"  # 超过 Python 能转换的位数
 
 
 def parse_json_records(text: str, name: str) -> list[tuple[int | None, Any]]:
@@ -77,18 +103,18 @@ def parse_json_records(text: str, name: str) -> list[tuple[int | None, Any]]:
         raise InputError(f"{name} 是空的")
     try:
         return [(None, json.loads(text))]
-    except json.JSONDecodeError as whole_error:
+    except (ValueError, RecursionError) as whole_error:
         records: list[tuple[int | None, Any]] = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 records.append((number, json.loads(line)))
-            except json.JSONDecodeError as error:
+            except (ValueError, RecursionError) as error:
                 if not records:
-                    raise InputError(f"{name} 第 {whole_error.lineno} 行不是合法的 JSON："
-                                     f"{whole_error.msg}") from None
-                raise InputError(f"{name} 第 {number} 行不是合法的 JSON：{error.msg}") from None
+                    where = whole_error.lineno if isinstance(whole_error, json.JSONDecodeError) else number
+                    raise InputError(f"{name} 第 {where} 行不是合法的 JSON：{json_problem(whole_error)}") from None
+                raise InputError(f"{name} 第 {number} 行不是合法的 JSON：{json_problem(error)}") from None
         return records
 
 
@@ -97,6 +123,9 @@ def validate_record(record: Any, where: str) -> Record:
         raise InputError(f"{where}应是一个 JSON 对象")
     if not isinstance(record.get("answer"), str):
         raise InputError(f"{where}缺少字符串字段 answer")
+    for name in ("question", "model"):
+        if record.get(name) is not None and not isinstance(record[name], str):
+            raise InputError(f"{where}{name} 应是字符串")
     sources = record.get("sources")
     if not isinstance(sources, list):
         raise InputError(f"{where}缺少列表字段 sources")
@@ -128,7 +157,7 @@ def read_saved_file(path: str, stdin: IO[bytes]) -> str:
             with open(path, "rb") as handle:
                 data = handle.read()
     except OSError as error:
-        raise InputError(f"读不了 {path}：{error.strerror}") from None
+        raise InputError(f"读不了 {path}：{os_error_text(error)}") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

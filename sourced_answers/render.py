@@ -71,7 +71,9 @@ def render_result(checked: Checked, answer_shown: bool = False) -> str:
     parts.append("\n".join(source_lines(checked.sources, checked.report.unused)))
     if fix and fix.repairs:
         parts.append("\n".join(repair_lines(fix.repairs)))
-    if checked.judged:
+    if checked.judged and checked.judged.error:
+        parts.append(f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}")
+    elif checked.judged:
         parts.append(judge_summary(checked.judged.model, checked.judged.calls))
     parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,7 @@ from typing import Any
 
 from sourced_answers.citation_check import CITATION_MARK, Claim, expand_citation
 from sourced_answers.errors import ReviewPageError
+from sourced_answers.network import os_error_text
 from sourced_answers.records import Record
 from sourced_answers.repair import Span, body_key, claims_with_positions
 
@@ -248,7 +249,7 @@ def write_page(path: str, page: str) -> None:
             Path(temporary).unlink(missing_ok=True)
             raise
     except OSError as error:
-        raise ReviewPageError(f"写不了审阅页 {path}：{error.strerror or error}") from None
+        raise ReviewPageError(f"写不了审阅页 {path}：{os_error_text(error)}") from None
 
 
 def save_review_page(path: str, records: Sequence[Record]) -> None:

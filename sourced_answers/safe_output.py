@@ -7,11 +7,16 @@ JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 
 但密钥照样遮掉。
 """
 
+import errno
 import re
 from collections.abc import Iterable
 from typing import Protocol
 
+from sourced_answers.errors import AppError, ExitCode, UsageError
+from sourced_answers.network import os_error_text
 from sourced_answers.text import held_prefix_length, mask
+
+SURROGATE = re.compile("[\\ud800-\\udfff]")
 
 ESC = "\x1b"
 # 双向文本控制符：可以让显示顺序和实际内容不一样
@@ -85,17 +90,32 @@ class TerminalFilter:
         return "".join(kept)
 
 
+class OutputClosed(AppError):
+    """标准输出被关掉了（比如接在 head 后面、head 已经退出）：像 Unix 工具一样安静地结束（退出码 130）。"""
+    exit_code = ExitCode.INTERRUPTED
+
+
+class OutputFailed(UsageError):
+    """标准输出写不进去（磁盘满之类，退出码 2）。"""
+
+
 class SafeWriter:
-    """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列。
+    """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列；写不进去时变成本程序的错误。
 
     一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 flush。
+    读不懂的字节（终端编码不对时的“代理”字符）换成 �，免得编码时出错。quiet：写不进去时什么也不做
+    （给标准错误用：连报错的地方都没有了，只能安静）。
     """
 
-    def __init__(self, stream: TextStream, secrets: Iterable[str] = (), terminal_safe: bool = True) -> None:
+    def __init__(self, stream: TextStream | None, secrets: Iterable[str] = (), terminal_safe: bool = True,
+                 name: str = "标准输出", quiet: bool = False) -> None:
         self.stream = stream
         self.secrets = [s for s in secrets if s]
         self.filter = TerminalFilter() if terminal_safe else None
         self.held = ""
+        self.name = name
+        self.quiet = quiet
+        self.closed = stream is None
 
     def write(self, text: str) -> int:
         text = mask(self.held + text, self.secrets)
@@ -105,15 +125,43 @@ class SafeWriter:
         if self.filter:
             text = self.filter.feed(text)
         if text:
-            self.stream.write(text)
+            self._send(SURROGATE.sub("\ufffd", text))
         return len(text)
 
     def flush(self) -> None:
         if self.held:
             held, self.held = self.held, ""
-            self.stream.write(self.filter.feed(held) if self.filter else held)
-        self.stream.flush()
+            self._send(SURROGATE.sub("\ufffd", self.filter.feed(held) if self.filter else held))
+        self._send(None)
+
+    def _send(self, text: str | None) -> None:
+        """写一段（None 表示冲刷）。管道断了、流被关掉 → OutputClosed；别的系统错误 → OutputFailed。"""
+        if self.closed:
+            if self.quiet:
+                return
+            raise OutputClosed("")
+        try:
+            if self.stream is None:
+                raise ValueError("没有输出流")
+            if text is None:
+                self.stream.flush()
+            else:
+                self.stream.write(text)
+        except (BrokenPipeError, ValueError):  # ValueError：对已经关闭的文件读写
+            self.closed = True
+            if not self.quiet:
+                raise OutputClosed("") from None
+        except OSError as error:
+            self.closed = True
+            if self.quiet:
+                return
+            if error.errno == errno.EPIPE:
+                raise OutputClosed("") from None
+            raise OutputFailed(f"写不进{self.name}：{os_error_text(error)}") from None
 
     def isatty(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)
-        return bool(isatty and isatty())
+        try:
+            return bool(isatty and isatty())
+        except (ValueError, OSError):
+            return False

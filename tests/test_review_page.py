@@ -159,7 +159,8 @@ def test_a_symlink_at_the_path_is_replaced_not_followed(tmp_path):
 
 def test_failure_to_write_is_exit_2_and_the_answer_is_still_printed(tmp_path):
     path = write_input(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
-    result = run_cli("--verify", path, "--html", str(tmp_path / "no" / "such" / "dir.html"), env=cli_env())
+    # 目录在、却写不进去（连 root 也不行）：只有真正写的时候才失败
+    result = run_cli("--verify", path, "--html", "/proc/self/review.html", env=cli_env())
     assert result.returncode == 2
     assert result.stdout.startswith(GOOD_ANSWER) and "✓ 引用核对通过" in result.stdout
     assert "✗ 写不了审阅页" in result.stderr and "Traceback" not in result.stderr
