@@ -2,12 +2,19 @@
 
 线性的实现里，10 倍长的回答大约花 10 倍的时间（比值约 10）。
 还测两种以前会变成平方复杂度的输入：一整行没有引用的长文字，和一整行都是引用。
-最后测资料长度：同一个回答对 10 KB 和 100 KB 的资料各核对一次。每条资料只建一次索引（每个词出现在哪几句），
+再测资料长度：同一个回答对 10 KB 和 100 KB 的资料各核对一次。每条资料只建一次索引（每个词出现在哪几句），
 一句话的代价只看它自己的词，不随资料变长：目标比值 ≤ 2。
+最后是整个 --verify（在本进程里调用 main，含读文件、核对、“可以 --fix 几处”的提示和输出）对两种以前是平方复杂度的
+输入：很多条资料（每句都引错了资料，要找更合适的一条）和很多个没有引用的列表项；输入多 10 倍，目标用时比值 ≤ 15。
   python -m bench.benchmark_check
 """
+import io
+import json
+import tempfile
 import time
+from pathlib import Path
 
+import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.citation_check import check_answer
 from sourced_answers.records import Source
@@ -79,5 +86,45 @@ def source_length(rounds=5):
     print(f"比值：资料 100 KB / 10 KB = {timings['100 KB'] / timings['10 KB']:.2f}（目标 ≤ 2）")
 
 
+def many_sources(count):
+    """count 条互不相同的资料；回答的第 i 句照抄第 i 条资料，却引用了第 i+1 条（每句都要找更合适的资料）。"""
+    sources, sentences = [], []
+    for number in range(count):
+        page = NAS_PAGES[number % len(NAS_PAGES)]
+        text = page["text"].replace("。", f"（型号 DS{number}）。")  # 每条资料有自己的型号：候选要靠它挑出来
+        sources.append({"title": f"{page['title']} {number}", "text": text})
+        first = text.split("。")[1].strip() if "。" in text else text
+        sentences.append(f"{first} [{(number + 1) % count + 1}]。")
+    return {"answer": "\n\n".join(sentences), "sources": sources}
+
+
+def many_list_items(count):
+    """count 个没有引用的列表项（每项都是资料里的一句话），资料是内置的 5 个页面。"""
+    items = "\n".join(f"- RAID5 至少三块盘，可以容忍一块盘损坏（第 {number} 项）" for number in range(count))
+    return {"answer": "以下几点：\n\n" + items, "sources": [{"title": s.title, "text": s.text} for s in SOURCES]}
+
+
+def verify_seconds(record, rounds=3):
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "saved.json"
+        path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+        best = float("inf")
+        for _ in range(rounds):
+            started = time.perf_counter()
+            answer_with_sources.main(["--verify", str(path), "--json"], io.StringIO(), io.StringIO(), environ={})
+            best = min(best, time.perf_counter() - started)
+    return best
+
+
+def verify_scaling():
+    for label, build, small in (("条资料（每句都引错）", many_sources, 200),
+                                ("个没有引用的列表项", many_list_items, 2000)):
+        first = verify_seconds(build(small))
+        second = verify_seconds(build(small * 10))
+        print(f"--verify {small} {label}：{first:.3f} 秒；{small * 10} {label}：{second:.3f} 秒；"
+              f"比值 {second / first:.1f}（线性约为 10，目标 ≤ 15）")
+
+
 if __name__ == "__main__":
     main()
+    verify_scaling()

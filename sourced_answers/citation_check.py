@@ -18,7 +18,7 @@
 """
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -45,6 +45,10 @@ COMMON_POSTINGS = 64
 QUANTITY_RADIUS = 0
 # 另一条资料的重合度至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
+# 找更合适的资料时：资料不超过这么多条就逐条比较；更多时只比较共有少见词最多的这么多条
+CANDIDATES = 16
+# 出现在这么多条以上资料里的词，挑候选资料时不看
+COMMON_SOURCES = 32
 
 # ---------- 引用标记 ----------
 # 认这些写法：[1] [ 2 ] 【1】 ［１］ [1, 2] [1，2] [1-3] [1–3] [^1] [1][3]
@@ -489,16 +493,46 @@ class SourceIndex:
 
 
 class SourceIndexes:
-    """按编号取资料的索引：第一次用到时才建，每条资料只建一次。index_of(编号) → SourceIndex。"""
+    """按编号取资料的索引：第一次用到时才建，每条资料只建一次。index_of(编号) → SourceIndex。
+
+    candidates() 回答“还有哪几条资料可能支持这句话”：资料不多时就是全部；很多时（成百上千条）只挑和这句话
+    共有的少见词最多的几条，免得每个句子都和每条资料比一遍（那是平方级的）。"""
 
     def __init__(self, sources: Sequence[Source]) -> None:
         self.sources = sources
         self.built: dict[int, SourceIndex] = {}
+        self.holders: dict[str, list[int]] | None = None
 
     def __call__(self, number: int) -> SourceIndex:
         if number not in self.built:
             self.built[number] = SourceIndex(self.sources[number - 1])
         return self.built[number]
+
+    def candidates(self, tokens: Sequence[str], exclude: Iterable[int] = ()) -> list[int]:
+        """可能支持含有这些词的句子的资料编号，可能性大的在前，最多 CANDIDATES 条。"""
+        skipped = set(exclude)
+        count = len(self.sources)
+        if count <= CANDIDATES:
+            return [n for n in range(1, count + 1) if n not in skipped]
+        holders = self._holders()
+        hits: defaultdict[int, int] = defaultdict(int)
+        for token in set(tokens):
+            found = holders.get(token, [])
+            if len(found) > COMMON_SOURCES:
+                continue  # 几乎每条资料都有的词分不出哪条更好，也会让这一步变成平方级
+            for number in found:
+                hits[number] += 1
+        ranked = sorted((n for n in hits if n not in skipped), key=lambda n: (-hits[n], n))
+        return ranked[:CANDIDATES]
+
+    def _holders(self) -> dict[str, list[int]]:
+        """词 → 含有它的资料编号（第一次用到时建，建一次）。"""
+        if self.holders is None:
+            self.holders = defaultdict(list)
+            for number in range(1, len(self.sources) + 1):
+                for token in self(number).postings:
+                    self.holders[token].append(number)
+        return self.holders
 
 
 @dataclass
@@ -598,10 +632,8 @@ def support_problems(claims: list[Claim], sources: Sequence[Source],
     return problems
 
 
-IndexOf = Callable[[int], SourceIndex]
-
-
-def check_claim(claim: Claim, sources: Sequence[Source], index_of: IndexOf, threshold: float) -> Problem | None:
+def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
+                threshold: float) -> Problem | None:
     numbers = list(dict.fromkeys(claim.citations))
     cited = format_citations(numbers)
     label = "（继承自上文）" if claim.inherited else ""
@@ -654,13 +686,11 @@ def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity]) -> l
     return sorted(found)
 
 
-def better_source(claim: Claim, words: ClaimWords, sources: Sequence[Source], index_of: IndexOf, cited: list[int],
-                  best: Support, threshold: float) -> int | None:
+def better_source(claim: Claim, words: ClaimWords, sources: Sequence[Source], index_of: SourceIndexes,
+                  cited: list[int], best: Support, threshold: float) -> int | None:
     """另一条资料明显更能支持这句话时，返回它的编号。"""
     candidates = []
-    for number in range(1, len(sources) + 1):
-        if number in cited:
-            continue
+    for number in index_of.candidates(words.distinct, cited):
         result = compare(claim.body, words, index_of(number), number)
         if result.passes(threshold) and result.overlap >= best.overlap + BETTER_MARGIN:
             candidates.append(result)

@@ -11,8 +11,9 @@ from sourced_answers.text import format_citations, truncate
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
     lines = ["来源："]
+    unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
-        mark = "（未被引用）" if number in unused else ""
+        mark = "（未被引用）" if number in unused_numbers else ""
         lines.append(f"[{number}] {source.title} {source.link}".strip() + mark)
     return lines
 

@@ -11,7 +11,9 @@
 
 这里只有纯逻辑：调用模型的函数由调用方传进来。
 """
+import bisect
 import re
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -168,7 +170,7 @@ class Sources:
     def best(self, claim: Claim) -> tuple[int, float] | None:
         """能让这句话完全通过的资料里重合度最高的一条：(编号, 重合度)；没有时为 None。"""
         found: tuple[int, float] | None = None
-        for number in range(1, len(self.sources) + 1):
+        for number in self.index_of.candidates(claim_words(claim.body).distinct):
             overlap = self.passing(claim, [number])
             if overlap is not None and (found is None or overlap > found[1]):
                 found = (number, overlap)
@@ -292,27 +294,48 @@ def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[
 
 
 def units_of(located: Located, uncited: list[tuple[int | None, str | None]]) -> list[Located]:
-    """把没有引用的块（段落编号、原文）对应到它的句子上：[[(claim, span), …], …]。"""
+    """把没有引用的块（段落编号、原文）对应到它的句子上：[[(claim, span), …], …]。
+
+    每个块的句子按顺序在同一段里没有引用、还没被别的块用掉的句子中找（同样的句子出现几次时取最前面的）；
+    按（段落、正文）建好位置表，每个句子二分查找一次，总时间和句子数成线性（乘一个对数）。"""
+    places: defaultdict[tuple[int, str], list[int]] = defaultdict(list)
+    for position, (claim, _) in enumerate(located):
+        if not claim.citations:
+            places[(claim.paragraph, body_key(claim.text))].append(position)
+    cursor: dict[tuple[int, str], int] = {}  # 每张位置表里前面几个已经被用掉（位置表只会从前往后用）
     groups: list[Located] = []
-    remaining = list(located)
     for paragraph, text in uncited:
         wanted = [body_key(c.text) for line in (text or "").split("\n") for c in claims_in_line(line, paragraph or 0)]
+        chosen: list[tuple[tuple[int, str], int]] = []
+        after = -1
+        for key in wanted:
+            spots = places.get((paragraph or 0, key), [])
+            start = cursor.get((paragraph or 0, key), 0)
+            index = bisect.bisect_right(spots, after, lo=start)
+            if index >= len(spots):
+                chosen = []
+                break
+            chosen.append(((paragraph or 0, key), index))
+            after = spots[index]
+        if not wanted or not chosen:
+            continue
         members: Located = []
-        for claim, span in remaining:
-            if claim.paragraph == paragraph and not claim.citations and wanted and body_key(claim.text) == wanted[0]:
-                members.append((claim, span))
-                wanted.pop(0)
-        if members and not wanted:
-            groups.append(members)
-            for member in members:
-                remaining.remove(member)
+        for place, index in chosen:
+            members.append(located[places[place][index]])
+            cursor[place] = max(cursor.get(place, 0), index + 1)
+        groups.append(members)
     return groups
 
 
 def apply_edits(answer: str, edits: list[Edit]) -> str:
-    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
-        answer = answer[:edit.start] + edit.text + answer[edit.end:]
-    return answer
+    """一遍拼出改好的回答（改动按位置排好，互不重叠）。"""
+    pieces = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: e.start):
+        pieces += [answer[position:edit.start], edit.text]
+        position = edit.end
+    pieces.append(answer[position:])
+    return "".join(pieces)
 
 
 def improved(before: Report, after: Report) -> bool:

@@ -73,9 +73,20 @@ def link_citations(text: str, prefix: str, count: int) -> str:
 def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[Problem]]:
     """每个句子（在 claims 里的下标）对应的问题列表。"""
     flags: dict[int, list[Problem]] = {}
+    by_paragraph: dict[int, list[int]] = {}
+    by_citation: dict[int, list[int]] = {}
+    for index, (claim, _) in enumerate(claims):
+        by_paragraph.setdefault(claim.paragraph, []).append(index)
+        for number in set(claim.citations):
+            by_citation.setdefault(number, []).append(index)
     for problem in record.get("problems", []):
-        for index, (claim, _) in enumerate(claims):
-            if claim_has(problem, claim):
+        if problem.get("kind") == "missing_source":
+            numbers = [n for n in problem.get("citations") or [] if isinstance(n, int)]
+            nearby = sorted({i for n in numbers for i in by_citation.get(n, [])})
+        else:
+            nearby = by_paragraph.get(problem.get("paragraph"), [])
+        for index in nearby:
+            if claim_has(problem, claims[index][0]):
                 flags.setdefault(index, []).append(problem)
     return flags
 
@@ -97,18 +108,20 @@ class Evidence:
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self.anchors: dict[tuple[int, str], str] = {}
+        self.by_source: dict[int, list[tuple[str, str]]] = {}
 
     def anchor(self, source: int, sentence: str) -> str:
         key = (source, sentence)
         if key not in self.anchors:
             self.anchors[key] = f"{self.prefix}ev-{len(self.anchors) + 1}"
+            self.by_source.setdefault(source, []).append((sentence, self.anchors[key]))
         return self.anchors[key]
 
     def highlight(self, number: int, text: str) -> str:
         """资料正文，转义后把要高亮的句子包进 <mark id=…>。"""
         spots = []
-        for (source, sentence), anchor in self.anchors.items():
-            start = text.find(sentence) if source == number and sentence else -1
+        for sentence, anchor in self.by_source.get(number, []):
+            start = text.find(sentence) if sentence else -1
             if start >= 0:
                 spots.append((start, start + len(sentence), anchor))
         pieces = []
