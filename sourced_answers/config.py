@@ -16,6 +16,7 @@ import metaso_search
 from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
 from sourced_answers.network import os_error_text
+from sourced_answers.safe_output import TerminalFilter
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -148,10 +149,11 @@ def check_flags(args: argparse.Namespace) -> None:
 
 
 def clean_question(text: str, where: str = "问题") -> str:
-    """问题只在这里整理一次：控制字符换成空格、空白合并；不是有效的文字、没有任何字、太长都不付费就报错。"""
+    """问题只在这里整理一次：终端控制序列去掉、其余控制字符换成空格、空白合并；
+    不是有效的文字、没有任何字、太长，都在付费之前报错。"""
     if SURROGATE.search(text):
         raise UsageError(f"{where}不是有效的 UTF-8 文字（终端的编码可能是 GBK 之类）：请把终端设成 UTF-8 再试")
-    question = " ".join(CONTROL.sub(" ", text).split())
+    question = " ".join(CONTROL.sub(" ", TerminalFilter().feed(text)).split())
     if not any(char.isalnum() for char in question):
         raise UsageError(f"{where}里没有文字（只有空白、标点或控制字符），请给出要问的问题")
     if len(question) > MAX_QUESTION:

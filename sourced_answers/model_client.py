@@ -198,7 +198,12 @@ def first_choice(data: object) -> dict[str, Any] | None:
 
 
 def read_whole(response: "requests.Response") -> tuple[str, str | None, int | None]:
+    import requests
     response.encoding = "utf-8"
+    try:
+        response.content  # noqa: B018  先把回答读完：半路断开时在这里就知道
+    except requests.RequestException:
+        raise ModelError("模型服务的回答中途断开了，回答不完整", transient=False) from None
     try:
         data = response.json()
         choice = first_choice(data)

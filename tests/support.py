@@ -79,9 +79,25 @@ SCRIPTS = {
     "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
     "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
     "echo-prompt": {"echo": True},
+    # 各种不守规矩的 OpenAI 兼容服务
+    "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
+    "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
+    "content-object": {"content": GOOD_ANSWER, "content_value": {"text": "?"}},
+    "usage-strings": {"content": GOOD_ANSWER, "usage": {"completion_tokens": "50", "prompt_tokens": "x"}},
+    "choices-object": {"content": GOOD_ANSWER, "choices_value": {"0": "?"}},
+    "truncated": {"content": GOOD_ANSWER, "truncate": True},             # 声明的长度比实际发的长，然后断开
+    "slow-answer": {"content": GOOD_ANSWER, "sleep": 5},
+    "fuzz": {"content": "", "fuzz": True},                               # 回复由测试放进 model_server.fuzz_reply
     "terminal-tricks": {"content": "\x1b[31m家用 NAS 至少选两盘位\x1b[0m，方便做 RAID1 镜像 [1]。\r\x1b]8;;http://evil.example/\x07"
                                    "点我\x1b]8;;\x07\u202e需要转码 4K 视频时选带核显的 Intel 型号 [1]。"},
 }
+
+
+def content_of(script, text):
+    """回答里 content 字段的样子：平常是文字；as_parts 时是内容片段列表；content_value 时是别的值。"""
+    if script.get("as_parts"):
+        return [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": "x"}}]
+    return script.get("content_value", text)
 
 
 def chunks(text, size=7):
@@ -95,6 +111,8 @@ class ScriptedModel:
         self.requests = []
         self.counts = {}
         self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
+        self.models_delay = 0.0  # /v1/models 先等这么多秒再回答
+        self.fuzz_reply = ("{}", "application/json")  # 模型名 fuzz 的回复：(原样的文字, 类型)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -131,6 +149,7 @@ class ScriptedModel:
             def do_GET(self):
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
                 if self.path == "/v1/models":
+                    time.sleep(model_server.models_delay)
                     if model_server.models_reply is not None:
                         self.send_text(*model_server.models_reply)
                         return
@@ -164,6 +183,16 @@ class ScriptedModel:
                     self.send_body(400, {"error": {"message": "context window exceeded"}})
                 elif script and "raw" in script:
                     self.send_text(200, script["raw"], "text/html")
+                elif script and script.get("fuzz"):
+                    self.send_text(200, *model_server.fuzz_reply)
+                elif script and script.get("truncate"):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "5000")
+                    self.end_headers()
+                    self.wfile.write(b'{"choices": [{"message": {"content": "')
+                    self.wfile.flush()
+                    self.close_connection = True
                 elif script is None:
                     message = f'model "{body.get("model")}" not found, try pulling it first'
                     self.send_body(404, {"error": {"message": message, "type": "api_error",
@@ -172,13 +201,14 @@ class ScriptedModel:
                     self.stream(script)
                 else:
                     time.sleep(script.get("sleep", 0))
-                    message = {"role": "assistant", "content": script["content"]}
+                    message = {"role": "assistant", "content": content_of(script, script["content"])}
                     if "reasoning" in script:
                         message["reasoning_content"] = script["reasoning"]
-                    self.send_body(200, {"id": "x", "object": "chat.completion", "choices": [
-                        {"index": 0, "message": message,
-                         "finish_reason": script.get("finish_reason", "stop")}],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
+                    choices = [{"index": 0, "message": message, "finish_reason": script.get("finish_reason", "stop")}]
+                    self.send_body(200, {"id": "x", "object": "chat.completion",
+                                         "choices": script.get("choices_value", choices),
+                                         "usage": script.get("usage", {"prompt_tokens": 100, "completion_tokens": 50,
+                                                                       "total_tokens": 150})})
 
             def stream(self, script):
                 self.send_response(200)
@@ -189,14 +219,15 @@ class ScriptedModel:
                 events = []
                 if "reasoning" in script:
                     events += [{"reasoning_content": piece} for piece in chunks(script["reasoning"])]
-                events += [{"content": piece} for piece in chunks(script["content"])]
+                events += [{"content": content_of(script, piece)} for piece in chunks(script["content"])]
                 for number, delta in enumerate(events):
                     if number == script.get("cut_after"):
                         return  # 连接在回答中途断开：没有 finish_reason，也没有 [DONE]
                     self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
                     time.sleep(script.get("delay", 0))
                 self.event({"choices": [{"index": 0, "delta": {},
-                                         "finish_reason": script.get("finish_reason", "stop")}]})
+                                         "finish_reason": script.get("finish_reason", "stop")}],
+                            **({"usage": script["usage"]} if "usage" in script else {})})
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
