@@ -4,6 +4,7 @@
 用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
 """
 import argparse
+import ipaddress
 import os
 import re
 import stat
@@ -23,7 +24,8 @@ DEFAULT_MODEL = "qwen2.5:1.5b"
 # --fix 默认请模型改写一轮
 DEFAULT_FIX_ROUNDS = 1
 MAX_QUESTION = 1000
-HOST = re.compile(r"[A-Za-z0-9._:-]+")  # 主机名、IPv4 或（去掉方括号的）IPv6
+NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
+LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 # 问题里去掉的字符：C0/C1 控制字符、DEL、双向文本控制符（终端或网页复制来的）
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
@@ -83,6 +85,27 @@ UNPRINTABLE = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
 SHOWN_AS_QUESTION_MARK = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
+def host_problem(netloc: str) -> str | None:
+    """地址里“主机:端口”这一段的问题（没有问题时为 None）：主机名每段是字母数字和连字符，
+    IPv6 要放在方括号里，端口是 1 到 65535。"""
+    if "@" in netloc:
+        return "地址里不要写用户名和密码"
+    match = NETLOC.fullmatch(netloc)
+    if not match:
+        return "主机名或端口无效"
+    if match.group("ipv6") is not None:
+        try:
+            ipaddress.IPv6Address(match.group("ipv6"))
+        except ValueError:
+            return "IPv6 地址无效"
+    elif not all(LABEL.fullmatch(label) for label in match.group("host").split(".")):
+        return "主机名无效"
+    port = match.group("port")
+    if port is not None and not 1 <= int(port) <= 65535:
+        return "端口无效"
+    return None
+
+
 def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
     """检查一个服务地址，返回规范的写法；name 是环境变量或参数的名字，出错时写进说明（值里不会有密钥）。
     地址末尾是 suffixes 里的某一段时去掉它（只去一次）。"""
@@ -96,14 +119,10 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
             problem = "地址里有空格、换行或不可见字符"
         elif parts.scheme.lower() not in ("http", "https"):
             problem = f"只支持 http 和 https，不支持 {parts.scheme}"
-        elif not parts.hostname or not HOST.fullmatch(parts.hostname) or parts.hostname.startswith(("-", ".")):
-            problem = "主机名无效"
-        elif parts.port == 0:
-            problem = "端口无效"
-        elif parts.username or parts.password:
-            problem = "地址里不要写用户名和密码"
-    except ValueError:  # 端口不是数字、IPv6 的方括号没配对……
-        problem = "端口或主机名无效"
+        else:
+            problem = host_problem(parts.netloc)
+    except ValueError:  # IPv6 的方括号没配对之类
+        problem = "主机名或端口无效"
     if problem:
         shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
         shown = SHOWN_AS_QUESTION_MARK.sub("?", shown)

@@ -1,0 +1,159 @@
+"""随机输入（hypothesis）：地址、密钥、问题、保存下来的回答、模型的回复。每一个都要守住这些不变式——
+
+  · 没有 traceback（本进程里运行，任何没接住的异常都会让测试失败）；
+  · 退出码只有 0、1、2、3、130，而且意思对：2 的时候一次秘塔都没请求过；
+  · 密钥（够长、像个密钥的值）从不出现在任何输出里；
+  · --json 的输出永远是合法的 JSON；
+  · 除了 --html 指定的页面和缓存，什么文件都不写。
+
+生成的地址只指向本机（127.0.0.1、localhost、[::1]）或者根本不是有效地址，绝不会连到别的机器。
+FUZZ_EXAMPLES=500 可以多跑一些例子。
+"""
+import json
+import os
+import string
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.support import CANARY_KEY, GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
+
+QUESTION = "家用 NAS 怎么选"
+EXIT_CODES = {0, 1, 2, 3, 130}
+FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12)
+
+
+def metaso_calls(fake):
+    return sum(1 for method, _ in fake.requests if method == "POST")
+
+
+def assert_invariants(result, *, fake=None, calls_before=0, secret=None, json_output=False):
+    assert result.returncode in EXIT_CODES, result.stderr
+    if result.returncode == 2 and fake is not None:
+        assert metaso_calls(fake) == calls_before, "配置错误之前就请求了秘塔"
+    if secret and len(secret) >= 16:
+        assert secret not in result.stdout + result.stderr
+    if json_output and result.returncode in (0, 1):
+        for line in result.stdout.splitlines():
+            json.loads(line)
+    assert "Traceback" not in result.stderr
+
+
+# ---------- 地址 ----------
+
+def url_strategy(port):
+    """只会指向本机、或者根本无效的地址（不会触发对外的域名解析或连接）。"""
+    schemes = st.sampled_from(["http://", "https://", "", "HTTP://", "ftp://", "javascript:", "//", "http:/"])
+    hosts = st.sampled_from(["127.0.0.1", "localhost", "[::1]", "[::1", "::1", "", "-bad-", "a b", "[zz]",
+                             "user:pw@127.0.0.1", "127.0.0.1\n", "127.0.0.1\x00", "[::1]x"])
+    ports = st.sampled_from([f":{port}", ":9", ":0", ":abc", ":99999", "", ":", f":{port}:{port}"])
+    paths = st.sampled_from(["", "/", "/v1", "/v1/", "/v1/chat/completions", "/chat/completions", "/v1/models",
+                             "/api/v1/search"]) | st.text(max_size=12).map(lambda text: "/" + text)
+    return st.tuples(schemes, hosts, ports, paths).map("".join)
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_model_url(fake_metaso, model_server, data):
+    port = model_server.url.rsplit(":", 1)[1]
+    url = data.draw(url_strategy(port))
+    before = metaso_calls(fake_metaso)
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good", OLLAMA_URL=url))
+    assert_invariants(result, fake=fake_metaso, calls_before=before, json_output=True)
+
+
+@FUZZ
+@given(data=st.data())
+def test_any_metaso_base(fake_metaso, model_server, data):
+    port = fake_metaso.base_url.rsplit(":", 1)[1].split("/")[0]
+    url = data.draw(url_strategy(port))
+    before = metaso_calls(fake_metaso)
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good", METASO_BASE=url))
+    assert_invariants(result, fake=fake_metaso, calls_before=before, secret=fake_metaso.key, json_output=True)
+
+
+# ---------- 密钥 ----------
+
+keys = (st.text(alphabet=st.characters(blacklist_characters="\x00"), max_size=40)
+        | st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=16, max_size=40)
+        | st.builds(lambda a, b, c: a + b + c, st.just(CANARY_KEY[:8]), st.sampled_from(["\n", " ", "\t", "", "é"]),
+                    st.just(CANARY_KEY[8:])))
+
+
+@FUZZ
+@given(key=keys)
+def test_any_key(fake_metaso, model_server, key):
+    before = metaso_calls(fake_metaso)
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good",
+                                                     METASO_API_KEY=key))
+    assert_invariants(result, fake=fake_metaso, calls_before=before, secret=key.strip(), json_output=True)
+    for part in key.split():
+        assert len(part) < 16 or part not in result.stdout + result.stderr
+
+
+# ---------- 问题 ----------
+
+@FUZZ
+@given(question=st.text(max_size=60) | st.text(alphabet="\x1b[]\x07\u202e\u200b -？。\t\n", max_size=20))
+def test_any_question(fake_metaso, model_server, question):
+    before = metaso_calls(fake_metaso)
+    result = run_cli("--json", "--", question, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert_invariants(result, fake=fake_metaso, calls_before=before, secret=fake_metaso.key, json_output=True)
+
+
+# ---------- 保存下来的回答 ----------
+
+def saved_records():
+    sources = st.lists(st.fixed_dictionaries({"text": st.text(max_size=80) | json_values},
+                                             optional={"title": json_values, "link": json_values,
+                                                       "read": json_values, "cached": json_values}), max_size=4)
+    records = st.fixed_dictionaries({"answer": st.sampled_from([GOOD_ANSWER, ""]) | st.text(max_size=120) | json_values,
+                                     "sources": st.just(NAS_RECORD_SOURCES) | sources | json_values},
+                                    optional={"question": json_values, "model": json_values})
+    lines = st.lists(records.map(lambda r: json.dumps(r, ensure_ascii=False)) | st.text(max_size=30),
+                     min_size=1, max_size=3).map("\n".join)
+    return records.map(lambda r: json.dumps(r, ensure_ascii=False)) | lines | json_values.map(json.dumps)
+
+
+@FUZZ
+@given(content=saved_records() | st.binary(max_size=60).map(lambda b: b.decode("latin-1")))
+def test_any_saved_answer(tmp_path_factory, content):
+    folder = tmp_path_factory.mktemp("verify")
+    (folder / "saved.json").write_text(content, encoding="utf-8", errors="surrogateescape")
+    page = folder / "page.html"
+    result = run_cli("--verify", str(folder / "saved.json"), "--json", "--html", str(page),
+                     env=cli_env(METASO_API_KEY=CANARY_KEY))
+    assert_invariants(result, secret=CANARY_KEY, json_output=True)
+    assert result.returncode in (0, 1, 2)
+    assert set(os.listdir(folder)) <= {"saved.json", "page.html"}
+    assert page.exists() == (result.returncode in (0, 1))
+
+
+# ---------- 模型的回复 ----------
+
+def model_replies():
+    plausible = st.fixed_dictionaries({"choices": st.lists(st.fixed_dictionaries(
+        {"message": st.fixed_dictionaries({"content": json_values | st.just(GOOD_ANSWER)}) | json_values,
+         "finish_reason": json_values}), max_size=2) | json_values, "usage": json_values})
+    whole = (plausible | json_values).map(lambda value: (json.dumps(value), "application/json"))
+    events = st.lists(st.fixed_dictionaries({"choices": st.lists(st.fixed_dictionaries(
+        {"delta": st.fixed_dictionaries({"content": json_values}) | json_values, "finish_reason": json_values}),
+        max_size=2) | json_values}) | json_values, max_size=5)
+    stream = events.map(lambda items: ("".join(f"data: {json.dumps(item)}\n\n" for item in items)
+                                       + "data: [DONE]\n\n", "text/event-stream"))
+    return whole | stream | st.text(max_size=40).map(lambda text: (text, "text/plain"))
+
+
+@FUZZ
+@given(reply=model_replies(), mode=st.sampled_from(["--stream", "--no-stream"]))
+def test_any_model_reply(fake_metaso, model_server, reply, mode):
+    model_server.fuzz_reply = reply
+    result = run_cli(QUESTION, "--json", mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="fuzz"))
+    assert_invariants(result, fake=fake_metaso, secret=fake_metaso.key, json_output=True)
+    assert result.returncode in (0, 1, 3)
