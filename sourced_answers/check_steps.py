@@ -6,7 +6,7 @@
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sourced_answers.citation_check import Report, check_answer
+from sourced_answers.citation_check import Report, SourceIndexes, check_answer
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
@@ -66,16 +66,17 @@ class Checked:
 def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrite: Rewriter | None = None,
                   log: Log = lambda message: None, judge: JudgeAsk | None = None) -> Checked:
     """核对；config.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
-    report = check_answer(answer, sources, config.threshold)
+    indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
+    report = check_answer(answer, sources, config.threshold, indexes)
     fix = None
     fixable = 0
     if config.fix:
         rounds = config.fix_rounds if rewrite else 0
-        fixed, report, repairs = fix_answer(answer, sources, config.threshold, rounds, rewrite, log)
+        fixed, report, repairs = fix_answer(answer, sources, config.threshold, rounds, rewrite, log, indexes)
         fix = Fixed(answer, fixed, repairs)
         answer = fixed
     elif not report.passed:
-        fixable = repairable(answer, sources, config.threshold, report)
+        fixable = repairable(answer, sources, config.threshold, report, indexes)
     judged = None
     if judge and config.judge:
         log(f"请评判模型 {config.judge} 逐句看一遍…")

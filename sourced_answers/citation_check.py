@@ -617,10 +617,10 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     return problems, unused, cited, claims
 
 
-def support_problems(claims: list[Claim], sources: Sequence[Source],
-                     threshold: float = DEFAULT_THRESHOLD) -> list[Problem]:
-    """逐句比对：重合度、整段编造、数字。"""
-    index_of = SourceIndexes(sources)
+def support_problems(claims: list[Claim], sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD,
+                     indexes: SourceIndexes | None = None) -> list[Problem]:
+    """逐句比对：重合度、整段编造、数字。indexes：同一组资料已经建好的索引（核对、修正反复用同一组资料时传进来）。"""
+    index_of = indexes or SourceIndexes(sources)
     problems = []
     for claim in claims:
         numbers = claim.citations
@@ -699,13 +699,14 @@ def better_source(claim: Claim, words: ClaimWords, sources: Sequence[Source], in
     return max(candidates, key=lambda r: r.overlap).source
 
 
-def check_answer(answer: str, sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD) -> Report:
+def check_answer(answer: str, sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD,
+                 indexes: SourceIndexes | None = None) -> Report:
     """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。"""
     if not strip_think(answer).strip():
         return Report([Problem("empty_answer", "回答是空的（去掉思考过程之后什么也没有）")],
                       list(range(1, len(sources) + 1)), set())
     problems, unused, cited, claims = structure_problems(answer, len(sources))
-    problems += support_problems(claims, sources, threshold)
+    problems += support_problems(claims, sources, threshold, indexes)
     return Report(problems, unused, cited)
 
 

@@ -84,7 +84,13 @@ def judge_answer(answer: str, sources: Sequence[Source], report: Report, ask: Ju
                          round(time.monotonic() - started, 3))
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        calls = list(pool.map(one, wanted))
+        futures = [pool.submit(one, item) for item in wanted]
+        try:
+            calls = [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()  # 评判模型出错了：还没开始的询问不再发
+            raise
     problems = [Problem("judge_unsupported",
                         f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
                         f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",

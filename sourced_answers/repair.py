@@ -139,12 +139,12 @@ def claims_with_positions(answer: str) -> Located:
 class Sources:
     """每条资料的索引只建一次。"""
 
-    def __init__(self, sources: Sequence[Source], threshold: float,
-                 coverage_needed: float = REPAIR_COVERAGE) -> None:
+    def __init__(self, sources: Sequence[Source], threshold: float, coverage_needed: float = REPAIR_COVERAGE,
+                 indexes: SourceIndexes | None = None) -> None:
         self.sources = sources
         self.threshold = threshold
         self.coverage_needed = coverage_needed
-        self.index_of = SourceIndexes(sources)
+        self.index_of = indexes or SourceIndexes(sources)
 
     def passing(self, claim: Claim, numbers: Sequence[int]) -> float | None:
         """claim 改引 numbers 时能否完全通过（重合度、整段编造、数字）；能通过时返回重合度，否则 None。
@@ -346,18 +346,21 @@ def improved(before: Report, after: Report) -> bool:
 
 
 def fix_citations(answer: str, sources: Sequence[Source], threshold: float, report: Report | None = None,
-                  coverage_needed: float = REPAIR_COVERAGE) -> tuple[str, list[Repair], Report]:
-    """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。"""
-    report = report or check_answer(answer, sources, threshold)
+                  coverage_needed: float = REPAIR_COVERAGE,
+                  indexes: SourceIndexes | None = None) -> tuple[str, list[Repair], Report]:
+    """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。
+    indexes：这组资料已经建好的索引（不传就建一份，这一次修正里反复用）。"""
+    indexes = indexes or SourceIndexes(sources)
+    report = report or check_answer(answer, sources, threshold, indexes)
     if report.passed:
         return answer, [], report
-    pool = Sources(sources, threshold, coverage_needed)
+    pool = Sources(sources, threshold, coverage_needed, indexes)
     located = claims_with_positions(answer)
     edits = recite_edits(located, report, pool, Locator(answer)) + add_citation_edits(located, report, pool)
     if not edits:
         return answer, [], report
     repaired = apply_edits(answer, edits)
-    after = check_answer(repaired, sources, threshold)
+    after = check_answer(repaired, sources, threshold, indexes)
     if improved(report, after):
         return repaired, [e.repair for e in edits], after
     # 合在一起出了意外（极少见）：一处一处地试，只留下让问题变少、又没冒出新问题的
@@ -365,16 +368,17 @@ def fix_citations(answer: str, sources: Sequence[Source], threshold: float, repo
     current = report
     for edit in edits:
         trial = apply_edits(answer, kept + [edit])
-        trial_report = check_answer(trial, sources, threshold)
+        trial_report = check_answer(trial, sources, threshold, indexes)
         if improved(current, trial_report):
             kept.append(edit)
             current = trial_report
     return apply_edits(answer, kept), [e.repair for e in kept], current
 
 
-def repairable(answer: str, sources: Sequence[Source], threshold: float, report: Report) -> int:
+def repairable(answer: str, sources: Sequence[Source], threshold: float, report: Report,
+               indexes: SourceIndexes | None = None) -> int:
     """不加 --fix 时：有没有能确定性修正的问题（用来在结论后面提示 --fix）。"""
-    _, repairs, _ = fix_citations(answer, sources, threshold, report)
+    _, repairs, _ = fix_citations(answer, sources, threshold, report, indexes=indexes)
     return len(repairs)
 
 
@@ -413,13 +417,13 @@ def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, source
     return repairs
 
 
-def rewrite_round(answer: str, report: Report, sources: Sequence[Source], threshold: float,
-                  ask: Rewriter) -> tuple[str | None, Report | None, list[Repair], str]:
+def rewrite_round(answer: str, report: Report, sources: Sequence[Source], threshold: float, ask: Rewriter,
+                  indexes: SourceIndexes | None = None) -> tuple[str | None, Report | None, list[Repair], str]:
     """请模型改写一轮。采用时返回 (新回答, 新 Report, [Repair], 说明)；不采用时返回 (None, None, [], 为什么)。"""
     new_answer = ask(answer, report)
     if not new_answer or not new_answer.strip():
         return None, None, [], "模型没有给出改写，保留上一版"
-    new_report = check_answer(new_answer, sources, threshold)
+    new_report = check_answer(new_answer, sources, threshold, indexes)
     if len(new_report.problems) >= len(report.problems):
         return None, None, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
                                 f"保留上一版")
@@ -433,20 +437,22 @@ def rewrite_round(answer: str, report: Report, sources: Sequence[Source], thresh
 
 
 def fix_answer(answer: str, sources: Sequence[Source], threshold: float, rounds: int = 0, ask: Rewriter | None = None,
-               log: Callable[[str], None] = lambda message: None) -> tuple[str, Report, list[Repair]]:
+               log: Callable[[str], None] = lambda message: None,
+               indexes: SourceIndexes | None = None) -> tuple[str, Report, list[Repair]]:
     """--fix 的全部：先确定性修正，再最多 rounds 轮模型改写（每轮之后再做一次确定性修正）。
     返回 (回答, Report, [Repair])。"""
-    answer, repairs, report = fix_citations(answer, sources, threshold)
+    indexes = indexes or SourceIndexes(sources)
+    answer, repairs, report = fix_citations(answer, sources, threshold, indexes=indexes)
     for number in range(1, rounds + 1):
         if report.passed or ask is None:
             break
         log(f"修正第 {number} 轮…")
-        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask)
+        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask, indexes)
         log(f"  {message}")
         if new_answer is None or new_report is None:
             break  # 这一轮没有进展，再问也多半一样
         answer, report = new_answer, new_report
         repairs += rewritten
-        answer, more, report = fix_citations(answer, sources, threshold, report)
+        answer, more, report = fix_citations(answer, sources, threshold, report, indexes=indexes)
         repairs += more
     return answer, report, repairs

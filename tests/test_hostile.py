@@ -67,19 +67,16 @@ def test_failing_judge_keeps_the_paid_answer_and_exits_3(fake_metaso, model_serv
 
 
 def test_failing_judge_in_verify_keeps_every_verdict_and_is_not_asked_again(tmp_path, model_server):
-    asked = []
-    for count in (1, 3):
-        path = tmp_path / f"saved{count}.jsonl"
-        path.write_text("\n".join(json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES},
-                                             ensure_ascii=False) for _ in range(count)) + "\n", encoding="utf-8")
-        before = len(model_server.requests)
-        result = run_cli("--verify", str(path), "--json", "--judge", "server-error-text",
-                         env=cli_env(None, model_server))
-        records = [json.loads(line) for line in result.stdout.splitlines()]
-        assert result.returncode == 3 and len(records) == count and all(r["passed"] for r in records)
-        assert result.stderr.count("评判模型 server-error-text") == 1
-        asked.append(len(model_server.requests) - before)
-    assert asked[0] == asked[1]  # 出错之后，剩下的回答不再问评判模型
+    later = "RAID1 是镜像，两块盘存同样的数据 [2]。"
+    path = tmp_path / "saved.jsonl"
+    path.write_text("\n".join(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
+                              for answer in (GOOD_ANSWER, later, later)) + "\n", encoding="utf-8")
+    result = run_cli("--verify", str(path), "--json", "--judge", "server-error-text", env=cli_env(None, model_server))
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.returncode == 3 and len(records) == 3 and all(r["passed"] for r in records)
+    assert result.stderr.count("评判模型 server-error-text") == 1
+    asked = [json.dumps(r["body"], ensure_ascii=False) for r in model_server.requests]
+    assert asked and not any("这句话：RAID1 是镜像" in body for body in asked)  # 出错之后，剩下的回答不再问评判模型
 
 
 def test_html_that_is_the_verify_input_is_refused(tmp_path):
