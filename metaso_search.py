@@ -134,7 +134,7 @@ def error_in_body(data: object) -> tuple[int | str, str] | None:
 def parse_json(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -195,7 +195,10 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
         raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
                           f"{excerpt(redact(text, key))}", status=response.status_code,
                           next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
-    return redact_data(data, key)
+    try:
+        return redact_data(data, key)
+    except RecursionError:
+        raise MetasoError("秘塔返回的 JSON 嵌套太深，无法使用", status=response.status_code) from None
 
 
 def redact_data(data: Any, key: str) -> Any:

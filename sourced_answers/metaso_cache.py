@@ -163,7 +163,10 @@ class MetasoCache:
         connection = self.connection
         if not self.write or connection is None:
             return
-        data = json.dumps(value, ensure_ascii=False)
+        try:
+            data = json.dumps(value, ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return  # 存不下的值（嵌套太深之类）就不缓存
         try:
             with self.lock:
                 connection.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",

@@ -53,7 +53,7 @@ def probe_models(base_url: str, timeout: float = TIMEOUT) -> ModelList:
         return ModelList(reachable=True)
     try:
         return ModelList(reachable=True, answered=True, models=listed_models(response.json()))
-    except ValueError:
+    except (ValueError, RecursionError, requests.RequestException):
         return ModelList(reachable=True, answered=True)
 
 
@@ -79,8 +79,9 @@ def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
     import requests
     try:
         response = requests.get(root + "/api/version", timeout=timeout)
-        return response.status_code == 200 and "version" in response.json()
-    except (requests.RequestException, ValueError):
+        data = response.json() if response.status_code == 200 else None
+        return isinstance(data, dict) and "version" in data
+    except (requests.RequestException, ValueError, RecursionError):
         return False
 
 

@@ -40,8 +40,9 @@ def assert_invariants(result, *, fake=None, calls_before=0, secret=None, json_ou
     if secret and len(secret) >= 16:
         assert secret not in result.stdout + result.stderr
     if json_output and result.returncode in (0, 1):
-        for line in result.stdout.splitlines():
+        for line in result.stdout.split("\n")[:-1]:  # JSON Lines 只按 \n 分行（字符串里可以有 U+2028 之类）
             json.loads(line)
+        assert result.stdout.endswith("\n")
     assert "Traceback" not in result.stderr
 
 
@@ -156,4 +157,25 @@ def test_any_model_reply(fake_metaso, model_server, reply, mode):
     model_server.fuzz_reply = reply
     result = run_cli(QUESTION, "--json", mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="fuzz"))
     assert_invariants(result, fake=fake_metaso, secret=fake_metaso.key, json_output=True)
+    assert result.returncode in (0, 1, 3)
+
+
+# ---------- 秘塔的回复 ----------
+
+def metaso_replies():
+    result = st.fixed_dictionaries({}, optional={"title": json_values, "link": json_values, "snippet": json_values,
+                                                 "date": json_values})
+    plausible = st.fixed_dictionaries({"webpages": st.lists(result, max_size=3) | json_values},
+                                      optional={"errCode": json_values, "errMsg": json_values, "code": json_values})
+    return (plausible | json_values).map(json.dumps) | st.text(max_size=40)
+
+
+@FUZZ
+@given(search=metaso_replies(), reader=st.text(max_size=60) | metaso_replies(),
+       status=st.sampled_from([200, 200, 200, 400, 500]))
+def test_any_metaso_reply(fake_metaso, model_server, search, reader, status):
+    fake_metaso.fail("search", search, status=status)
+    fake_metaso.fail("reader", reader, content_type="text/plain; charset=utf-8")
+    result = run_cli(QUESTION, "--json", "--no-cache", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert_invariants(result, secret=fake_metaso.key, json_output=True)
     assert result.returncode in (0, 1, 3)

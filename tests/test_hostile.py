@@ -178,6 +178,15 @@ def test_hostile_saved_files_are_usage_errors_in_chinese(tmp_path, content, expe
     assert not (tmp_path / "page.html").exists()
 
 
+@pytest.mark.parametrize("endpoint", ["search", "reader"])
+def test_deeply_nested_metaso_json_is_a_service_error_not_a_crash(fake_metaso, model_server, endpoint):
+    fake_metaso.fail(endpoint, "[" * 5000 + "]" * 5000)
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode in (0, 1, 3) and "Traceback" not in result.stderr
+    if endpoint == "search":
+        assert result.returncode == 3 and "无法解析" in result.stderr
+
+
 def test_one_unreadable_cache_entry_is_dropped_and_the_run_goes_on(fake_metaso, model_server, cache_home):
     env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
     assert run_cli(QUESTION, env=env).returncode == 0
