@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from sourced_answers.citation_check import CITATION_MARK, DEFAULT_THRESHOLD
@@ -49,6 +50,15 @@ def scores(rows, passed):
     return {"accuracy": correct / len(rows),
             "recall_unsupported": sum(unsupported) / max(len(unsupported), 1),
             "false_alarm": sum(supported) / max(len(supported), 1)}
+
+
+def false_alarms_by_kind(pairs):
+    """“支持”的陈述被标出时，是被哪一种问题标出的：{种类: 条数}（一条可能有几种）。"""
+    supported = [rec for row, rec in pairs if row["label"] == 1]
+    counts = Counter(kind for rec in supported if not rec["passed"]
+                     for kind in {p["kind"] for p in rec["problems"]})
+    total = max(len(supported), 1)
+    return "、".join(f"{kind} {count} 条（{count / total:.1%}）" for kind, count in counts.most_common()) or "无"
 
 
 def report_judge(rows, model, url):
@@ -96,12 +106,13 @@ def main(argv=None):
         print(f"{threshold:>8.2f} {result['accuracy']:>10.1%} {result['recall_unsupported']:>12.1%} "
               f"{result['false_alarm']:>10.1%}{mark}")
     # 常数只在 idx 为偶数的一半上选；奇数的一半才是“没见过的数据”上的结果
-    passed = run_verify(rows, DEFAULT_THRESHOLD)
+    records = verify_records(rows, DEFAULT_THRESHOLD)
     for parity, name in ((0, "调参的一半（idx 偶数）"), (1, "留出的一半（idx 奇数）")):
-        half = [(r, p) for r, p in zip(rows, passed, strict=True) if r["idx"] % 2 == parity]
-        result = scores([r for r, _ in half], [p for _, p in half])
+        half = [(r, rec) for r, rec in zip(rows, records, strict=True) if r["idx"] % 2 == parity]
+        result = scores([r for r, _ in half], [rec["passed"] for _, rec in half])
         print(f"{name}：准确率 {result['accuracy']:.1%}，不支持召回 {result['recall_unsupported']:.1%}，"
               f"误报 {result['false_alarm']:.1%}（默认阈值）")
+        print(f"  误报按种类：{false_alarms_by_kind(half)}")
     if args.judge_model:
         report_judge(rows, args.judge_model, args.url)
     if args.fix:

@@ -86,7 +86,7 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
             # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
             judged = Judged(config.judge, config.judge_url, [], str(error))
         else:
-            report.problems += problems
+            report.problems = problems
             judged = Judged(config.judge, config.judge_url, calls)
     return Checked(answer, report, fix, fixable, judged, list(sources))
 

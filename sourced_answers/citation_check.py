@@ -24,7 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from sourced_answers.records import Source
-from sourced_answers.text import CJK, format_citations, is_chinese_char, truncate
+from sourced_answers.text import CJK, count_chinese, format_citations, is_chinese_char, truncate
 from sourced_answers.thinking import strip_think
 
 DEFAULT_THRESHOLD = 0.35
@@ -295,7 +295,8 @@ ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven"
                    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
                    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
                    "ninety": 90, "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "triple": 3}
-ARABIC = re.compile(r"(?<![A-Za-z0-9.])([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?(?![0-9])")
+# 前面是字母的数字是名称的一部分（RAID5、i5），只有“5020x1945”这种尺寸里 x 后面的数字除外
+ARABIC = re.compile(r"(?:(?<![A-Za-z0-9.])|(?<=[0-9][xX]))([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?(?![0-9])")
 CHINESE_NUMERAL = re.compile(r"[零〇一壹二贰两三叁四五六七八九十拾百佰千仟万亿]+")
 ACRONYM_NUMBER = re.compile(r"[A-Z]{2,} ?[0-9]+")  # RAID 5、USB3：名称，不是数量
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:：;；,，。]))[0-9]{1,2}(?:[)）、]|\.(?=\s))")
@@ -311,7 +312,7 @@ def tokens_with_spans(text: str) -> list[Token]:
     """内容词和它们在 text 里的位置：中文按相邻两字（一字的片段按单字），拉丁文按单词（小写）。
     纯数字不算内容词（数字单独核对）。"""
     found: list[Token] = []
-    for match in TOKEN.finditer(text):
+    for match in TOKEN.finditer(narrow(text)):
         word = match.group()
         start = match.start()
         if is_chinese_char(word[0]):
@@ -334,7 +335,7 @@ def tokens_with_spans(text: str) -> list[Token]:
 def material(text: str) -> int:
     """句子有多少“字料”：中文二元组算 1，拉丁文单词算 2。太短的句子不检查重合度。"""
     total = 0
-    for match in TOKEN.finditer(text):
+    for match in TOKEN.finditer(narrow(text)):
         word = match.group()
         total += len(word) - 1 if is_chinese_char(word[0]) else 2
     return total
@@ -360,15 +361,68 @@ def chinese_value(numeral: str) -> int | None:
     return total + section + (digit or 0)
 
 
-UNIT_AFTER = re.compile(rf"[ \t]?([A-Za-z]{{1,6}}|[%％]|[{CJK}])")
+UNIT_AFTER = re.compile(rf"[ \t]?([A-Za-z]+|[%％]|[{CJK}])")
+GLUED_NAME = re.compile(r"(?<=[a-z])[A-Z]+$")
+# 全角的数字、字母、符号换成半角（一个字换一个字，位置不变）；全角空格换成空格
+NARROW = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# 一串数字共用后面的单位：“3/4/5 盘位”“3-5 块”；尺寸“5020x1945x1775mm”要三个数以上（“2x8GB”是两条 8GB）
+CHAIN = re.compile(r"[ \t]*[/／~～–-][ \t]*")
+DIMENSION = re.compile(r"[ \t]*[xX×][ \t]*")
+# 序号和步骤不是数量：“第 5 步”“Step 5”“步骤 3”
+ORDINAL = re.compile(r"第[ \t]*[0-9零〇一二两三四五六七八九十百]+[ \t]*(?=步|点|条|项|部分|章|节|阶段|层)"
+                     r"|(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
+# 举例用的数：“例如 100 元的商品……”说的是规则，不是事实，不拿来比
+EXAMPLE = re.compile(r"(?:例如|比如|譬如|举例来说|举个例子|假如|假设|e\.g\.|for example|for instance)[^。；;！？!?\n]*",
+                     re.IGNORECASE)
+# 四个字母以上、却是计量单位的缩写
+MEASURE_UNITS = {"mbps", "gbps", "kbps", "iops", "kwh", "mhz", "ghz", "khz", "rpm", "inch", "byte", "bytes"}
+# 不当作复数去掉 s 的单位
+PLURAL_KEEP = {"mbps", "gbps", "kbps", "fps", "ips", "bps", "iops", "ms", "ns", "us", "hdds", "ssds"}
+
+
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
+
+
+def language_of(text: str, sample: int = 4000) -> str | None:
+    """按内容判断是中文（zh）还是拉丁字母的语言（en）：汉字数和拉丁单词数比。夹着英文产品名的中文句子仍是中文；
+    说不清（太短、两样差不多又都很少）时为 None。只看前 sample 个字符。"""
+    text = narrow(text[:sample])
+    chinese = count_chinese(text)
+    latin = len(LATIN_WORD.findall(text))
+    if chinese >= 3 or (chinese and chinese >= latin):
+        return "zh"
+    if latin >= 2 and not chinese:
+        return "en"
+    return None
+
+
+def source_language(text: str, sample: int = 4000) -> str | None:
+    """一条资料的语言：汉字多于拉丁单词是中文，否则（有拉丁单词时）是英文。"""
+    text = narrow(text[:sample])
+    chinese = count_chinese(text)
+    latin = len(LATIN_WORD.findall(text))
+    if chinese >= latin and chinese:
+        return "zh"
+    return "en" if latin >= 3 else None
+
+
+def narrow(text: str) -> str:
+    """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。"""
+    return text.translate(NARROW)
 
 
 def unit_at(text: str, position: int) -> str | None:
-    """数字后面的单位：拉丁字母（小写）、%、或一个汉字量词；没有时为 None。"""
+    """数字后面的单位：一个拉丁字母的词（小写、去掉复数的 s）、%、或一个汉字量词；没有时为 None。"""
     match = UNIT_AFTER.match(text, position)
-    if not match:
+    if not match or len(match.group(1)) > 12:
         return None
-    return normal_unit(match.group(1).lower())
+    unit = match.group(1)
+    if text[match.end():match.end() + 1].isdigit():
+        if unit in ("x", "X"):
+            return None  # “1920x1080”“2x8GB”里的 x 是乘号
+        unit = GLUED_NAME.sub("", unit) or unit  # “1.8GHzA55”：A55 是型号，单位是 GHz
+    return normal_unit(unit.lower())
 
 
 def normal_unit(unit: str) -> str | None:
@@ -376,6 +430,8 @@ def normal_unit(unit: str) -> str | None:
         if unit not in MEASURE_WORDS:
             return None  # “3-0的比分”里的“的”不是单位
         return "个" if unit in COUNTERS else unit
+    if len(unit) > 3 and unit.endswith("s") and not unit.endswith("ss") and unit not in PLURAL_KEEP:
+        unit = unit[:-1]  # drives → drive
     return UNIT_SYNONYMS.get(unit, unit)
 
 
@@ -390,11 +446,21 @@ def quantities_in(text: str) -> set[Quantity]:
     """text 里的数量：{(数值, 单位)}。比较的是值，不是写法：三块 = 3 块，三千元 = 3000 元，27,400 = 27400。
     “RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、年份都不算数量。"""
     found: set[Quantity] = set()
+    text = EXAMPLE.sub(" ", narrow(text))
     if DIGIT.search(text):  # 没有数字的句子（大多数）不用做下面几遍替换
-        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
-        for match in ARABIC.finditer(text):
+        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", ORDINAL.sub(" ", text))))
+        matches = list(ARABIC.finditer(text))
+        units = [unit_at(text, match.end()) for match in matches]
+        for index in range(len(matches) - 2, -1, -1):
+            between = (matches[index].end(), matches[index + 1].start())
+            next_too = index + 2 < len(matches) and DIMENSION.fullmatch(text, matches[index + 1].end(),
+                                                                       matches[index + 2].start())
+            last_too = index > 0 and DIMENSION.fullmatch(text, matches[index - 1].end(), matches[index].start())
+            if CHAIN.fullmatch(text, *between) or DIMENSION.fullmatch(text, *between) and (next_too or last_too):
+                units[index] = units[index + 1]  # 一串数字共用最后那个单位
+        for match, unit in zip(matches, units, strict=True):
             value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
-            found.add((value, unit_at(text, match.end())))
+            found.add((value, unit))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
         after = text[match.end():match.end() + 1]
@@ -406,7 +472,7 @@ def quantities_in(text: str) -> set[Quantity]:
         if counted is not None:
             found.add((float(counted), normal_unit(after)))
     for match in ENGLISH_NUMBER_WORD.finditer(text):
-        found.add((float(ENGLISH_NUMBERS[match.group().lower()]), None))
+        found.add((float(ENGLISH_NUMBERS[match.group().lower()]), unit_at(text, match.end())))
     return found
 
 
@@ -415,12 +481,18 @@ def numbers_in(text: str) -> set[float]:
     return {value for value, _ in quantities_in(text)}
 
 
+def is_noun_unit(unit: str | None) -> bool:
+    """“four drives”里的 drive 是个名词，不是计量单位：同一个数换个名词说（“two failures”“failure of two drives”）
+    很常见，找数字时只比数值。gb、mm、ghz 这样的缩写才是单位。"""
+    return unit is not None and len(unit) >= 4 and unit.isascii() and unit.isalpha() and unit not in MEASURE_UNITS
+
+
 def unmatched_quantities(claimed: set[Quantity], known: set[Quantity]) -> list[float]:
-    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位时只比数值。"""
+    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值。"""
     values = {value for value, _ in known}
     return sorted(value for value, unit in claimed
                   if (value, unit) not in known and (value, None) not in known
-                  and not (unit is None and value in values))
+                  and not ((unit is None or is_noun_unit(unit)) and value in values))
 
 
 # ---------- 资料的索引 ----------
@@ -450,6 +522,7 @@ class SourceIndex:
             for token in {t[0] for t in tokens_with_spans(sentence)}:
                 self.postings[token].append(number)
         self.quantities = quantities_in(title + "\n" + text)
+        self.language = source_language(title + "\n" + text)
         self.sentence_quantities: dict[int, set[Quantity]] = {}
 
     def quantities_near(self, sentence: int) -> set[Quantity]:
@@ -637,6 +710,9 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
     numbers = list(dict.fromkeys(claim.citations))
     cited = format_citations(numbers)
     label = "（继承自上文）" if claim.inherited else ""
+    language = language_of(claim.body)
+    if language and all(index_of(n).language not in (None, language) for n in numbers):
+        return check_across_languages(claim, numbers, index_of, language, label)
     words = claim_words(claim.body)
     results = [compare(claim.body, words, index_of(n), n) for n in numbers]
     best = max(results, key=lambda r: (r.passes(threshold), r.overlap))
@@ -670,6 +746,24 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
                        f"里说同一件事的地方对不上")
             return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
     return None
+
+
+def check_across_languages(claim: Claim, numbers: list[int], index_of: SourceIndexes, language: str,
+                           label: str) -> Problem | None:
+    """句子和它引用的资料不是同一种语言：字面重合说明不了什么，只比数值（三块 = three），其余交给人或 --judge。"""
+    cited = format_citations(numbers)
+    known = {value for n in numbers for value, _ in index_of(n).quantities}
+    missing = sorted({value for value, _ in quantities_in(claim.body)} - known)
+    if missing:
+        shown = "、".join(f"{v:g}" for v in missing)
+        message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
+        return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers)
+    if material(claim.body) < MIN_MATERIAL:
+        return None
+    source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
+    return Problem("cross_language", f"“{truncate(claim.text, 40)}” 引用的资料 {cited}{label} 是{source_name}、句子是"
+                                     f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对",
+                   claim.paragraph, claim.text, numbers)
 
 
 def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity]) -> list[float]:

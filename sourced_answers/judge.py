@@ -55,9 +55,9 @@ def parse_verdict(reply: str | None) -> bool | None:
 
 
 def claims_to_judge(answer: str, sources: Sequence[Source], report: Report) -> list[tuple[Claim, list[int]]]:
-    """字面核对放过的带引用句子：[(句子, 引用编号)]。"""
+    """字面核对放过的带引用句子，以及字面核对判断不了的跨语言句子：[(句子, 引用编号)]。"""
     _, _, _, claims = structure_problems(answer, len(sources))
-    flagged = {(p.paragraph, p.sentence) for p in report.problems}
+    flagged = {(p.paragraph, p.sentence) for p in report.problems if p.kind != "cross_language"}
     wanted: list[tuple[Claim, list[int]]] = []
     for claim in claims:
         numbers = list(dict.fromkeys(claim.citations))
@@ -72,7 +72,8 @@ def claims_to_judge(answer: str, sources: Sequence[Source], report: Report) -> l
 def judge_answer(answer: str, sources: Sequence[Source], report: Report, ask: JudgeAsk,
                  concurrency: int = CONCURRENCY) -> tuple[list[Problem], list[JudgeCall]]:
     """逐句问评判模型。ask(messages) 返回回复文字（出错时抛异常，由调用方决定怎么报）。
-    返回 (新增的问题, [JudgeCall])。"""
+    返回 (评判之后的全部问题, [JudgeCall])：它说“否”的句子加一个 judge_unsupported；跨语言的句子（cross_language）
+    它说“是”就撤掉这个问题，说“否”就换成 judge_unsupported，没有意见就留着。字面核对的其他问题它撤不掉。"""
     wanted = claims_to_judge(answer, sources, report)
 
     def one(item: tuple[Claim, list[int]]) -> JudgeCall:
@@ -91,9 +92,12 @@ def judge_answer(answer: str, sources: Sequence[Source], report: Report, ask: Ju
             for future in futures:
                 future.cancel()  # 评判模型出错了：还没开始的询问不再发
             raise
-    problems = [Problem("judge_unsupported",
-                        f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
-                        f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
-                        call.paragraph, call.sentence, call.citations)
-                for call in calls if call.verdict is False]
+    decided = {(call.paragraph, call.sentence) for call in calls if call.verdict is not None}
+    problems = [p for p in report.problems
+                if not (p.kind == "cross_language" and (p.paragraph, p.sentence) in decided)]
+    problems += [Problem("judge_unsupported",
+                         f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
+                         f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
+                         call.paragraph, call.sentence, call.citations)
+                 for call in calls if call.verdict is False]
     return problems, calls

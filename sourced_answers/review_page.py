@@ -29,6 +29,7 @@ h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;
 .verdict.passed{background:#e6f4ea;color:#1e6b35}.verdict.failed{background:#fdecea;color:#8a1c12}
 .claim.ok{border-bottom:2px solid #9fd3ae}.claim.flagged{background:#fdecea;border-bottom:2px solid #d93025}
 .claim.flagged::before{content:"⚠ ";color:#d93025}
+.claim.cross{background:#fff4ce;border-bottom:2px dashed #b58900}.claim.cross::before{content:"？ ";color:#8a6d00}
 .claim a{color:inherit;text-decoration:none}details.why:target{outline:2px solid #d93025}
 details.why{margin:.3em 0 .8em 1em;font-size:.92em;color:#444}details.why summary{cursor:pointer;color:#8a1c12}
 .source{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}.source:target{border-color:#1a73e8}
@@ -166,8 +167,10 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
             continue
         pieces.append(link_citations(answer[position:start], prefix, count))
         problems = flags.get(index)
-        state = "flagged" if problems else "ok" if claim.citations else "plain"
-        label = "⚠ 被标出" if problems else "✓ 通过" if claim.citations else ""
+        across = bool(problems) and all(p.get("kind") == "cross_language" for p in problems or [])
+        state = "cross" if across else "flagged" if problems else "ok" if claim.citations else "plain"
+        label = ("？ 跨语言，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if problems
+                 else "✓ 通过" if claim.citations else "")
         text = escape(answer[start:end])
         if problems:
             why = f"{prefix}why-{index}"

@@ -1,0 +1,141 @@
+"""数字按中文网页的写法来读（全角、共用的单位、序号、举例），以及句子和资料不是同一种语言时的 cross_language。
+
+例子都是为这些规则自己写的，不来自标注数据。"""
+import json
+
+import pytest
+
+from sourced_answers.citation_check import check_answer, language_of, quantities_in
+from sourced_answers.records import Source
+from tests.support import cli_env, run_cli
+
+
+def kinds(answer, *texts):
+    report = check_answer(answer, [Source(text=text) for text in texts])
+    return [p.kind for p in report.problems]
+
+
+# ---------- 全角 ----------
+
+@pytest.mark.parametrize("claim, source", [
+    ("这座桥建于 1898 年，至今仍在使用 [1]。", "这座桥建于１８９８年，至今仍在使用。"),
+    ("这款路由器的内存是 256MB，适合家庭使用 [1]。", "这款路由器的内存是２５６ＭＢ，适合家庭使用。"),
+    ("这批硬盘的良品率达到 90%，高于同类产品 [1]。", "这批硬盘的良品率达到９０％，高于同类产品。"),
+    ("这批硬盘的良品率达到９０％，高于同类产品 [1]。", "这批硬盘的良品率达到 90%，高于同类产品。"),
+])
+def test_full_width_and_half_width_numbers_are_the_same(claim, source):
+    assert kinds(claim, source) == []
+
+
+def test_full_width_number_that_differs_is_still_caught():
+    assert kinds("这座桥建于 1899 年，至今仍在使用 [1]。", "这座桥建于１８９８年，至今仍在使用。") == ["number_mismatch"]
+
+
+def test_full_width_latin_words_count_as_words():
+    assert kinds("ＲＡＩＤ 不是备份，重要数据仍然要另外备份 [1]。", "RAID 不是备份，重要数据仍然要另外备份。") == []
+
+
+# ---------- 一串数字共用一个单位 ----------
+
+def test_dimensions_share_the_unit_written_once():
+    source = "这款车的长宽高是 5020x1945x1775mm，轴距 3000mm。"
+    assert kinds("这款车宽 1945mm，高 1775mm，轴距 3000mm [1]。", source) == []
+    assert kinds("这款车宽 1950mm，高 1775mm，轴距 3000mm [1]。", source) == ["number_mismatch"]
+
+
+def test_a_list_of_numbers_shares_the_unit_after_it():
+    source = "这个系列有 2/4/6 盘位三种型号，都支持 RAID。"
+    assert kinds("这个系列有 4 盘位的型号，支持 RAID [1]。", source) == []
+    assert kinds("这个系列有 8 盘位的型号，支持 RAID [1]。", source) == ["number_mismatch"]
+
+
+def test_a_multiplier_is_not_a_shared_unit():
+    assert quantities_in("2x8GB 内存") == {(2.0, None), (8.0, "gb")}
+    assert kinds("这台机器有两根 8GB 的内存条，一共 16GB [1]。", "这台机器的内存是 2x8GB，一共 16GB。") == []
+
+
+# ---------- 序号、步骤、举例不是数量 ----------
+
+@pytest.mark.parametrize("claim", ["第 5 步，在设置里打开 SMB 共享服务 [1]。", "Step 5. 在设置里打开 SMB 共享服务 [1]。",
+                                   "步骤 5：在设置里打开 SMB 共享服务 [1]。"])
+def test_step_numbers_are_not_quantities(claim):
+    assert kinds(claim, "最后，在设置里打开 SMB 共享服务，电脑就能访问了。") == []
+
+
+def test_example_amounts_are_not_compared_as_facts():
+    source = "满减活动按订单金额计算，每满 300 元减 40 元。"
+    assert kinds("满减按订单金额计算，每满 300 元减 40 元，例如买 650 元的东西就减 80 元 [1]。", source) == []
+    assert kinds("满减按订单金额计算，每满 300 元减 50 元 [1]。", source) == ["number_mismatch"]
+
+
+# ---------- 最相关的那一句说了别的数 ----------
+
+def test_english_number_stated_differently_by_the_best_sentence_is_a_mismatch():
+    source = ("RAID 5 needs at least three drives and survives the failure of one drive. "
+              "RAID 6 needs at least four drives and survives the failure of two drives.")
+    assert kinds("RAID 5 needs at least four drives and survives one failure [1].", source) == ["number_mismatch"]
+    assert kinds("RAID 6 needs at least four drives and survives two failures [1].", source) == []
+
+
+# ---------- 跨语言 ----------
+
+ENGLISH_SOURCE = ("RAID 5 needs at least three drives and keeps working when one drive fails. "
+                  "RAID is not a backup: keep another copy of important files somewhere else.")
+CHINESE_SOURCE = "RAID5 至少需要三块盘，坏一块盘时还能继续工作。RAID 不是备份，重要文件要另外保存一份。"
+
+
+def test_chinese_sentence_citing_an_english_page_is_cross_language():
+    report = check_answer("RAID5 至少需要三块盘，坏一块盘还能继续工作 [1]。", [Source(text=ENGLISH_SOURCE)])
+    [problem] = report.problems
+    assert problem.kind == "cross_language" and not report.passed
+    assert "资料 [1] 是英文、句子是中文，字面核对无法判断，请用 --judge 或人工核对" in problem.message
+    assert "重合度" not in problem.message
+
+
+def test_english_sentence_citing_a_chinese_page_is_cross_language():
+    assert kinds("RAID 5 needs at least three drives and keeps working when one fails [1].", CHINESE_SOURCE) == [
+        "cross_language"]
+
+
+def test_numbers_are_still_compared_across_languages():
+    assert kinds("RAID5 至少需要四块盘，坏一块盘还能继续工作 [1]。", ENGLISH_SOURCE) == ["number_mismatch"]
+    assert kinds("RAID 5 needs at least four drives and keeps working when one fails [1].", CHINESE_SOURCE) == [
+        "number_mismatch"]
+
+
+@pytest.mark.parametrize("sentence", ["群晖 DS224+ 支持 Btrfs 文件系统和快照功能", "支持 Docker、Plex 和 Jellyfin 等套件",
+                                      "用 Intel N100 处理器的 NAS 功耗很低"])
+def test_chinese_sentence_with_english_names_stays_chinese(sentence):
+    assert language_of(sentence) == "zh"
+
+
+def test_same_language_sentences_are_checked_as_before():
+    assert kinds("RAID5 至少需要三块盘，坏一块盘时还能继续工作 [1]。", CHINESE_SOURCE) == []
+    assert kinds("RAID 5 needs at least three drives and keeps working when one drive fails [1].",
+                 ENGLISH_SOURCE) == []
+
+
+def saved_cross_language(tmp_path):
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"answer": "RAID5 至少需要三块盘，坏一块盘还能继续工作 [1]。",
+                                "sources": [{"title": "RAID levels", "text": ENGLISH_SOURCE}]}, ensure_ascii=False),
+                    encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("judge, passed, kinds_after", [("judge-yes", True, []),
+                                                         ("judge-no", False, ["judge_unsupported"]),
+                                                         ("judge-ramble", False, ["cross_language"])])
+def test_judge_decides_cross_language_sentences(tmp_path, model_server, judge, passed, kinds_after):
+    result = run_cli("--verify", saved_cross_language(tmp_path), "--json", "--judge", judge,
+                     env=cli_env(None, model_server))
+    record = json.loads(result.stdout)
+    assert record["passed"] is passed and [p["kind"] for p in record["problems"]] == kinds_after
+    assert len(record["judge"]["calls"]) == 1
+
+
+def test_cross_language_is_its_own_state_in_text_json_and_page(tmp_path):
+    page = tmp_path / "page.html"
+    result = run_cli("--verify", saved_cross_language(tmp_path), "--html", str(page), env=cli_env())
+    assert result.returncode == 1 and "字面核对无法判断" in result.stdout
+    assert 'class="claim cross"' in page.read_text(encoding="utf-8")
