@@ -15,18 +15,17 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, TextIO
 
-import metaso_search
 from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
 
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.citation_check import check, support
 from sourced_answers.cli import build_parser
-from sourced_answers.config import Config, build_config
+from sourced_answers.config import Config, build_config, secrets_to_mask
 from sourced_answers.errors import AppError, ExitCode
 from sourced_answers.evaluation import run_eval
 from sourced_answers.gather import MetasoSession
 from sourced_answers.model_client import ModelError, chat, chat_url
-from sourced_answers.preflight import check_before_paying
+from sourced_answers.preflight import check_before_paying, model_key, remote_notices
 from sourced_answers.prompts import build_messages, context_warning
 from sourced_answers.records import result_record
 from sourced_answers.render import render_result
@@ -70,7 +69,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
         log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
-        save_review_page(config.html, [record])
+        save_review_page(config.html, [record], config.secrets)
     return checked.exit_code
 
 
@@ -95,7 +94,8 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
 
     try:
         result = chat(messages, model, config.model_url, stream, on_text=show if stream else None,
-                      max_tokens=config.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"))
+                      max_tokens=config.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"),
+                      key=model_key(config))
     except ModelError as error:
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
@@ -113,6 +113,8 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
 
 def program(config: Config, out: Output, log: Log, stdin: IO[bytes]) -> int:
     """按配置做一件事：核对文件、比较模型，或者回答问题。"""
+    for notice in remote_notices(config):
+        log(notice)
     if config.verify:
         return verify(config, out, log, stdin)
     if config.eval:
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     environ 默认是 os.environ；adjust 让 quickstart 在配置建好之后换掉其中几项（比如改用本机启动的模型服务）。"""
     environ = os.environ if environ is None else environ
     # 密钥太短时不遮（会误伤正常文字）；要用它时 Config 会拒绝它
-    secrets = [metaso_search.maskable(metaso_search.api_key(environ, required=False))]
+    secrets = secrets_to_mask(environ)
     errors = SafeWriter(err or sys.stderr, secrets, name="标准错误", quiet=True)
     raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
 

@@ -280,6 +280,7 @@ class FakeMetaso:
         self.key = key
         self.delay = delay
         self.requests: list[tuple[str, str]] = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
+        self.authorizations: list[str] = []  # 每个 API 请求带的 Authorization 头（测试用来确认别的密钥没发过来）
         self.in_flight = {"search": 0, "reader": 0}
         self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
         self.lock = threading.Lock()
@@ -433,6 +434,7 @@ class FakeMetaso:
                     body = json.loads(self.rfile.read(length) or b"{}")
                 except ValueError:
                     body = None
+                fake.authorizations.append(self.headers.get("Authorization") or "")
                 authorized = self.headers.get("Authorization") == f"Bearer {fake.key}"
                 fault = fake.take_fault(endpoint)
                 if fault:

@@ -16,6 +16,7 @@ from typing import Any
 from sourced_answers.errors import ConfigError, ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.secrets import METASO_MIN_LENGTH, check_secret, maskable
 from sourced_answers.text import excerpt, mask
 
 DEFAULT_BASE = "https://metaso.cn/api/v1"
@@ -71,10 +72,6 @@ class MissingKeyError(ConfigError):
                          "没有密钥也可以加 --demo 用内置的模拟服务试用")
 
 
-# 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
-MIN_KEY_LENGTH = 16
-
-
 def api_key(environ: Mapping[str, str], required: bool = True) -> str:
     """密钥只在这里从环境变量读取（由程序入口调用）。required 时没设置或格式不对就报错（说明里不含密钥）；
     否则原样返回（没设置时是空字符串）。"""
@@ -82,27 +79,14 @@ def api_key(environ: Mapping[str, str], required: bool = True) -> str:
     if required:
         if not key:
             raise MissingKeyError()
-        check_key(key)
+        check_secret(key, "METASO_API_KEY", METASO_MIN_LENGTH,
+                     "请重新从秘塔开放平台复制密钥，export METASO_API_KEY=mk-你的密钥")
     return key
 
 
-def check_key(key: str, name: str = "METASO_API_KEY") -> None:
-    """用之前先看密钥像不像密钥：可打印的 ASCII、中间没有空白、不太短。错误说明里从不出现密钥本身。"""
-    problem = None
-    if any(char.isspace() for char in key):
-        problem = "中间有空格或换行（复制时多带了字符？）"
-    elif not all(33 <= ord(char) < 127 for char in key):
-        problem = "含有不是可打印 ASCII 的字符（全角字符、不可见字符或乱码）"
-    elif len(key) < MIN_KEY_LENGTH:
-        problem = f"太短（{len(key)} 个字符，密钥至少 {MIN_KEY_LENGTH} 个字符）"
-    if problem:
-        raise ConfigError(f"{name} 的格式不对：{problem}。请重新从秘塔开放平台复制密钥，"
-                          f"export {name}=mk-你的密钥")
-
-
-def maskable(key: str) -> str:
-    """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字，用到它之前也会被拒绝）。"""
-    return key if len(key) >= MIN_KEY_LENGTH else ""
+def maskable_key(environ: Mapping[str, str]) -> str:
+    """输出里要遮掉的秘塔密钥（太短的不遮）。"""
+    return maskable(api_key(environ, required=False), METASO_MIN_LENGTH)
 
 
 def api_base(environ: Mapping[str, str]) -> str:

@@ -11,6 +11,7 @@ from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.model_client import Message, ModelError, chat
+from sourced_answers.preflight import judge_key, model_key
 from sourced_answers.prompts import rewrite_messages
 from sourced_answers.records import Source
 from sourced_answers.repair import Repair, Rewriter, fix_answer, repairable
@@ -100,7 +101,7 @@ def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:
     def ask(messages: list[Message]) -> str:
         try:
             result = chat(messages, model, config.judge_url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
-                          deadline=deadline)
+                          deadline=deadline, key=judge_key(config))
         except ModelError as error:
             raise ModelError(f"评判模型 {model}：{error}") from None
         return result.text
@@ -114,7 +115,7 @@ def rewriter(question: str, messages: list[Message], model: str, config: Config,
         request = rewrite_messages(messages, answer, report, has_chinese(question))
         try:
             result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,
-                          deadline=deadline)
+                          deadline=deadline, key=model_key(config))
         except ModelError as error:
             log(f"  修正时模型出错：{error}")
             return ""

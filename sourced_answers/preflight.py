@@ -7,10 +7,20 @@
     llama.cpp 的服务只列出模型文件、接受任何名字：不是 Ollama 时只检查服务在不在。
     这个接口报错或者返回的样子不认识，不算失败，照常往下走。
 """
+import ipaddress
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from sourced_answers.config import Config
-from sourced_answers.model_client import ModelError, ModelUnreachable, chat_url
+from sourced_answers.model_client import (
+    NO_KEY,
+    ApiKey,
+    ModelError,
+    ModelUnreachable,
+    chat_url,
+    key_error,
+    model_error_message,
+)
 
 TIMEOUT = 3
 
@@ -34,45 +44,71 @@ def server_root(base_url: str) -> str:
 
 @dataclass
 class ModelList:
-    """GET /v1/models 的结果。reachable：连上了；answered：回答了 200；models：列出的模型名（样子不认识时为 None）。"""
+    """GET /v1/models 的结果。reachable：连上了；status：HTTP 状态（没回答时为 None）；answered：回答了 200；
+    models：列出的模型名（样子不认识时为 None）；accepts_any：llama.cpp 的服务只列出模型文件、接受任何名字。"""
     reachable: bool
-    answered: bool = False
+    status: int | None = None
     models: set[str] | None = None
+    accepts_any: bool = False
+    message: str = ""
+
+    @property
+    def answered(self) -> bool:
+        return self.status == 200
 
 
-def probe_models(base_url: str, timeout: float = TIMEOUT) -> ModelList:
-    """问模型服务有哪些模型（Ollama、llama.cpp server、vLLM、LM Studio 都有 /v1/models）。这是唯一的探测方式。"""
+def probe_models(base_url: str, timeout: float = TIMEOUT, key: ApiKey = NO_KEY) -> ModelList:
+    """问模型服务有哪些模型（Ollama、llama.cpp server、vLLM、LM Studio、网关和云端服务都有 /v1/models）。
+    这是唯一的探测方式；有密钥时带上密钥（llama.cpp 的 --api-key 连这个接口也要密钥）。"""
     import requests
     try:
-        response = requests.get(server_root(base_url) + "/v1/models", timeout=timeout)
+        response = requests.get(server_root(base_url) + "/v1/models", timeout=timeout, headers=key.headers())
     except requests.ConnectionError:
         return ModelList(reachable=False)
     except requests.RequestException:
         return ModelList(reachable=True)  # 超时之类：不确定，交给真正的请求去判断
     if response.status_code != 200:
-        return ModelList(reachable=True)
+        return ModelList(reachable=True, status=response.status_code, message=model_error_message(response.text))
     try:
-        return ModelList(reachable=True, answered=True, models=listed_models(response.json()))
+        data = response.json()
     except (ValueError, RecursionError, requests.RequestException):
-        return ModelList(reachable=True, answered=True)
+        return ModelList(reachable=True, status=200)
+    return ModelList(reachable=True, status=200, models=listed_models(data), accepts_any=is_llama_cpp(data))
 
 
-def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT) -> None:
-    """付费之前确认模型服务在、模型都在。连不上抛 ModelUnreachable，确定缺模型抛 ModelError；别的情况照常往下走。"""
-    found = probe_models(base_url, timeout)
+def is_llama_cpp(data: object) -> bool:
+    """llama.cpp 的模型列表：多一个 models 字段，或者 owned_by 是 llamacpp。它接受任何模型名。"""
+    if not isinstance(data, dict):
+        return False
+    items = data.get("data")
+    if not isinstance(items, list):
+        items = []
+    return "models" in data or any(isinstance(item, dict) and item.get("owned_by") == "llamacpp" for item in items)
+
+
+def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT,
+                 key: ApiKey = NO_KEY) -> None:
+    """付费之前确认模型服务在、密钥对、模型都在。连不上抛 ModelUnreachable；密钥被拒、确定缺模型抛 ModelError；
+    别的情况（接口报错、样子不认识）照常往下走。"""
+    found = probe_models(base_url, timeout, key)
     if not found.reachable:
         raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
                                f"请先启动它：ollama serve（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）")
+    if found.status in (401, 403):
+        raise key_error(found.status, found.message, base_url, key)
     listed = found.models
-    if listed is None:
+    if listed is None or found.accepts_any:
         return
     missing = [m for m in models if m not in listed and ollama_name(m) not in {ollama_name(x) for x in listed}]
-    if not missing or not is_ollama(server_root(base_url), timeout):
+    if not missing:
         return
     names = "、".join(missing)
-    pulls = "；".join(f"ollama pull {m}" for m in missing)
-    raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}"
-                     f"（已有的模型：{'、'.join(sorted(listed)) or '无'}）")
+    known = "、".join(sorted(listed)[:20]) or "无"
+    if is_ollama(server_root(base_url), timeout):
+        pulls = "；".join(f"ollama pull {m}" for m in missing)
+        raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
+    raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
+                     f"请用 --model 或 ANS_MODEL 换一个它有的模型")
 
 
 def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
@@ -85,13 +121,45 @@ def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
         return False
 
 
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".internal", ".localdomain")
+
+
+def is_local(url: str) -> bool:
+    """地址是不是本机或局域网：回环、私有网段、链路本地的 IP；localhost；不带点的主机名和 .local、.lan 这类局域网名字。
+    不做域名解析（别的主机名一律当作外面的服务）。"""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith(LOCAL_SUFFIXES)
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def remote_notices(config: Config) -> list[str]:
+    """模型服务不在本机或局域网时要说一次的话：问题和资料原文会发到那里。"""
+    urls = [] if config.verify else [config.model_url]
+    if config.judge:
+        urls.append(config.judge_url)
+    hosts = dict.fromkeys(urlsplit(url).hostname or url for url in urls if not is_local(url))
+    return [f"注意：模型服务 {host} 不在本机或局域网，问题和资料原文会发送到那里" for host in hosts]
+
+
 def probe_timeout(config: Config) -> float:
     """预检每个请求的超时：平常 3 秒，--timeout 更短时按 --timeout。"""
     return min(TIMEOUT, config.timeout) if config.timeout else TIMEOUT
 
 
+def model_key(config: Config) -> ApiKey:
+    return ApiKey(config.model_key, "ANS_API_KEY")
+
+
+def judge_key(config: Config) -> ApiKey:
+    return ApiKey(config.judge_key, config.judge_key_name)
+
+
 def check_before_paying(config: Config, models: list[str]) -> None:
-    """第一次请求秘塔之前：回答和评判用的模型都在（连不上、没下载都在这里就报错）。地址在 Config 里已经检查过。"""
-    check_models(config.model_url, models, timeout=probe_timeout(config))
+    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在 Config 里已经检查过。"""
+    check_models(config.model_url, models, timeout=probe_timeout(config), key=model_key(config))
     if config.judge:
-        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config))
+        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config),
+                     key=judge_key(config))

@@ -16,8 +16,9 @@ import answer_with_sources
 import metaso_search
 from sourced_answers import local_model
 from sourced_answers.cli import build_parser
-from sourced_answers.config import Config, model_from, model_url_from
+from sourced_answers.config import Config, model_from, model_key_from, model_url_from
 from sourced_answers.errors import ConfigError, ExitCode, UsageError
+from sourced_answers.model_client import ApiKey
 from sourced_answers.preflight import probe_models
 from sourced_answers.text import has_chinese
 
@@ -56,7 +57,12 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         url = model_url_from(environ)  # 和主程序一样理解 OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）
     except ConfigError:
         return answer_with_sources.main(args, environ=environ)  # 由主程序说明哪里写错了（退出码 2）
-    if probe_models(url).answered:
+    try:
+        key = ApiKey(model_key_from(environ))
+    except ConfigError:
+        return answer_with_sources.main(args, environ=environ)  # 密钥写错：由主程序说明（退出码 2）
+    found = probe_models(url, key=key)
+    if found.answered or found.status in (401, 403):  # 要密钥的服务也算“在”：密钥的问题由主程序说明
         log(f"使用模型服务 {url}（模型 {model_from(environ)}）")
         if not asked:
             args.insert(0, DEFAULT_QUESTION)

@@ -17,6 +17,7 @@ from sourced_answers.errors import ReviewPageError
 from sourced_answers.network import os_error_text
 from sourced_answers.records import Record
 from sourced_answers.repair import Span, body_key, claims_with_positions
+from sourced_answers.text import mask
 
 Problem = dict[str, Any]
 
@@ -268,6 +269,8 @@ def write_page(path: str, page: str) -> None:
         raise ReviewPageError(f"写不了审阅页 {path}：{os_error_text(error)}") from None
 
 
-def save_review_page(path: str, records: Sequence[Record]) -> None:
-    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 ReviewPageError（退出码 2），已经打印的回答不受影响。"""
-    write_page(path, render_page(records, datetime.now().strftime("%Y-%m-%d %H:%M")))
+def save_review_page(path: str, records: Sequence[Record], secrets: Sequence[str] = ()) -> None:
+    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 ReviewPageError（退出码 2），已经打印的回答不受影响。
+    页面里的密钥（如果哪里漏进来了）和打印出来的一样遮掉。"""
+    page = render_page(records, datetime.now().strftime("%Y-%m-%d %H:%M"))
+    write_page(path, mask(page, secrets))

@@ -9,7 +9,7 @@ from typing import IO
 from sourced_answers.check_steps import check_and_fix, judge_asker
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode
-from sourced_answers.preflight import check_models, probe_timeout
+from sourced_answers.preflight import check_models, judge_key, probe_timeout
 from sourced_answers.records import Record, parse_saved_answers, read_saved_file, result_record
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
@@ -22,7 +22,8 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
     name = "标准输入" if path == "-" else path
     answers = parse_saved_answers(read_saved_file(path, stdin), name)
     if config.judge:
-        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config))
+        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config),
+                     key=judge_key(config))
     judge = judge_asker(config, Deadline(config.timeout))
     all_passed = True
     step_error = None
@@ -46,7 +47,7 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
         log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
-        save_review_page(config.html, reviewed)
+        save_review_page(config.html, reviewed, config.secrets)
     if step_error:
         return ExitCode.SERVICE
     return ExitCode.PASSED if all_passed else ExitCode.FAILED

@@ -113,6 +113,11 @@ class ScriptedModel:
         self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
         self.models_delay = 0.0  # /v1/models 先等这么多秒再回答
         self.fuzz_reply = ("{}", "application/json")  # 模型名 fuzz 的回复：(原样的文字, 类型)
+        # 要密钥的服务：required_key 非空时，没带或带错密钥的请求得到 401（样子按 flavor：各家服务的错误体不同）
+        self.required_key = ""
+        self.flavor = "openai"
+        self.authorizations = []  # 每个请求带的 Authorization 头
+        self.models_listed = None  # 非 None 时 /v1/models 只列出这些名字（像 vLLM、LM Studio、云端服务那样）
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -146,22 +151,44 @@ class ScriptedModel:
             def send_body(self, status, payload):
                 self.send_text(status, json.dumps(payload, ensure_ascii=False), "application/json")
 
+            def refused(self):
+                """要密钥而没给对：按 flavor 回答 401，和对应的真服务一样。"""
+                model_server.authorizations.append(self.headers.get("Authorization") or "")
+                if not model_server.required_key or \
+                        self.headers.get("Authorization") == f"Bearer {model_server.required_key}":
+                    return False
+                bodies = {  # 各家服务 401 的样子
+                    "openai": {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
+                                         "code": "invalid_api_key"}},
+                    "llamacpp": {"error": {"message": "Invalid API Key", "type": "authentication_error", "code": 401}},
+                    "vllm": {"error": "Unauthorized"},
+                }
+                self.send_body(401, bodies[model_server.flavor])
+                return True
+
             def do_GET(self):
+                if self.path in ("/v1/models", "/api/version") and self.refused():
+                    return
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models":
+                if self.path == "/v1/models" and model_server.models_listed is not None:
+                    self.send_body(200, {"object": "list", "data": [
+                        {"id": name, "object": "model", "owned_by": "vllm"} for name in model_server.models_listed]})
+                elif self.path == "/v1/models":
                     time.sleep(model_server.models_delay)
                     if model_server.models_reply is not None:
                         self.send_text(*model_server.models_reply)
                         return
                     self.send_body(200, {"object": "list", "data": [
                         {"id": name, "object": "model", "owned_by": "scripted"} for name in SCRIPTS]})
-                elif self.path == "/api/version":  # 像 Ollama 一样表明身份：缺模型的检查才有意义
+                elif self.path == "/api/version" and model_server.models_listed is None:  # 像 Ollama 一样表明身份
                     self.send_body(200, {"version": "0.0.0-scripted"})
                 else:
                     self.send_body(404, {"error": "404 page not found"})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self.refused():
+                    return
                 model_server.requests.append({"path": self.path, "body": body})
                 script = SCRIPTS.get(body.get("model"))
                 count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
