@@ -13,7 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import IO, TextIO
+from typing import IO, Any, TextIO
 
 from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
 
@@ -111,14 +111,14 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
     return answer
 
 
-def program(config: Config, out: Output, log: Log, stdin: IO[bytes]) -> int:
-    """按配置做一件事：核对文件、比较模型，或者回答问题。"""
+def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
+    """按配置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
     for notice in remote_notices(config):
         log(notice)
     if config.verify:
-        return verify(config, out, log, stdin)
+        return verify(config, out, log, stdin, progress)
     if config.eval:
-        return run_eval(config, out, log)
+        return run_eval(config, out, log, progress)
     return run_question(config, out, log)
 
 
@@ -150,7 +150,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             config = adjust(config)
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
-        return program(config, output, log, stdin or input_bytes())
+        # 进度条只在标准错误是终端时画，NO_COLOR 或 --json 时不画
+        progress = errors if errors.isatty() and not environ.get("NO_COLOR") and not config.json else None
+        return program(config, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:

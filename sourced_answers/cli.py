@@ -138,5 +138,9 @@ def build_parser() -> ChineseArgumentParser:
                        help="缓存最多占多少 MB，超出时先删最旧的（默认 200）")
     parser.add_argument("--verify", metavar="FILE",
                         help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
+    parser.add_argument("--jobs", type=in_range(1, 256), default=None,
+                        help="--verify 用几个进程一起核对（默认：这台机器可用的核数；输出顺序和 1 个进程时一样）")
+    parser.add_argument("--summary", metavar="FILE",
+                        help="--verify 结束时把汇总（条数、通过、没通过、问题种类、最慢的几条）另存为 JSON")
     return parser
 

@@ -76,6 +76,10 @@ class Config:
     # 输出
     json: bool = False
     html: str | None = None
+    # --verify：几个进程、汇总存到哪里；progress：标准错误是终端时画进度条（main 决定）
+    jobs: int = 1
+    summary: str | None = None
+    progress: bool = False
 
     @property
     def secrets(self) -> list[str]:
@@ -143,7 +147,7 @@ def check_flags(args: argparse.Namespace) -> None:
     """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
     for flag, value in (("--model", args.model), ("--models", args.models), ("--eval", args.eval),
                         ("--verify", args.verify), ("--html", args.html), ("--judge", args.judge),
-                        ("--judge-url", args.judge_url)):
+                        ("--judge-url", args.judge_url), ("--summary", args.summary)):
         if value is not None and not value.strip():
             raise UsageError(f"{flag} 的值是空的")
     if args.read > args.size:
@@ -160,6 +164,8 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--no-cache 和 --refresh 不能同时用：--refresh 会把新结果写进缓存")
     if args.fix_rounds is not None and not args.fix:
         raise UsageError("--fix-rounds 要和 --fix 一起用")
+    if (args.jobs is not None or args.summary) and not args.verify:
+        raise UsageError("--jobs 和 --summary 用于 --verify")
     if args.verify:
         if args.question or args.eval:
             raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
@@ -185,29 +191,29 @@ def clean_question(text: str, where: str = "问题") -> str:
     return question
 
 
-def check_review_path(html: str, inputs: list[str]) -> None:
-    """--html 只写普通文件或新文件，而且不能是这次运行的输入（在付费之前检查）。"""
+def check_review_path(html: str, inputs: list[str], what: str = "审阅页") -> None:
+    """--html（和 --summary）只写普通文件或新文件，而且不能是这次运行的输入（在付费之前检查）。"""
     path = Path(html)
     try:
         status = path.lstat()
     except FileNotFoundError:
         parent = path.parent
         if not parent.is_dir():
-            raise UsageError(f"写不了审阅页 {html}：目录 {parent} 不存在") from None
+            raise UsageError(f"写不了{what} {html}：目录 {parent} 不存在") from None
         return
     except OSError as error:
-        raise UsageError(f"写不了审阅页 {html}：{os_error_text(error)}") from None
+        raise UsageError(f"写不了{what} {html}：{os_error_text(error)}") from None
     if stat.S_ISDIR(status.st_mode):
-        raise UsageError(f"写不了审阅页 {html}：这是一个目录")
+        raise UsageError(f"写不了{what} {html}：这是一个目录")
     if not stat.S_ISREG(status.st_mode) and not stat.S_ISLNK(status.st_mode):
-        raise UsageError(f"写不了审阅页 {html}：它不是普通文件（管道、设备之类），审阅页只写到普通文件或新文件")
+        raise UsageError(f"写不了{what} {html}：它不是普通文件（管道、设备之类），只写到普通文件或新文件")
     for source in inputs:
         try:
             same = os.path.samefile(html, source)
         except OSError:
             same = False
         if same:
-            raise UsageError(f"--html {html} 就是这次的输入文件 {source}：审阅页不能覆盖输入，请换一个文件名")
+            raise UsageError(f"{html} 就是这次的输入文件 {source}：{what}不能覆盖输入，请换一个文件名")
 
 
 def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str:
@@ -261,8 +267,13 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         if judge_url != model_url:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
             judge_key, judge_key_name = model_key_from(environ, "ANS_JUDGE_API_KEY"), "ANS_JUDGE_API_KEY"
     key = metaso_search.api_key(environ, required=needs_metaso and not args.demo)
+    inputs = [path for path in (args.verify, args.eval) if path and path != "-"]
     if args.html:
-        check_review_path(args.html, [path for path in (args.verify, args.eval) if path and path != "-"])
+        check_review_path(args.html, inputs)
+    if args.summary:
+        check_review_path(args.summary, inputs, "汇总")
+        if args.html and os.path.abspath(args.summary) == os.path.abspath(args.html):
+            raise UsageError("--summary 和 --html 不能是同一个文件")
     return Config(
         question=question, eval=args.eval, verify=args.verify,
         models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
@@ -273,4 +284,13 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
         judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html,
-        model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name)
+        model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name,
+        jobs=args.jobs or available_cores(), summary=args.summary)
+
+
+def available_cores() -> int:
+    """这个进程能用的核数（容器、taskset 限制过的也算对）。"""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

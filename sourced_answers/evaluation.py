@@ -108,7 +108,16 @@ def fix_cells(runs: Sequence[EvalRecord]) -> list[str]:
             f"{sum(r['fix_seconds'] for r in fixed) / len(fixed):.1f}"]
 
 
-def run_eval(config: Config, out: Output, log: Callable[[str], None]) -> int:
+def progress_bar(total: int, stream: Any) -> Any:
+    """--eval 的进度条（tqdm）：问题 × 模型，已经做了几个、每个多久、还要多久。没有地方画时为 None。"""
+    if stream is None:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, unit="个", file=stream, dynamic_ncols=True, leave=False, desc="问题 × 模型")
+
+
+def run_eval(config: Config, out: Output, log: Callable[[str], None], progress: Any = None) -> int:
+    """progress：画进度条的地方（标准错误是终端时由 main 给出）：问题 × 模型做了几个、还要多久。"""
     questions = read_questions(config.eval or "")
     models = config.models
     check_before_paying(config, models)  # 缺哪些模型，在第一次搜索之前一起说
@@ -120,10 +129,13 @@ def run_eval(config: Config, out: Output, log: Callable[[str], None]) -> int:
             gathered[question] = metaso.gather(question)
     records = []
     total = len(models) * len(questions)
+    bar = progress_bar(total, progress)
     for model in models:
         for question in questions:
             record = eval_one(question, gathered[question], model, config, deadline)
             records.append(record)
+            if bar is not None:
+                bar.update(1)
             verdict = "出错" if record["error"] else "通过" if record["passed"] else "没通过"
             took = f"，{record['seconds']:.1f} 秒" if record["seconds"] is not None else ""
             log(f"[{len(records)}/{total}] {model} · {question} → {verdict}{took}")
@@ -132,6 +144,8 @@ def run_eval(config: Config, out: Output, log: Callable[[str], None]) -> int:
             if config.json:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 out.flush()
+    if bar is not None:
+        bar.close()
     if not config.json:
         out.write(eval_table(records, models, config.fix))
     metaso.report_savings()

@@ -138,14 +138,17 @@ def validate_record(record: Any, where: str) -> Record:
     return record
 
 
+def saved_answer(data: Any, line: int | None, where: str) -> SavedAnswer:
+    """一条解析好的 JSON → SavedAnswer（先检查字段；where 是出错时说明的开头，比如“saved.jsonl 第 3 行：”）。"""
+    record = validate_record(data, where)
+    return SavedAnswer(line, record.get("question"), record.get("model"), record["answer"],
+                       [Source.from_json(source) for source in record["sources"]])
+
+
 def parse_saved_answers(text: str, name: str) -> list[SavedAnswer]:
     """--verify 的输入文字 → 回答列表；name 是文件名（或“标准输入”），出错时写进说明。"""
-    answers = []
-    for line, data in parse_json_records(text, name):
-        record = validate_record(data, f"{name} 第 {line} 行：" if line else f"{name}：")
-        answers.append(SavedAnswer(line, record.get("question"), record.get("model"), record["answer"],
-                                   [Source.from_json(source) for source in record["sources"]]))
-    return answers
+    return [saved_answer(data, line, f"{name} 第 {line} 行：" if line else f"{name}：")
+            for line, data in parse_json_records(text, name)]
 
 
 def read_saved_file(path: str, stdin: IO[bytes]) -> str:

@@ -1,0 +1,128 @@
+"""整批核对：--verify 一行一行地读写、--jobs N 和 1 个进程的输出一字不差、汇总和 --summary、库函数，
+以及 Dask 本机集群（两个 worker）上的结果和 --verify --json --jobs 1 逐条相同。"""
+import json
+
+import pytest
+
+from sourced_answers.verification import verify_record
+from tests.support import (
+    GOOD_ANSWER,
+    INVENTED,
+    NAS_RECORD_SOURCES,
+    UNCITED_ANSWER,
+    WRONG_SOURCE_ANSWER,
+    cli_env,
+    run_cli,
+)
+
+ANSWERS = [GOOD_ANSWER, WRONG_SOURCE_ANSWER, UNCITED_ANSWER, GOOD_ANSWER + "\n\n" + INVENTED, "", "RAID5 至少两块盘 [2]。"]
+
+
+def corpus(tmp_path, count, name="logs.jsonl"):
+    path = tmp_path / name
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(count):
+            record = {"question": f"问题 {number}", "model": "m", "answer": ANSWERS[number % len(ANSWERS)],
+                      "sources": NAS_RECORD_SOURCES}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", [["--json"], []])
+def test_jobs_2_output_is_identical_to_jobs_1(tmp_path, mode):
+    path = corpus(tmp_path, 200)
+    one = run_cli("--verify", str(path), "--jobs", "1", *mode, env=cli_env())
+    two = run_cli("--verify", str(path), "--jobs", "2", *mode, env=cli_env())
+    assert one.returncode == two.returncode == 1
+    assert one.stdout == two.stdout and len(one.stdout) > 1000
+
+
+def test_output_follows_input_order_and_the_library_gives_the_same_record(tmp_path):
+    path = corpus(tmp_path, 12)
+    result = run_cli("--verify", str(path), "--json", env=cli_env())
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["question"] for r in records] == [f"问题 {n}" for n in range(12)]
+    inputs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [verify_record(data) for data in inputs] == records
+
+
+def test_summary_on_stderr_and_in_a_file(tmp_path):
+    path = corpus(tmp_path, 12)
+    summary_path = tmp_path / "summary.json"
+    result = run_cli("--verify", str(path), "--json", "--summary", str(summary_path), env=cli_env())
+    assert "汇总：12 条，通过 2，没通过 10" in result.stderr and "问题按种类：" in result.stderr
+    assert "最慢的几条：第 " in result.stderr
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    assert summary["records"] == 12 and summary["passed"] == 2 and summary["failed"] == 10
+    assert summary["kinds"]["empty_answer"] == 2 and summary["kinds"]["uncited_paragraph"] == 2
+    assert len(summary["slowest"]) == 5 and all(s["line"] for s in summary["slowest"])
+
+
+def test_summary_path_must_not_be_the_input_and_needs_verify(tmp_path):
+    path = corpus(tmp_path, 3)
+    result = run_cli("--verify", str(path), "--summary", str(path), env=cli_env())
+    assert result.returncode == 2 and "不能覆盖输入" in result.stderr
+    assert run_cli("家用 NAS", "--jobs", "2", env=cli_env()).returncode == 2
+
+
+def test_stdin_streams_and_stops_at_the_first_bad_line(tmp_path):
+    good = json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
+    result = run_cli("--verify", "-", "--json", stdin=f"{good}\n{good}\n{{bad\n{good}\n", env=cli_env())
+    assert result.returncode == 2 and "第 3 行不是合法的 JSON" in result.stderr
+    assert len(result.stdout.splitlines()) == 2  # 前两行已经输出了：标准输入只能读一遍
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
+    result = run_cli("--verify", str(corpus(tmp_path, 40)), env=cli_env())
+    assert "\r" not in result.stderr and "条/秒" in result.stderr  # 汇总里有速度，但没有进度条的回车
+
+
+@pytest.mark.slow
+def test_progress_bar_on_a_terminal(tmp_path):
+    """真正的终端（pty）：进度条画在标准错误上；设了 NO_COLOR 就不画。"""
+    import os
+    import pty
+    import subprocess
+
+    from tests.support import HERE, cli_command
+    path = corpus(tmp_path, 3000)
+    for no_color, expected in ((None, True), ("1", False)):
+        leader, follower = pty.openpty()
+        env = cli_env() if no_color is None else cli_env(NO_COLOR=no_color)
+        process = subprocess.Popen(cli_command("--verify", str(path), "--jobs", "1"), env=env, cwd=HERE,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=follower)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        process.wait(timeout=120)
+        os.close(leader)
+        stderr = b"".join(chunks).decode("utf-8", "replace")
+        assert ("条/秒" in stderr and "核对" in stderr and "\r" in stderr) is expected, stderr[-500:]
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_records_as_verify(tmp_path):
+    pytest.importorskip("distributed")
+    from sourced_answers import cluster
+    first = corpus(tmp_path, 30, "a.jsonl")
+    second = corpus(tmp_path, 20, "b.jsonl")
+    out = tmp_path / "out"
+    summary = cluster.run(str(tmp_path / "*.jsonl"), str(out), workers=2)
+    produced = [json.loads(line) for part in sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
+                for line in part.read_text(encoding="utf-8").splitlines()]
+    expected = []
+    for path in (first, second):
+        result = run_cli("--verify", str(path), "--json", "--jobs", "1", env=cli_env())
+        expected += [json.loads(line) for line in result.stdout.splitlines()]
+    assert produced == expected
+    assert summary == {"records": 50, "passed": sum(r["passed"] for r in expected),
+                       "failed": sum(not r["passed"] for r in expected), "errors": 0,
+                       "kinds": summary["kinds"]} and summary["kinds"]["empty_answer"] == 8
