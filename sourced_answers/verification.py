@@ -167,6 +167,57 @@ def check_batch(batch: list[Line], options: Options) -> list[Result]:
     return [check_line(line, options) for line in batch]
 
 
+def validate_batch(batch: list[Line], name: str) -> list[str | None]:
+    """在工作进程里只检查格式：每行给出错误说明或 None。"""
+    results: list[str | None] = []
+    for line in batch:
+        try:
+            parsed(line, name)
+            results.append(None)
+        except InputError as error:
+            results.append(str(error))
+    return results
+
+
+class Workers:
+    """jobs 个工作进程，第一次真的需要时才启动，两遍（检查格式、核对）共用；用完 close()。
+
+    forkserver：新进程从一个干净的服务进程分出来，不继承本进程的线程和锁（直接 fork 在有线程的进程里可能卡住），
+    又不用像 spawn 那样每个进程都重新导入一遍。"""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.pool: Any = None
+
+    def ordered(self, work: Callable[..., list[Any]], lines: Iterable[Line], argument: Any) -> Iterator[Any]:
+        """按输入的顺序给出 work(一批行, argument) 的每一个结果，同时在路上的批数有上限（内存不随输入变大）。
+        输入不多（不到 jobs 批）时就在本进程里做：开进程不划算。"""
+        jobs = self.jobs
+        lines = iter(lines)
+        head = [line for _, line in zip(range(jobs * BATCH), lines, strict=False)]
+        if jobs <= 1 or len(head) < jobs * BATCH:
+            for batch in batches(line for part in (head, lines) for line in part):
+                yield from work(batch, argument)
+            return
+        if self.pool is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["sourced_answers.verification"])
+            self.pool = context.Pool(jobs)
+        pending: deque[Any] = deque()
+        for batch in batches(line for part in (head, lines) for line in part):
+            pending.append(self.pool.apply_async(work, (batch, argument)))
+            if len(pending) >= jobs * WINDOW_PER_JOB:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
 def batches(lines: Iterable[Line], size: int = BATCH) -> Iterator[list[Line]]:
     batch: list[Line] = []
     for line in lines:
@@ -178,23 +229,9 @@ def batches(lines: Iterable[Line], size: int = BATCH) -> Iterator[list[Line]]:
         yield batch
 
 
-def in_order(lines: Iterable[Line], options: Options, jobs: int) -> Iterator[Result]:
-    """按输入的顺序给出每一行的结果。jobs > 1 时用进程池，同时在路上的批数有上限（内存不随输入变大）。"""
-    lines = iter(lines)
-    head = [line for _, line in zip(range(jobs * BATCH), lines, strict=False)]
-    if jobs <= 1 or len(head) < jobs * BATCH:  # 输入不多：开进程不划算
-        for line in (*head, *lines):
-            yield check_line(line, options)
-        return
-    # spawn：新进程只导入需要的模块，不继承本进程的线程和锁（fork 在有线程的进程里可能卡住）
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-        pending: deque[Any] = deque()
-        for batch in batches(line for part in (head, lines) for line in part):
-            pending.append(pool.apply_async(check_batch, (batch, options)))
-            if len(pending) >= jobs * WINDOW_PER_JOB:
-                yield from pending.popleft().get()
-        while pending:
-            yield from pending.popleft().get()
+def in_order(lines: Iterable[Line], options: Options, workers: Workers) -> Iterator[Result]:
+    """按输入的顺序给出每一行的结果（内存不随输入变大）。"""
+    return workers.ordered(check_batch, lines, options)
 
 
 # ---------- 汇总 ----------
@@ -245,15 +282,24 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
     """progress_stream：画进度条的地方（标准错误是终端时由 main 给出；否则 None，不画）。"""
     path = config.verify or "-"
     name = "标准输入" if path == "-" else path
+    workers = Workers(1 if config.judge else max(1, config.jobs))
+    try:
+        return verify_with(workers, config, out, log, stdin, progress_stream, path, name)
+    finally:
+        workers.close()
+
+
+def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
+                progress_stream: Any, path: str, name: str) -> int:
     if path != "-":
         with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
-            for line in saved_lines(handle, name):
-                parsed(line, name)
+            for error in workers.ordered(validate_batch, saved_lines(handle, name), name):
+                if error:
+                    raise InputError(error)
     if config.judge:
         check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config),
                      key=judge_key(config))
     judge = judge_asker(config, Deadline(config.timeout))
-    jobs = 1 if judge else max(1, config.jobs)
     handle = open_input(path, stdin)
     try:
         lines = saved_lines(handle, name)
@@ -262,13 +308,13 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
         options = Options(name, config.threshold, config.fix, config.json, bool(config.html), several,
                           config.judge, config.judge_url)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
-        return run_lines(config, [first], lines, options, jobs, judge, out, log, handle, progress)
+        return run_lines(config, [first], lines, options, workers, judge, out, log, handle, progress)
     finally:
         if handle is not stdin:
             handle.close()
 
 
-def run_lines(config: Config, head: list[Line], rest: Iterator[Line], options: Options, jobs: int,
+def run_lines(config: Config, head: list[Line], rest: Iterator[Line], options: Options, workers: Workers,
               judge: JudgeAsk | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
               progress: "Progress | None") -> int:
     summary = Summary()
@@ -278,7 +324,7 @@ def run_lines(config: Config, head: list[Line], rest: Iterator[Line], options: O
     lines = (line for part in (head, rest) for line in part)
     try:
         asker = [judge]  # 评判模型出错之后换成 None：剩下的回答不再问它，只做字面核对
-        results = in_order(lines, options, jobs) if not judge else (check_line(line, options, asker[0])
+        results = in_order(lines, options, workers) if not judge else (check_line(line, options, asker[0])
                                                                       for line in lines)
         for result in results:
             if result.error:
