@@ -86,7 +86,7 @@ def test_progress_bar_on_a_terminal(tmp_path):
     import subprocess
 
     from tests.support import HERE, cli_command
-    path = corpus(tmp_path, 3000)
+    path = corpus(tmp_path, 500)
     for no_color, expected in ((None, True), ("1", False)):
         leader, follower = pty.openpty()
         env = cli_env() if no_color is None else cli_env(NO_COLOR=no_color)
