@@ -31,7 +31,7 @@ if [ "${1:-}" = "--test" ]; then
   echo "类型检查（mypy）…" >&2
   .venv/bin/mypy
   # 测试大多在等本地服务和子进程：两个核并行跑
-  exec .venv/bin/python -m pytest -q -n auto "$@"
+  exec .venv/bin/python -m pytest -q -n auto --dist loadgroup "$@"
 fi
 pip_install -r requirements.txt
 exec .venv/bin/python -m sourced_answers.quickstart "$@"

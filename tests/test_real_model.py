@@ -11,8 +11,8 @@ from fake_metaso import ENGLISH_PAGES, FakeMetaso
 from sourced_answers.preflight import probe_models
 from tests.support import cli_env, run_cli
 
-# 每个测试都要等真实的模型生成回答
-pytestmark = pytest.mark.slow
+# 每个测试都要等真实的模型生成回答；都放在同一个 xdist 进程里，只起一个 llama.cpp 服务（两个服务会抢两个核）
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("real_model")]
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
 FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "160"]
