@@ -15,7 +15,7 @@ from tests.support import cli_env, run_cli
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("real_model")]
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
-FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "160"]
+FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "80"]
 
 
 @pytest.fixture
