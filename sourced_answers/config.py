@@ -128,6 +128,8 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
             problem = "地址里有空格、换行或不可见字符"
         elif parts.scheme.lower() not in ("http", "https"):
             problem = f"只支持 http 和 https，不支持 {parts.scheme}"
+        elif parts.query or parts.fragment or text.endswith(("?", "#")):
+            problem = "服务地址里不要带 ? 或 # 后面的部分（程序会在地址后面接上接口的路径）"
         else:
             problem = host_problem(parts.netloc)
     except ValueError:  # IPv6 的方括号没配对之类

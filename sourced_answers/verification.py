@@ -10,6 +10,7 @@ verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库
 import json
 import multiprocessing
 import os
+import signal
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -179,6 +180,11 @@ def validate_batch(batch: list[Line], name: str) -> list[str | None]:
     return results
 
 
+def ignore_interrupts() -> None:
+    """工作进程不理会 Ctrl-C（终端把它发给整个进程组）：由主进程结束它们，不然每个进程都会打出一段报错堆栈。"""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Workers:
     """jobs 个工作进程，第一次真的需要时才启动，两遍（检查格式、核对）共用；用完 close()。
 
@@ -202,7 +208,7 @@ class Workers:
         if self.pool is None:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["sourced_answers.verification"])
-            self.pool = context.Pool(jobs)
+            self.pool = context.Pool(jobs, initializer=ignore_interrupts)
         pending: deque[Any] = deque()
         for batch in batches(line for part in (head, lines) for line in part):
             pending.append(self.pool.apply_async(work, (batch, argument)))

@@ -126,3 +126,25 @@ def test_dask_local_cluster_gives_the_same_records_as_verify(tmp_path):
     assert summary == {"records": 50, "passed": sum(r["passed"] for r in expected),
                        "failed": sum(not r["passed"] for r in expected), "errors": 0,
                        "kinds": summary["kinds"]} and summary["kinds"]["empty_answer"] == 8
+
+
+@pytest.mark.slow
+def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
+    """--jobs 2 时按 Ctrl-C：退出码 130，一行“已中断”，工作进程不打报错堆栈。"""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.support import HERE, cli_command
+    path = corpus(tmp_path, 3000)
+    process = subprocess.Popen(cli_command("--verify", str(path), "--json", "--jobs", "2"), env=cli_env(), cwd=HERE,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    assert process.stdout is not None
+    process.stdout.readline()  # 已经在输出了：工作进程在跑
+    time.sleep(0.3)
+    os.killpg(process.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给整个进程组
+    _, stderr = process.communicate(timeout=30)
+    text = stderr.decode("utf-8", "replace")
+    assert process.returncode == 130 and "已中断" in text and "Traceback" not in text, text[-800:]

@@ -118,6 +118,7 @@ def test_empty_saved_answer_never_passes(tmp_path, answer):
 # ---------- 不出 traceback ----------
 
 @pytest.mark.parametrize("url", ["http://[::1", "http://[::1]:abc", "http://127.0.0.1:0", "http://127.0.0.1:1\nx",
+                                 "http://127.0.0.1:11434?key=1", "http://127.0.0.1:11434/#top",
                                  "http://exa\tmple:1", "http://127.0.0.1:99999999999999999999"])
 def test_broken_ollama_url_is_a_usage_error(fake_metaso, model_server, url):
     result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good", OLLAMA_URL=url))
