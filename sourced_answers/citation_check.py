@@ -402,7 +402,8 @@ def source_language(text: str, sample: int = 4000) -> str | None:
     text = narrow(text[:sample])
     chinese = count_chinese(text)
     latin = len(LATIN_WORD.findall(text))
-    if chinese >= latin and chinese:
+    # 中文的技术网页常夹着大段命令和代码：汉字只要有拉丁单词的五分之一就算中文页面；英文页面上只有零星几个汉字（导航）
+    if chinese and chinese * 5 >= latin:
         return "zh"
     return "en" if latin >= 3 else None
 
@@ -442,11 +443,14 @@ DIGIT = re.compile(r"[0-9]")
 Quantity = tuple[float, str | None]  # (数值, 单位)
 
 
-def quantities_in(text: str) -> set[Quantity]:
+def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
     """text 里的数量：{(数值, 单位)}。比较的是值，不是写法：三块 = 3 块，三千元 = 3000 元，27,400 = 27400。
-    “RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、年份都不算数量。"""
+    “RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、“第 5 步”、年份都不算数量。claim：这是回答里的句子，
+    “例如……”后面举例的数不算（资料里举例的数照样算：句子可能正是在转述它）。"""
     found: set[Quantity] = set()
-    text = EXAMPLE.sub(" ", narrow(text))
+    text = narrow(text)
+    if claim:
+        text = EXAMPLE.sub(" ", text)
     if DIGIT.search(text):  # 没有数字的句子（大多数）不用做下面几遍替换
         text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", ORDINAL.sub(" ", text))))
         matches = list(ARABIC.finditer(text))
@@ -727,7 +731,7 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
             message += f"，可能应引用 [{better}]"
         return Problem("weak_support", message, claim.paragraph, claim.text, numbers,
                        best.overlap, best.evidence, better)
-    claimed = quantities_in(claim.body)
+    claimed = quantities_in(claim.body, claim=True)
     if not claimed:
         return None
     evidence = best.evidence
@@ -753,7 +757,7 @@ def check_across_languages(claim: Claim, numbers: list[int], index_of: SourceInd
     """句子和它引用的资料不是同一种语言：字面重合说明不了什么，只比数值（三块 = three），其余交给人或 --judge。"""
     cited = format_citations(numbers)
     known = {value for n in numbers for value, _ in index_of(n).quantities}
-    missing = sorted({value for value, _ in quantities_in(claim.body)} - known)
+    missing = sorted({value for value, _ in quantities_in(claim.body, claim=True)} - known)
     if missing:
         shown = "、".join(f"{v:g}" for v in missing)
         message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"

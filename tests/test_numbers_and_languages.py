@@ -139,3 +139,18 @@ def test_cross_language_is_its_own_state_in_text_json_and_page(tmp_path):
     result = run_cli("--verify", saved_cross_language(tmp_path), "--html", str(page), env=cli_env())
     assert result.returncode == 1 and "字面核对无法判断" in result.stdout
     assert 'class="claim cross"' in page.read_text(encoding="utf-8")
+
+
+def test_an_example_in_the_source_still_supports_a_sentence_that_states_it():
+    source = "例如群晖 DS220+ 有 2 个盘位，适合刚开始用 NAS 的家庭。"
+    assert kinds("群晖 DS220+ 有 2 个盘位，适合刚开始用 NAS 的家庭 [1]。", source) == []
+
+
+def test_a_chinese_page_full_of_commands_is_still_a_chinese_page():
+    source = ("用 Docker 部署 Jellyfin 很简单。先运行 docker pull jellyfin/jellyfin:latest 拉取镜像，"
+              "再运行 docker run -d --name jellyfin -p 8096:8096 -v /volume1/media:/media jellyfin/jellyfin "
+              "--restart unless-stopped，然后在浏览器里打开 8096 端口完成设置。\n"
+              "version: '3' services: jellyfin: image: jellyfin/jellyfin container_name: jellyfin network_mode: host "
+              "volumes: - /volume1/docker/jellyfin/config:/config - /volume1/docker/jellyfin/cache:/cache "
+              "- /volume1/media:/media restart: unless-stopped environment: - TZ=Asia/Shanghai - PUID=1026 - PGID=100")
+    assert kinds("用 Docker 部署 Jellyfin，先拉取镜像再运行容器，然后在浏览器里打开 8096 端口完成设置 [1]。", source) == []
