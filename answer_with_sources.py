@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
         # 进度条只在标准错误是终端时画，NO_COLOR 或 --json 时不画
-        progress = errors if errors.isatty() and not environ.get("NO_COLOR") and not config.json else None
+        # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
+        progress = (err or sys.stderr) if errors.isatty() and not environ.get("NO_COLOR") and not config.json else None
         return program(config, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE

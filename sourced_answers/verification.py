@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import signal
+import stat
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -295,9 +296,17 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
         workers.close()
 
 
+def regular_file(path: str) -> bool:
+    """能读两遍的输入：普通文件。标准输入、管道、<(zcat …) 这样的进程替换只能读一遍。"""
+    try:
+        return path != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # 打不开的由下面 open_input 报
+
+
 def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
                 progress_stream: Any, path: str, name: str) -> int:
-    if path != "-":
+    if regular_file(path):
         with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
             for error in workers.ordered(validate_batch, saved_lines(handle, name), name):
                 if error:

@@ -1,6 +1,7 @@
 """整批核对：--verify 一行一行地读写、--jobs N 和 1 个进程的输出一字不差、汇总和 --summary、库函数，
 以及 Dask 本机集群（两个 worker）上的结果和 --verify --json --jobs 1 逐条相同。"""
 import json
+import re
 
 import pytest
 
@@ -73,6 +74,22 @@ def test_stdin_streams_and_stops_at_the_first_bad_line(tmp_path):
     assert len(result.stdout.splitlines()) == 2  # 前两行已经输出了：标准输入只能读一遍
 
 
+def test_a_named_pipe_is_read_once(tmp_path):
+    """<(zcat logs.gz) 这样的输入（管道）只能读一遍：一遍读完、一遍核对，不会等第二遍等到天荒地老。"""
+    import os
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = corpus(tmp_path, 5).read_text(encoding="utf-8")
+
+    def feed():
+        with open(fifo, "w", encoding="utf-8") as writer:
+            writer.write(text)
+    threading.Thread(target=feed, daemon=True).start()
+    result = run_cli("--verify", str(fifo), "--json", env=cli_env())
+    assert result.returncode == 1 and len(result.stdout.splitlines()) == 5
+
+
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     result = run_cli("--verify", str(corpus(tmp_path, 40)), env=cli_env())
     assert "\r" not in result.stderr and "条/秒" in result.stderr  # 汇总里有速度，但没有进度条的回车
@@ -81,14 +98,19 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
 @pytest.mark.slow
 def test_progress_bar_on_a_terminal(tmp_path):
     """真正的终端（pty）：进度条画在标准错误上；设了 NO_COLOR 就不画。"""
+    import fcntl
     import os
     import pty
+    import struct
     import subprocess
+    import termios
 
     from tests.support import HERE, cli_command
     path = corpus(tmp_path, 500)
     for no_color, expected in ((None, True), ("1", False)):
         leader, follower = pty.openpty()
+        # 像真终端一样有宽度（新开的 pty 是 0 列，tqdm 会什么也不画）
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
         env = cli_env() if no_color is None else cli_env(NO_COLOR=no_color)
         process = subprocess.Popen(cli_command("--verify", str(path), "--jobs", "1"), env=env, cwd=HERE,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=follower)
@@ -105,7 +127,8 @@ def test_progress_bar_on_a_terminal(tmp_path):
         process.wait(timeout=120)
         os.close(leader)
         stderr = b"".join(chunks).decode("utf-8", "replace")
-        assert ("条/秒" in stderr and "核对" in stderr and "\r" in stderr) is expected, stderr[-500:]
+        redrawn = re.search(r"\r(?!\n)", stderr) is not None  # 回车回到行首重画（终端把 \n 变成 \r\n，不算）
+        assert ("条/秒" in stderr and "核对" in stderr and redrawn) is expected, stderr[-500:]
 
 
 @pytest.mark.slow
