@@ -82,7 +82,8 @@ def build_parser() -> ChineseArgumentParser:
     parser = ChineseArgumentParser(
         prog="answer_with_sources.py", add_help=False, formatter_class=ChineseHelpFormatter,
         description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
-        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果。")
+        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果；"
+               "130 被中断（Ctrl-C，或者标准输出被对方关掉）。")
     parser._positionals.title = "参数"
     parser._optionals.title = "选项"
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
