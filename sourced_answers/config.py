@@ -27,8 +27,6 @@ DEFAULT_FIX_ROUNDS = 1
 MAX_QUESTION = 1000
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
-# 问题里去掉的字符：C0/C1 控制字符、DEL、双向文本控制符（终端或网页复制来的）
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
 SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -185,7 +183,7 @@ def clean_question(text: str, where: str = "问题") -> str:
     不是有效的文字、没有任何字、太长，都在付费之前报错。"""
     if SURROGATE.search(text):
         raise UsageError(f"{where}不是有效的 UTF-8 文字（终端的编码可能是 GBK 之类）：请把终端设成 UTF-8 再试")
-    question = " ".join(CONTROL.sub(" ", TerminalFilter().feed(text)).split())
+    question = " ".join(TerminalFilter().feed(text).split())  # 终端过滤器去掉控制序列、控制字符和双向控制符
     if not any(char.isalnum() for char in question):
         raise UsageError(f"{where}里没有文字（只有空白、标点或控制字符），请给出要问的问题")
     if len(question) > MAX_QUESTION:

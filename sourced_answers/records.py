@@ -8,10 +8,9 @@
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from sourced_answers.errors import InputError
-from sourced_answers.network import os_error_text
 
 if TYPE_CHECKING:
     from sourced_answers.check_steps import Fixed, Judged
@@ -149,19 +148,3 @@ def parse_saved_answers(text: str, name: str) -> list[SavedAnswer]:
     """--verify 的输入文字 → 回答列表；name 是文件名（或“标准输入”），出错时写进说明。"""
     return [saved_answer(data, line, f"{name} 第 {line} 行：" if line else f"{name}：")
             for line, data in parse_json_records(text, name)]
-
-
-def read_saved_file(path: str, stdin: IO[bytes]) -> str:
-    """读 --verify 的文件（- 表示标准输入），按 UTF-8 解码（可以带 BOM）。"""
-    try:
-        if path == "-":
-            data = stdin.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    except OSError as error:
-        raise InputError(f"读不了 {path}：{os_error_text(error)}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path} 不是 UTF-8 编码（第 {error.start} 字节）") from None
