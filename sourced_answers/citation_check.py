@@ -384,12 +384,16 @@ LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
 
 
-def language_of(text: str, sample: int = 4000) -> str | None:
-    """按内容判断是中文（zh）还是拉丁字母的语言（en）：汉字数和拉丁单词数比。夹着英文产品名的中文句子仍是中文；
-    说不清（太短、两样差不多又都很少）时为 None。只看前 sample 个字符。"""
+def script_counts(text: str, sample: int = 4000) -> tuple[int, int]:
+    """前 sample 个字符里有几个汉字、几个拉丁单词（判断语言用）。"""
     text = narrow(text[:sample])
-    chinese = count_chinese(text)
-    latin = len(LATIN_WORD.findall(text))
+    return count_chinese(text), len(LATIN_WORD.findall(text))
+
+
+def language_of(text: str) -> str | None:
+    """按内容判断句子是中文（zh）还是拉丁字母的语言（en）：汉字数和拉丁单词数比。夹着英文产品名的中文句子仍是中文；
+    说不清（太短、两样差不多又都很少）时为 None。"""
+    chinese, latin = script_counts(text)
     if chinese >= 3 or (chinese and chinese >= latin):
         return "zh"
     if latin >= 2 and not chinese:
@@ -397,11 +401,9 @@ def language_of(text: str, sample: int = 4000) -> str | None:
     return None
 
 
-def source_language(text: str, sample: int = 4000) -> str | None:
-    """一条资料的语言：汉字多于拉丁单词是中文，否则（有拉丁单词时）是英文。"""
-    text = narrow(text[:sample])
-    chinese = count_chinese(text)
-    latin = len(LATIN_WORD.findall(text))
+def source_language(text: str) -> str | None:
+    """一条资料的语言：汉字不太少就是中文，否则（有拉丁单词时）是英文。"""
+    chinese, latin = script_counts(text)
     # 中文的技术网页常夹着大段命令和代码：汉字只要有拉丁单词的五分之一就算中文页面；英文页面上只有零星几个汉字（导航）
     if chinese and chinese * 5 >= latin:
         return "zh"
