@@ -18,7 +18,7 @@ from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
 from sourced_answers.network import os_error_text
 from sourced_answers.safe_output import TerminalFilter
-from sourced_answers.secrets import MODEL_MIN_LENGTH, check_secret, maskable
+from sourced_answers.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, check_secret, maskable
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -81,8 +81,10 @@ class Config:
 
     @property
     def secrets(self) -> list[str]:
-        """任何输出里都要遮掉的密钥。"""
-        return [key for key in (self.metaso_key, self.model_key, self.judge_key) if key]
+        """任何输出里都要遮掉的密钥。太短的值不遮（会把正常文字遮坏；真要用它时 build_config 已经拒绝了它）。"""
+        keys = [maskable(self.metaso_key, METASO_MIN_LENGTH), maskable(self.model_key, MODEL_MIN_LENGTH),
+                maskable(self.judge_key, MODEL_MIN_LENGTH)]
+        return [key for key in keys if key]
 
 
 # 用户常把接口的完整地址贴进来：模型服务的 /v1/chat/completions、秘塔的 /search。去掉这些，只留服务的根

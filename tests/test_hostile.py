@@ -51,6 +51,15 @@ def test_short_key_that_is_not_needed_does_not_corrupt_json(tmp_path):
     assert result.returncode == 0 and record["answer"] == GOOD_ANSWER and "mk-***" not in result.stdout
 
 
+def test_short_key_that_is_not_needed_does_not_corrupt_the_review_page(tmp_path):
+    page = tmp_path / "page.html"
+    result = run_cli("--verify", str(saved(tmp_path, GOOD_ANSWER)), "--html", str(page),
+                     env=cli_env(METASO_API_KEY="1", ANS_API_KEY="2"))
+    assert result.returncode == 0
+    text = page.read_text(encoding="utf-8")
+    assert "mk-***" not in text and 'href="#src-1">[1]</a>' in text
+
+
 # ---------- 回答不丢、文件不被覆盖 ----------
 
 @pytest.mark.parametrize("mode", [[], ["--json"]])
