@@ -30,7 +30,6 @@ from sourced_answers.records import (
     Record,
     SavedAnswer,
     json_problem,
-    parse_json_records,
     parse_saved_answers,
     result_record,
     saved_answer,
@@ -87,11 +86,9 @@ def saved_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
     try:
         json.loads(first[1])
     except (ValueError, RecursionError):
-        # 第一行不是完整的 JSON：整个输入是一个跨行的 JSON 值（或者格式不对），一起读进来再说
+        # 第一行不是完整的 JSON：整个输入是一个跨行的 JSON 值（或者格式不对，parsed 会说是第几行），一起读进来
         rest = "".join(text for _, text in rows)
-        whole = "\n" * (first[0] - 1) + first[1] + rest
-        for number, _ in parse_json_records(whole, name):
-            yield number, whole
+        yield None, "\n" * (first[0] - 1) + first[1] + rest
         return
     second = next(nonblank, None)
     if second is None:
