@@ -5,7 +5,7 @@
   python answer_with_sources.py --verify saved.json          # 只核对保存下来的回答
 
 这个文件讲一次运行的经过：配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出。
-每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/citation_check.py。
+每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/checker/。
 退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 130 被中断
 """
 import io
@@ -18,7 +18,7 @@ from typing import IO, Any, TextIO
 from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
 
 # check、support 是原教程的接口，教程的测试从这里导入
-from sourced_answers.citation_check import check, support
+from sourced_answers.checker import check, support
 from sourced_answers.cli import build_parser
 from sourced_answers.config import Config, build_config, secrets_to_mask
 from sourced_answers.errors import AppError, ExitCode
@@ -27,7 +27,6 @@ from sourced_answers.gather import MetasoSession
 from sourced_answers.model_client import ModelError, chat, chat_url
 from sourced_answers.preflight import check_before_paying, model_key, remote_notices
 from sourced_answers.prompts import build_messages, context_warning
-from sourced_answers.records import result_record
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
@@ -59,7 +58,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     checked = check_and_fix(answer, sources, config, rewriter(question, messages, model, config, deadline, log),
                             log, judge_asker(config, deadline))
     # 4. 输出：文字或 JSON，（--html）审阅页
-    record = result_record(question, model, checked.answer, sources, checked.report, checked.fix, checked.judged)
+    record = checked.record(question, model)
     if config.json:
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:

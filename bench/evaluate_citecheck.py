@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sourced_answers.citation_check import CITATION_MARK, DEFAULT_THRESHOLD
+from sourced_answers.checker import DEFAULT_THRESHOLD, strip_citation_marks
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"
@@ -24,7 +24,7 @@ DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"
 
 def verify_line(row):
     """一条标注 → 一行 --verify 输入：去掉 statement 里原有的引用标记，在句末引用资料 [1]。"""
-    statement = " ".join(CITATION_MARK.sub("", row["statement"]).split())
+    statement = " ".join(strip_citation_marks(row["statement"]).split())
     return json.dumps({"answer": statement + "[1]", "sources": [{"text": row["quote"]}]}, ensure_ascii=False)
 
 

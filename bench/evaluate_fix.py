@@ -15,13 +15,7 @@ import random
 from pathlib import Path
 
 from fake_metaso import ENGLISH_PAGES, PAGE_SETS
-from sourced_answers.citation_check import (
-    CITATION_MARK,
-    DEFAULT_THRESHOLD,
-    cited_numbers,
-    normalize_citations,
-)
-from sourced_answers.records import Source
+from sourced_answers.checker import DEFAULT_THRESHOLD, Source, citations_in, strip_citation_marks
 from sourced_answers.repair import REPAIR_COVERAGE, fix_citations
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
@@ -59,8 +53,8 @@ def citecheck_rows(path):
     rows = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        statement = " ".join(CITATION_MARK.sub("", row["statement"]).split()).rstrip("。.")
-        quote = CITATION_MARK.sub("", row["quote"])
+        statement = " ".join(strip_citation_marks(row["statement"]).split()).rstrip("。.")
+        quote = strip_citation_marks(row["quote"])
         rows.append({"idx": row["idx"], "statement": statement, "own": quote, "supported": row["label"] == 1})
     return rows
 
@@ -107,7 +101,7 @@ def evaluate(rows, all_rows, threshold, coverage, seed=7):
                 counts["bad_supported"] += 1
                 if repairs:
                     counts["repaired"] += 1
-                    counts["repaired_right"] += cited_numbers(normalize_citations(fixed)) == [right]
+                    counts["repaired_right"] += citations_in(fixed) == [right]
             else:
                 counts["unsupported"] += 1
                 counts["made_to_pass"] += bool(repairs) and report.passed

@@ -5,15 +5,16 @@
 """
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sourced_answers.citation_check import Report, SourceIndexes, check_answer
+from sourced_answers.checker import Report, Source, SourceIndexes, check_answer
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.model_client import Message, ModelError, chat
 from sourced_answers.preflight import judge_key, model_key
 from sourced_answers.prompts import rewrite_messages
-from sourced_answers.records import Source
+from sourced_answers.records import Record, result_record
 from sourced_answers.repair import Repair, Rewriter, fix_answer, repairable
 from sourced_answers.retrying import Deadline
 from sourced_answers.text import has_chinese
@@ -56,6 +57,20 @@ class Checked:
     def step_error(self) -> str | None:
         """可选的一步（评判）出错时的说明；回答照样输出，退出码是 3。"""
         return self.judged.error if self.judged else None
+
+    def record(self, question: str | None, model: str | None) -> Record:
+        """--json 的一条记录：用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。"""
+        extras: dict[str, Any] = {}
+        if self.fix:
+            extras["original_answer"] = self.fix.original
+            extras["repairs"] = [r.to_dict() for r in self.fix.repairs]
+        if self.judged:
+            judge: dict[str, Any] = {"model": self.judged.model, "url": self.judged.url,
+                                     "calls": [c.to_dict() for c in self.judged.calls]}
+            if self.judged.error:
+                judge["error"] = self.judged.error
+            extras["judge"] = judge
+        return result_record(question, model, self.answer, self.sources, self.report, extras)
 
     @property
     def exit_code(self) -> ExitCode:

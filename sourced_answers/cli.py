@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
-from sourced_answers.citation_check import DEFAULT_THRESHOLD
+from sourced_answers.checker import DEFAULT_THRESHOLD
 from sourced_answers.config import DEFAULT_MODEL
 from sourced_answers.errors import UsageError
 from sourced_answers.model_client import DEFAULT_MAX_TOKENS

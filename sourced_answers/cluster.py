@@ -71,7 +71,7 @@ def run(paths: str | list[str], out: str, scheduler: str | None = None, workers:
     import dask.bag as bag
     from distributed import Client, LocalCluster
 
-    from sourced_answers.citation_check import DEFAULT_THRESHOLD
+    from sourced_answers.checker import DEFAULT_THRESHOLD
 
     limit = DEFAULT_THRESHOLD if threshold is None else threshold
     cluster = None if scheduler else LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sourced_answers.check_steps import rewriter
-from sourced_answers.citation_check import check_answer
+from sourced_answers.checker import Source, check_answer
 from sourced_answers.config import Config, clean_question
 from sourced_answers.errors import ExitCode, UsageError
 from sourced_answers.gather import MetasoSession
@@ -17,7 +17,6 @@ from sourced_answers.model_client import ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
 from sourced_answers.preflight import check_before_paying, model_key
 from sourced_answers.prompts import build_messages
-from sourced_answers.records import Source
 from sourced_answers.repair import fix_answer
 from sourced_answers.retrying import Deadline
 from sourced_answers.safe_output import Output

@@ -9,9 +9,9 @@ from types import TracebackType
 import metaso_search
 from metaso_search import MetasoError
 from sourced_answers import metaso_cache
+from sourced_answers.checker import Source
 from sourced_answers.config import Config
 from sourced_answers.passages import select_passages
-from sourced_answers.records import Source
 from sourced_answers.retrying import Deadline
 
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算

@@ -13,10 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sourced_answers.citation_check import CITATION, Claim, Problem, Report, structure_problems
+from sourced_answers.checker import Claim, Problem, Report, Source, analyse, without_citations
 from sourced_answers.model_client import Message
 from sourced_answers.prompts import judge_messages
-from sourced_answers.records import Source
 from sourced_answers.text import format_citations, truncate
 from sourced_answers.thinking import without_thinking
 
@@ -56,14 +55,14 @@ def parse_verdict(reply: str | None) -> bool | None:
 
 def claims_to_judge(answer: str, sources: Sequence[Source], report: Report) -> list[tuple[Claim, list[int]]]:
     """字面核对放过的带引用句子，以及字面核对判断不了的跨语言句子：[(句子, 引用编号)]。"""
-    _, _, _, claims = structure_problems(answer, len(sources))
+    claims = analyse(answer).claims
     flagged = {(p.paragraph, p.sentence) for p in report.problems if p.kind != "cross_language"}
     wanted: list[tuple[Claim, list[int]]] = []
     for claim in claims:
         numbers = list(dict.fromkeys(claim.citations))
         if not numbers or not all(1 <= n <= len(sources) for n in numbers):
             continue
-        if (claim.paragraph, claim.text) in flagged or len(CITATION.sub("", claim.body).strip()) < 4:
+        if (claim.paragraph, claim.text) in flagged or len(without_citations(claim.body)) < 4:
             continue
         wanted.append((claim, numbers))
     return wanted

@@ -4,7 +4,7 @@
 """
 import re
 
-from sourced_answers.citation_check import tokens_with_spans
+from sourced_answers.checker import tokens_with_spans
 
 NAVIGATION_MARK = re.compile(r"[|｜>›»]")
 LONG_BLOCK = 400

@@ -7,9 +7,8 @@
 import re
 from collections.abc import Sequence
 
-from sourced_answers.citation_check import Report
+from sourced_answers.checker import Report, Source
 from sourced_answers.model_client import Message
-from sourced_answers.records import Source
 from sourced_answers.text import count_chinese, has_chinese
 
 SYSTEM_PROMPT = (

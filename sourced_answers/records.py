@@ -1,6 +1,6 @@
 """记录的格式：--json 写出的，就是 --verify 读进来的。
 
-  · Source：一条资料（gather 从秘塔得到，--verify 从文件读出，核对、修正、评判和页面都用它）；
+  · Source（定义在 checker.types）：一条资料，gather 从秘塔得到，--verify 从文件读出；
   · result_record：--json 的一条记录（字段是对外契约，保持稳定）；
   · parse_saved_answers：--verify 的输入，一个 JSON 对象或 JSON Lines，每条至少有 answer 和 sources
     （每条资料至少有 text）。格式不对时抛 InputError，说明是第几行、哪个字段（退出码 2）。
@@ -8,35 +8,12 @@
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from sourced_answers.checker import Report, Source
 from sourced_answers.errors import InputError
 
-if TYPE_CHECKING:
-    from sourced_answers.check_steps import Fixed, Judged
-    from sourced_answers.citation_check import Report
-
 Record = dict[str, Any]
-
-
-@dataclass
-class Source:
-    """一条资料。read：正文来自读取接口（False：用的是搜索摘要；None：不知道）；cached：来自本地缓存。"""
-    text: str
-    title: str = ""
-    link: str = ""
-    date: str = ""
-    read: bool | None = None
-    cached: bool | None = None
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Source":
-        """记录里的一条资料（已经由 validate_record 检查过字段类型）。"""
-        def flag(name: str) -> bool | None:
-            value = data.get(name)
-            return value if isinstance(value, bool) else None
-        return cls(text=data.get("text") or "", title=data.get("title") or "", link=data.get("link") or "",
-                   date=data.get("date") or "", read=flag("read"), cached=flag("cached"))
 
 
 @dataclass
@@ -49,9 +26,9 @@ class SavedAnswer:
     sources: list[Source]
 
 
-def result_record(question: str | None, model: str | None, answer: str, sources: Sequence[Source], report: "Report",
-                  fix: "Fixed | None" = None, judged: "Judged | None" = None) -> Record:
-    """--json 的输出。用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。"""
+def result_record(question: str | None, model: str | None, answer: str, sources: Sequence[Source], report: Report,
+                  extras: Mapping[str, Any] | None = None) -> Record:
+    """--json 的输出。extras：可选的几步加上的字段（--fix 的 original_answer 和 repairs，--judge 的 judge）。"""
     record: Record = {
         "question": question,
         "model": model,
@@ -63,13 +40,7 @@ def result_record(question: str | None, model: str | None, answer: str, sources:
         "unused": report.unused,
         "passed": report.passed,
     }
-    if fix:
-        record["original_answer"] = fix.original
-        record["repairs"] = [r.to_dict() for r in fix.repairs]
-    if judged:
-        record["judge"] = {"model": judged.model, "url": judged.url, "calls": [c.to_dict() for c in judged.calls]}
-        if judged.error:
-            record["judge"]["error"] = judged.error
+    record.update(extras or {})
     return record
 
 

@@ -2,10 +2,9 @@
 from collections.abc import Sequence
 
 from sourced_answers.check_steps import Checked
-from sourced_answers.citation_check import CITATION, Report, normalize_citations
+from sourced_answers.checker import Report, Source, citations_in, without_citations
 from sourced_answers.judge import JudgeCall
-from sourced_answers.records import Source
-from sourced_answers.repair import Repair, body_key
+from sourced_answers.repair import Repair
 from sourced_answers.text import format_citations, truncate
 
 
@@ -42,13 +41,13 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
         before = repair.before or ""
         after = repair.after or ""
         if repair.kind == "recite":
-            old = format_citations(CITATION.findall(normalize_citations(before)))
-            new = format_citations(CITATION.findall(after))
-            lines.append(f"  {where}{old}→{new}“{truncate(body_key(before), 30)}”"
+            old = format_citations(citations_in(before))
+            new = format_citations(citations_in(after))
+            lines.append(f"  {where}{old}→{new}“{truncate(without_citations(before), 30)}”"
                          f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}）")
         elif repair.kind == "add_citation":
-            new = format_citations(CITATION.findall(after))
-            lines.append(f"  {where}补上 {new}“{truncate(body_key(before), 30)}”"
+            new = format_citations(citations_in(after))
+            lines.append(f"  {where}补上 {new}“{truncate(without_citations(before), 30)}”"
                          f"（重合度 {percent(repair.overlap_after)}）")
         elif repair.kind == "rewrite":
             lines.append(f"  {where}重写“{truncate(before, 30)}”→“{truncate(after, 30)}”")

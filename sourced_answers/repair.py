@@ -12,38 +12,34 @@
 这里只有纯逻辑：调用模型的函数由调用方传进来。
 """
 import bisect
-import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sourced_answers.citation_check import (
-    CITATION,
-    CITATION_MARK,
-    LIST_ITEM,
-    LIST_ITEM_CJK,
+from sourced_answers.checker import (
     MIN_MATERIAL,
     Claim,
+    Located,
+    Locator,
     Problem,
     Report,
+    Source,
     SourceIndexes,
+    Span,
+    analyse,
     check_answer,
     check_claim,
+    citations_in,
     claim_words,
     claims_in_line,
+    claims_with_positions,
     compare,
     material,
-    normalize_citations,
-    structure_problems,
-    tokens_with_spans,
+    without_citations,
 )
-from sourced_answers.records import Source
 from sourced_answers.text import bigram_similarity, format_citations
-from sourced_answers.thinking import think_spans
 
-Span = tuple[int, int]
-Located = list[tuple[Claim, Span | None]]
 # 请模型改写：(当前回答, 它的 Report) → 改写后的回答（出错时为空字符串）
 Rewriter = Callable[[str, Report], str]
 
@@ -78,62 +74,6 @@ class Edit:
     repair: Repair
 
 
-# ---------- 在原文里找到句子和它的引用标记 ----------
-
-MARK_RUN = re.compile(rf"[ \t]*((?:{CITATION_MARK.pattern})(?:[ \t]*(?:{CITATION_MARK.pattern}))*)")
-MARK_AFTER_END = re.compile(rf"[。！？!?.][ \t]*((?:{CITATION_MARK.pattern})(?:[ \t]*(?:{CITATION_MARK.pattern}))*)"
-                            r"[ \t]*(?=\n|$)")
-
-
-def masked(answer: str) -> str:
-    """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
-    pieces = []
-    position = 0
-    for start, end in think_spans(answer):
-        pieces += [answer[position:start], "\0" * (end - start)]
-        position = end
-    pieces.append(answer[position:])
-    return "".join(pieces)
-
-
-class Locator:
-    """按顺序在原文里找句子：句子的正文（去掉引用后的文字）在原文里一字不差，只是引用标记的写法可能不同。"""
-
-    def __init__(self, answer: str) -> None:
-        self.text = masked(answer)
-        self.cursor = 0
-
-    def find(self, body: str) -> Span | None:
-        """正文的位置 (start, end)；找不到时为 None。"""
-        start = self.text.find(body, self.cursor)
-        if start < 0:
-            return None
-        self.cursor = start + len(body)
-        return start, start + len(body)
-
-    def whole_item(self, span: Span) -> bool:
-        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
-        line_start = self.text.rfind("\n", 0, span[0]) + 1
-        line_end = self.text.find("\n", span[1])
-        before = self.text[line_start:span[0]]
-        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
-        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
-        is_item = bool(LIST_ITEM.match(item) or LIST_ITEM_CJK.match(item))
-        return is_item and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
-
-    def marks_after(self, end: int) -> Span | None:
-        """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
-        match = MARK_RUN.match(self.text, end) or MARK_AFTER_END.match(self.text, end)
-        return match.span(1) if match else None
-
-
-def claims_with_positions(answer: str) -> Located:
-    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。"""
-    _, _, _, claims = structure_problems(answer, 0)
-    locator = Locator(answer)
-    return [(claim, locator.find(claim.body)) for claim in claims]
-
-
 # ---------- 哪条资料能让一句话完全通过 ----------
 
 class Sources:
@@ -161,7 +101,7 @@ class Sources:
 
     def coverage(self, claim: Claim, number: int) -> float:
         """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
-        tokens = list(dict.fromkeys(t[0] for t in tokens_with_spans(claim.body)))
+        tokens = claim_words(claim.body).all_distinct
         if not tokens:
             return 0.0
         hits, _ = self.index_of(number).best_window(tokens)
@@ -186,20 +126,15 @@ class Sources:
 
 # ---------- 确定性修正 ----------
 
-def body_key(text: str | None) -> str:
-    """比较句子用：去掉引用标记、合并空白。"""
-    return " ".join(CITATION.sub(" ", normalize_citations(text or "")).split())
-
-
 def problem_key(problem: Problem) -> tuple[Any, ...]:
     if problem.kind == "missing_source":
         return problem.kind, tuple(problem.citations or ())
-    return problem.kind, problem.paragraph, body_key(problem.sentence)
+    return problem.kind, problem.paragraph, without_citations(problem.sentence)
 
 
 def flagged_claims(report: Report) -> set[tuple[int | None, str]]:
     """被“对不上 / 数字不符”标出的句子：{(段落, 正文)}。"""
-    return {(p.paragraph, body_key(p.sentence)) for p in report.problems
+    return {(p.paragraph, without_citations(p.sentence)) for p in report.problems
             if p.kind in ("weak_support", "number_mismatch")}
 
 
@@ -216,7 +151,7 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
                 edits.append(edit)
             continue
         invalid = [n for n in claim.citations if not 1 <= n <= count]
-        if not invalid and (claim.paragraph, body_key(claim.text)) not in flagged:
+        if not invalid and (claim.paragraph, without_citations(claim.text)) not in flagged:
             continue
         marks = own_marks(claim, span, locator)
         if marks is None:
@@ -244,7 +179,7 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
 def inherited_edit(claim: Claim, span: Span, flagged: set[tuple[int | None, str]], pool: Sources,
                    locator: Locator) -> Edit | None:
     """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
-    if (claim.paragraph, body_key(claim.text)) not in flagged or not locator.whole_item(span):
+    if (claim.paragraph, without_citations(claim.text)) not in flagged or not locator.whole_item(span):
         return None
     best = pool.best(claim)
     if best is None:
@@ -262,7 +197,7 @@ def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
     if marks is None:
         return None
     written = locator.text[marks[0]:marks[1]]
-    if [int(n) for n in CITATION.findall(normalize_citations(written))] != claim.citations:
+    if citations_in(written) != claim.citations:
         return None
     return marks
 
@@ -301,11 +236,12 @@ def units_of(located: Located, uncited: list[tuple[int | None, str | None]]) -> 
     places: defaultdict[tuple[int, str], list[int]] = defaultdict(list)
     for position, (claim, _) in enumerate(located):
         if not claim.citations:
-            places[(claim.paragraph, body_key(claim.text))].append(position)
+            places[(claim.paragraph, without_citations(claim.text))].append(position)
     cursor: dict[tuple[int, str], int] = {}  # 每张位置表里前面几个已经被用掉（位置表只会从前往后用）
     groups: list[Located] = []
     for paragraph, text in uncited:
-        wanted = [body_key(c.text) for line in (text or "").split("\n") for c in claims_in_line(line, paragraph or 0)]
+        wanted = [without_citations(c.text) for line in (text or "").split("\n")
+                  for c in claims_in_line(line, paragraph or 0)]
         chosen: list[tuple[tuple[int, str], int]] = []
         after = -1
         for key in wanted:
@@ -386,25 +322,25 @@ def repairable(answer: str, sources: Sequence[Source], threshold: float, report:
 
 def passing_claims(answer: str, sources: Sequence[Source], threshold: float, report: Report) -> set[str]:
     """带引用、没被标出的句子：{正文}。"""
-    _, _, _, claims = structure_problems(answer, len(sources))
+    claims = analyse(answer).claims
     flagged = flagged_claims(report)
     count = len(sources)
-    return {body_key(c.text) for c in claims
+    return {without_citations(c.text) for c in claims
             if c.citations and all(1 <= n <= count for n in c.citations)
-            and (c.paragraph, body_key(c.text)) not in flagged}
+            and (c.paragraph, without_citations(c.text)) not in flagged}
 
 
 def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, sources: Sequence[Source]) -> list[Repair]:
     """对比前后两版：被标出的句子哪些改写成了什么、哪些删去了。"""
-    _, _, _, old_claims = structure_problems(old_answer, len(sources))
-    _, _, _, new_claims = structure_problems(new_answer, len(sources))
-    old_keys = {body_key(c.text) for c in old_claims}
-    added = [c for c in new_claims if body_key(c.text) not in old_keys]
-    new_keys = {body_key(c.text) for c in new_claims}
-    reasons = {(p.paragraph, body_key(p.sentence)): p.message for p in old_report.problems if p.sentence}
+    old_claims = analyse(old_answer).claims
+    new_claims = analyse(new_answer).claims
+    old_keys = {without_citations(c.text) for c in old_claims}
+    added = [c for c in new_claims if without_citations(c.text) not in old_keys]
+    new_keys = {without_citations(c.text) for c in new_claims}
+    reasons = {(p.paragraph, without_citations(p.sentence)): p.message for p in old_report.problems if p.sentence}
     repairs: list[Repair] = []
     for claim in old_claims:
-        key = body_key(claim.text)
+        key = without_citations(claim.text)
         reason = reasons.get((claim.paragraph, key))
         if key in new_keys or reason is None:
             continue

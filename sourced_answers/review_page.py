@@ -12,11 +12,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sourced_answers.citation_check import CITATION_MARK, Claim, expand_citation
+from sourced_answers.checker import Claim, Span, citation_marks, claims_with_positions, without_citations
 from sourced_answers.errors import ReviewPageError
 from sourced_answers.network import os_error_text
 from sourced_answers.records import Record
-from sourced_answers.repair import Span, body_key, claims_with_positions
 from sourced_answers.text import mask
 
 Problem = dict[str, Any]
@@ -58,16 +57,16 @@ def link_citations(text: str, prefix: str, count: int) -> str:
     """转义一段文字，并把其中的引用标记做成指向资料的链接（不存在的编号不做链接）。"""
     pieces = []
     position = 0
-    for match in CITATION_MARK.finditer(text):
-        pieces.append(escape(text[position:match.start()]))
+    for start, end, numbers in citation_marks(text):
+        pieces.append(escape(text[position:start]))
         links = []
-        for number in expand_citation(match.group(1)):
+        for number in numbers:
             if 1 <= number <= count:
                 links.append(f'<a class="cite" href="#{prefix}src-{number}">[{number}]</a>')
             else:
                 links.append(f'<span class="cite missing">[{number}]</span>')
         pieces.append("".join(links))
-        position = match.end()
+        position = end
     pieces.append(escape(text[position:]))
     return "".join(pieces)
 
@@ -100,8 +99,8 @@ def claim_has(problem: Problem, claim: Claim) -> bool:
     if problem.get("paragraph") != claim.paragraph or not problem.get("sentence"):
         return False
     if kind == "uncited_paragraph":
-        return not claim.citations and body_key(claim.text) in body_key(problem["sentence"])
-    return body_key(claim.text) == body_key(problem["sentence"])
+        return not claim.citations and without_citations(claim.text) in without_citations(problem["sentence"])
+    return without_citations(claim.text) == without_citations(problem["sentence"])
 
 
 class Evidence:

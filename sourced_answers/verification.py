@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sourced_answers.check_steps import Checked, check_and_fix, judge_asker
-from sourced_answers.citation_check import DEFAULT_THRESHOLD
+from sourced_answers.checker import DEFAULT_THRESHOLD
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode, InputError
 from sourced_answers.judge import JudgeAsk
@@ -31,7 +31,6 @@ from sourced_answers.records import (
     SavedAnswer,
     json_problem,
     parse_saved_answers,
-    result_record,
     saved_answer,
 )
 from sourced_answers.render import render_result
@@ -53,8 +52,7 @@ def verify_record(record: Mapping[str, Any], threshold: float = DEFAULT_THRESHOL
     """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。"""
     saved = saved_answer(dict(record), None, "记录：")
     checked = check_and_fix(saved.answer, saved.sources, Config(threshold=threshold, fix=fix))
-    return result_record(saved.question, saved.model, checked.answer, saved.sources, checked.report, checked.fix,
-                         checked.judged)
+    return checked.record(saved.question, saved.model)
 
 
 # ---------- 读输入 ----------
@@ -149,8 +147,7 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
     config = Config(threshold=options.threshold, fix=options.fix, judge=options.judge_model if judge else None,
                     judge_url=options.judge_url)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
-    record = result_record(saved.question, saved.model, checked.answer, saved.sources, checked.report, checked.fix,
-                           checked.judged)
+    record = checked.record(saved.question, saved.model)
     if options.json:
         output = json.dumps(record, ensure_ascii=False) + "\n"
     else:

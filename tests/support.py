@@ -16,7 +16,7 @@ from typing import Any
 
 import answer_with_sources
 from fake_metaso import NAS_PAGES
-from sourced_answers.records import Source
+from sourced_answers.checker import Source
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 # 内置的 5 个 NAS 页面作为资料（搜索“家用 NAS 怎么选”时资料 1~5 依次是它们）

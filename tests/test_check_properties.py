@@ -4,8 +4,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.citation_check import check_answer, normalize_citations
-from sourced_answers.records import Source
+from sourced_answers.checker import Source, check_answer, normalize_citations
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES
@@ -112,7 +111,7 @@ def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data)
 @given(st.sampled_from(range(len(NAS))), st.data())
 @GUARD
 def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
-    from sourced_answers.citation_check import source_sentences
+    from sourced_answers.checker import source_sentences
     sentences = [s.rstrip("。") for s in source_sentences(NAS[index].text) if not s.startswith("#")]
     copied = data.draw(st.sampled_from(sentences))
     report = check_answer(f"{copied} [{index + 1}]。", NAS)

@@ -1,8 +1,7 @@
 """核对要读懂真实模型写出来的回答：各种引用写法、结构、数字、证据（原教程五个测试之外的部分）。"""
 import pytest
 
-from sourced_answers.citation_check import DEFAULT_THRESHOLD, check_answer, numbers_in
-from sourced_answers.records import Source
+from sourced_answers.checker import DEFAULT_THRESHOLD, Source, check_answer, numbers_in
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES

@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourced_answers.citation_check import Claim, check_answer, normalize_citations
+from sourced_answers.checker import Claim, check_answer, normalize_citations
 from sourced_answers.repair import Sources, fix_citations, passing_claims
 from tests.test_check_properties import GUARD, NAS, SENTENCES, write_answer
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.evaluate_citecheck import DEFAULT_DATA, verify_line
-from sourced_answers.citation_check import NOVEL_GATE, check_answer
-from sourced_answers.records import Source
+from sourced_answers.checker import Source, check_answer
+from sourced_answers.checker.features import NOVEL_GATE
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from sourced_answers.citation_check import check_answer, language_of, quantities_in
-from sourced_answers.records import Source
+from sourced_answers.checker import Source, check_answer, language_of, quantities_in
 from tests.support import cli_env, run_cli
 
 

@@ -1,0 +1,46 @@
+"""引用核对：纯逻辑，不做任何 I/O。输入是回答文本和资料列表，输出是 Report（问题、没用到的资料、每个句子的结果）。
+
+按一件事一个模块拆开（从下往上）：
+  types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
+  citations     引用标记的各种写法
+  structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
+  tokens        内容词和语言
+  quantities    数量（数字、中文数字、单位）
+  source_index  每条资料的索引
+  features      句子和一条资料的比较
+  rules         把上面这些组合成问题
+别的模块只用这里导出的名字。
+"""
+from sourced_answers.checker.citations import (
+    citation_marks,
+    citations_in,
+    cited_numbers,
+    expand_citation,
+    normalize_citations,
+    strip_citation_marks,
+    without_citations,
+)
+from sourced_answers.checker.features import compare
+from sourced_answers.checker.quantities import numbers_in, quantities_in
+from sourced_answers.checker.rules import (
+    DEFAULT_THRESHOLD,
+    MIN_MATERIAL,
+    check,
+    check_answer,
+    check_claim,
+    structure_problems,
+    support,
+)
+from sourced_answers.checker.source_index import SourceIndexes, source_sentences
+from sourced_answers.checker.structure import Located, Locator, Span, analyse, claims_in_line, claims_with_positions
+from sourced_answers.checker.tokens import claim_words, language_of, material, tokens_with_spans
+from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
+
+__all__ = [
+    "DEFAULT_THRESHOLD", "MIN_MATERIAL", "PROBLEM_KINDS",
+    "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
+    "analyse", "check", "check_answer", "check_claim", "citation_marks", "citations_in", "cited_numbers",
+    "claim_words", "claims_in_line", "claims_with_positions", "compare", "expand_citation",
+    "language_of", "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences",
+    "strip_citation_marks", "structure_problems", "support", "tokens_with_spans", "without_citations",
+]

@@ -1,0 +1,159 @@
+"""数量：句子和资料里的数字按同一种方式读出来，比较的是值和单位，不是写法。
+
+三块 = 3 块，三千元 = 3000 元，27,400 = 27400，全角 ９０％ = 90%；“RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、
+“第 5 步”、年份都不算数量。一个单位写一次、管一串数（“3/4/5 盘位”“5020x1945x1775mm”）。
+"""
+import re
+
+from sourced_answers.checker.tokens import ENGLISH_NUMBERS, narrow
+from sourced_answers.text import CJK, is_chinese_char
+
+CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4,
+                  "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+CHINESE_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+CHINESE_BIG = {"万": 10_000, "亿": 100_000_000}
+# 中文数字后面跟着这些量词/单位时才算数量（“一些”“一般”“十分”“千万别”都不是数）
+MEASURE_WORDS = ("个块盘位年月日天周次倍种份人名元角分秒岁米里克斤吨度层条项台张家只本部类级代期届件首座所"
+                 "间辆架艘口片颗粒杯瓶碗场节章集季轮号成折核路道码毫升寸尺%％小平厘公")
+# 计数用的量词彼此常换着用（“10 个小兽”和“10 只小兽”），比较时当作同一个单位
+COUNTERS = set("个只名位家头件台张条项本部座所间辆架艘颗粒杯瓶碗首")
+UNIT_SYNONYMS = {"cm": "厘", "mm": "毫", "kg": "公", "km": "公", "％": "%"}
+# 前面是字母的数字是名称的一部分（RAID5、i5），只有“5020x1945”这种尺寸里 x 后面的数字除外
+ARABIC = re.compile(r"(?:(?<![A-Za-z0-9.])|(?<=[0-9][xX]))([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?(?![0-9])")
+CHINESE_NUMERAL = re.compile(r"[零〇一壹二贰两三叁四五六七八九十拾百佰千仟万亿]+")
+# RAID 5、USB3：名称，不是数量（缩写要从头开始，免得在一长串大写字母上逐位回溯）
+ACRONYM_NUMBER = re.compile(r"(?<![A-Z])[A-Z]{2,} ?[0-9]+")
+ENUMERATOR = re.compile(r"(?:^|(?<=[\s:：;；,，。]))[0-9]{1,2}(?:[)）、]|\.(?=\s))")
+# 年份（2023年、2021-05-10 里的 2021）：回答常给资料里的事补上年份，标注者多半仍算“有依据”，
+# 在 CiteCheck 上逐条看过，只因年份对不上的句子里支持与不支持各占一半，所以不拿年份判错
+YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?=年|[-/.][0-9])")
+UNIT_AFTER = re.compile(rf"[ \t]?([A-Za-z]+|[%％]|[{CJK}])")
+GLUED_NAME = re.compile(r"(?<=[a-z])[A-Z]+$")
+# 一串数字共用后面的单位：“3/4/5 盘位”“3-5 块”；尺寸“5020x1945x1775mm”要三个数以上（“2x8GB”是两条 8GB）
+CHAIN = re.compile(r"[ \t]*[/／~～–-][ \t]*")
+DIMENSION = re.compile(r"[ \t]*[xX×][ \t]*")
+# 序号和步骤不是数量：“第 5 步”“Step 5”“步骤 3”
+ORDINAL = re.compile(r"第[ \t]*[0-9零〇一二两三四五六七八九十百]+[ \t]*(?=步|点|条|项|部分|章|节|阶段|层)"
+                     r"|(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
+# 举例用的数：“例如 100 元的商品……”说的是规则，不是事实，不拿来比
+EXAMPLE = re.compile(r"(?:例如|比如|譬如|举例来说|举个例子|假如|假设|e\.g\.|for example|for instance)[^。；;！？!?\n]*",
+                     re.IGNORECASE)
+# 四个字母以上、却是计量单位的缩写
+MEASURE_UNITS = {"mbps", "gbps", "kbps", "iops", "kwh", "mhz", "ghz", "khz", "rpm", "inch", "byte", "bytes"}
+# 不当作复数去掉 s 的单位
+PLURAL_KEEP = {"mbps", "gbps", "kbps", "fps", "ips", "bps", "iops", "ms", "ns", "us", "hdds", "ssds"}
+ENGLISH_NUMBER_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(ENGLISH_NUMBERS) + r")(?![A-Za-z])", re.IGNORECASE)
+DIGIT = re.compile(r"[0-9]")
+
+Quantity = tuple[float, str | None]  # (数值, 单位)
+
+
+def chinese_value(numeral: str) -> int | None:
+    """“三千” → 3000，“十二” → 12，“两万五千” → 25000。认不出时返回 None。"""
+    total = 0
+    section = 0
+    digit: int | None = None
+    for char in numeral:
+        if char in CHINESE_DIGITS:
+            if digit is not None:
+                return None  # “三四块”这类约数
+            digit = CHINESE_DIGITS[char]
+        elif char in CHINESE_UNITS:
+            section += (1 if digit is None else digit) * CHINESE_UNITS[char]
+            digit = None
+        elif char in CHINESE_BIG:
+            total = (total + section + (digit or 0)) * CHINESE_BIG[char]
+            section = 0
+            digit = None
+    return total + section + (digit or 0)
+
+
+def unit_at(text: str, position: int) -> str | None:
+    """数字后面的单位：一个拉丁字母的词（小写、去掉复数的 s）、%、或一个汉字量词；没有时为 None。"""
+    match = UNIT_AFTER.match(text, position)
+    if not match or len(match.group(1)) > 12:
+        return None
+    unit = match.group(1)
+    if text[match.end():match.end() + 1].isdigit():
+        if unit in ("x", "X"):
+            return None  # “1920x1080”“2x8GB”里的 x 是乘号
+        unit = GLUED_NAME.sub("", unit) or unit  # “1.8GHzA55”：A55 是型号，单位是 GHz
+    return normal_unit(unit.lower())
+
+
+def normal_unit(unit: str) -> str | None:
+    if is_chinese_char(unit[0]):
+        if unit not in MEASURE_WORDS:
+            return None  # “3-0的比分”里的“的”不是单位
+        return "个" if unit in COUNTERS else unit
+    if len(unit) > 3 and unit.endswith("s") and not unit.endswith("ss") and unit not in PLURAL_KEEP:
+        unit = unit[:-1]  # drives → drive
+    return UNIT_SYNONYMS.get(unit, unit)
+
+
+def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
+    """text 里的数量：{(数值, 单位)}。claim：这是回答里的句子，“例如……”后面举例的数不算
+    （资料里举例的数照样算：句子可能正是在转述它）。"""
+    found: set[Quantity] = set()
+    text = narrow(text)
+    if claim:
+        text = EXAMPLE.sub(" ", text)
+    if DIGIT.search(text):  # 没有数字的句子（大多数）不用做下面几遍替换
+        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", ORDINAL.sub(" ", text))))
+        matches = list(ARABIC.finditer(text))
+        units = [unit_at(text, match.end()) for match in matches]
+        for index in range(len(matches) - 2, -1, -1):
+            between = (matches[index].end(), matches[index + 1].start())
+            next_too = index + 2 < len(matches) and DIMENSION.fullmatch(text, matches[index + 1].end(),
+                                                                       matches[index + 2].start())
+            last_too = index > 0 and DIMENSION.fullmatch(text, matches[index - 1].end(), matches[index].start())
+            if CHAIN.fullmatch(text, *between) or DIMENSION.fullmatch(text, *between) and (next_too or last_too):
+                units[index] = units[index + 1]  # 一串数字共用最后那个单位
+        for match, unit in zip(matches, units, strict=True):
+            value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
+            found.add((value, unit))
+    for match in CHINESE_NUMERAL.finditer(text):
+        numeral = match.group()
+        after = text[match.end():match.end() + 1]
+        if numeral in ("一", "壹") or not after or after not in MEASURE_WORDS:
+            continue  # “一个”“一些”这类不是在说数量
+        if after == "分" and (numeral == "十" or text.startswith("分之", match.end())):
+            continue  # “十分”是“很”；“三分之一”“百分之五十”是分数，不逐字比较
+        counted = chinese_value(numeral)
+        if counted is not None:
+            found.add((float(counted), normal_unit(after)))
+    for match in ENGLISH_NUMBER_WORD.finditer(text):
+        found.add((float(ENGLISH_NUMBERS[match.group().lower()]), unit_at(text, match.end())))
+    return found
+
+
+def numbers_in(text: str) -> set[float]:
+    """text 里的数值集合（不管单位）。"""
+    return {value for value, _ in quantities_in(text)}
+
+
+def is_noun_unit(unit: str | None) -> bool:
+    """“four drives”里的 drive 是个名词，不是计量单位：同一个数换个名词说（“two failures”“failure of two drives”）
+    很常见，找数字时只比数值。gb、mm、ghz 这样的缩写才是单位。"""
+    return unit is not None and len(unit) >= 4 and unit.isascii() and unit.isalpha() and unit not in MEASURE_UNITS
+
+
+def unmatched_quantities(claimed: set[Quantity], known: set[Quantity]) -> list[float]:
+    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值。"""
+    values = {value for value, _ in known}
+    return sorted(value for value, unit in claimed
+                  if (value, unit) not in known and (value, None) not in known
+                  and not ((unit is None or is_noun_unit(unit)) and value in values))
+
+
+def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity]) -> list[float]:
+    """资料里和这句话最接近的地方，用同一个单位说了别的数、却没有说句子里的数：返回这些矛盾的数。
+
+    数字出现在资料别处不算数（“RAID1 是两块盘”不能支持“RAID5 至少两块盘”）。"""
+    found: list[float] = []
+    for unit in {unit for _, unit in claimed if unit}:
+        said = {value for value, u in claimed if u == unit}
+        there = {value for value, u in nearby if u == unit}
+        if there and not said & there:
+            found += sorted(said)
+    return sorted(found)

@@ -1,0 +1,137 @@
+"""资料的索引：每条资料切成句子，记下每个词出现在哪几句、有哪些数量、是什么语言。每条资料只建一次。
+
+句子和资料比较时只看句子自己的词在索引里的位置，所以资料变长不会让每句话的核对变慢；
+资料很多（成百上千条）时，替一句话找“更合适的资料”只挑共有少见词最多的几条，不和每条都比。
+"""
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from sourced_answers.checker.quantities import Quantity, quantities_in
+from sourced_answers.checker.tokens import source_language, tokens_with_spans
+from sourced_answers.checker.types import Source
+
+# 资料中比较时，一个句子和它后面最多几句连在一起算一个“窗口”
+WINDOW = 3
+# 出现在太多句子里的词，不逐句统计（它在每个窗口里都算出现），保证时间是线性的
+COMMON_POSTINGS = 64
+# 数字矛盾只在资料里和句子最接近的那一句（及前后这么多句）里找
+QUANTITY_RADIUS = 0
+# 找更合适的资料时：资料不超过这么多条就逐条比较；更多时只比较共有少见词最多的这么多条
+CANDIDATES = 16
+# 出现在这么多条以上资料里的词，挑候选资料时不看
+COMMON_SOURCES = 32
+
+SOURCE_SENTENCE = re.compile(r"[^。！？!?；;\n]*(?:[。！？!?；;\n]|$)")
+ENGLISH_SENTENCE_BREAK = re.compile(r"(?<=\.)\s+")
+
+
+def source_sentences(text: str) -> list[str]:
+    """把资料切成句子（按 。！？；和换行，以及英文句点后的空白）。"""
+    sentences = []
+    for piece in SOURCE_SENTENCE.findall(text):
+        for part in ENGLISH_SENTENCE_BREAK.split(piece):
+            if part.strip():
+                sentences.append(part.strip())
+    return sentences
+
+
+class SourceIndex:
+    """一条资料的内容词、数字和逐句的倒排索引。"""
+
+    def __init__(self, source: Source) -> None:
+        title = source.title or ""
+        text = source.text or ""
+        self.sentences = ([title.strip()] if title.strip() else []) + source_sentences(text)
+        self.postings: defaultdict[str, list[int]] = defaultdict(list)
+        for number, sentence in enumerate(self.sentences):
+            for token in {t[0] for t in tokens_with_spans(sentence)}:
+                self.postings[token].append(number)
+        self.quantities = quantities_in(title + "\n" + text)
+        self.language = source_language(title + "\n" + text)
+        self.sentence_quantities: dict[int, set[Quantity]] = {}
+
+    def quantities_near(self, sentence: int) -> set[Quantity]:
+        """第 sentence 句（和它前后各 QUANTITY_RADIUS 句）里的数量。"""
+        found: set[Quantity] = set()
+        last = min(len(self.sentences), sentence + QUANTITY_RADIUS + 1)
+        for number in range(max(0, sentence - QUANTITY_RADIUS), last):
+            if number not in self.sentence_quantities:
+                self.sentence_quantities[number] = quantities_in(self.sentences[number])
+            found |= self.sentence_quantities[number]
+        return found
+
+    def best_window(self, tokens: Iterable[str]) -> tuple[int, int | None]:
+        """连续 WINDOW 句之内最多能找到 tokens 里的几个；以及单句里找到最多的那一句的编号。"""
+        window_hits: defaultdict[int, int] = defaultdict(int)
+        sentence_hits: defaultdict[int, int] = defaultdict(int)
+        common = 0
+        for token in tokens:
+            posted = self.postings.get(token)
+            if not posted:
+                continue
+            if len(posted) > COMMON_POSTINGS:
+                common += 1
+                continue
+            starts: Iterable[int]
+            if len(posted) == 1:
+                first = posted[0] - WINDOW + 1
+                starts = range(first if first > 0 else 0, posted[0] + 1)
+            else:
+                starts = set()  # 一个词在同一个窗口里出现几次都只算一次
+                for sentence in posted:
+                    first = sentence - WINDOW + 1
+                    starts |= set(range(first if first > 0 else 0, sentence + 1))
+            for sentence in posted:
+                sentence_hits[sentence] += 1
+            for start in starts:
+                window_hits[start] += 1
+        best_window = max(window_hits.values(), default=0) + common
+        best_sentence = max(sentence_hits, key=lambda number: sentence_hits[number]) if sentence_hits else None
+        return best_window, best_sentence
+
+
+class SourceIndexes:
+    """按编号取资料的索引：第一次用到时才建，每条资料只建一次。index_of(编号) → SourceIndex。
+
+    candidates() 回答“还有哪几条资料可能支持这句话”：资料不多时就是全部；很多时只挑和这句话
+    共有的少见词最多的几条，免得每个句子都和每条资料比一遍（那是平方级的）。"""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = sources
+        self.built: dict[int, SourceIndex] = {}
+        self.holders: dict[str, list[int]] | None = None
+
+    def __call__(self, number: int) -> SourceIndex:
+        if number not in self.built:
+            self.built[number] = SourceIndex(self.sources[number - 1])
+        return self.built[number]
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def candidates(self, tokens: Sequence[str], exclude: Iterable[int] = ()) -> list[int]:
+        """可能支持含有这些词的句子的资料编号，可能性大的在前，最多 CANDIDATES 条。"""
+        skipped = set(exclude)
+        count = len(self.sources)
+        if count <= CANDIDATES:
+            return [n for n in range(1, count + 1) if n not in skipped]
+        holders = self._holders()
+        hits: defaultdict[int, int] = defaultdict(int)
+        for token in set(tokens):
+            found = holders.get(token, [])
+            if len(found) > COMMON_SOURCES:
+                continue  # 几乎每条资料都有的词分不出哪条更好，也会让这一步变成平方级
+            for number in found:
+                hits[number] += 1
+        ranked = sorted((n for n in hits if n not in skipped), key=lambda n: (-hits[n], n))
+        return ranked[:CANDIDATES]
+
+    def _holders(self) -> dict[str, list[int]]:
+        """词 → 含有它的资料编号（第一次用到时建，建一次）。"""
+        if self.holders is None:
+            self.holders = defaultdict(list)
+            for number in range(1, len(self.sources) + 1):
+                for token in self(number).postings:
+                    self.holders[token].append(number)
+        return self.holders

@@ -1,0 +1,214 @@
+"""回答的结构：段落、需要引用的块（正文行、列表项）、句子，以及在原文里找到句子的位置。
+
+核对、修正、文字输出和审阅页都用这里切出来的同一份句子。全部是线性时间。
+"""
+import re
+from dataclasses import dataclass
+
+from sourced_answers.checker.citations import (
+    citation_runs,
+    cited_numbers,
+    marks_after,
+    normalize_citations,
+    without_citations,
+)
+from sourced_answers.checker.types import Claim
+from sourced_answers.thinking import strip_think, think_spans
+
+HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+RULE = re.compile(r"^\s{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
+FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,3}[.)、]|[（(]\d{1,3}[)）])\s+")
+LIST_ITEM_CJK = re.compile(r"^\s*(?:\d{1,3}[、]|[（(]\d{1,3}[)）])")
+QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
+SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
+# 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
+CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*)[ \t]*$")
+LEAD_IN_END = re.compile(r"[:：]\s*$")
+
+Span = tuple[int, int]
+
+
+@dataclass
+class Unit:
+    """需要有引用的一块：段落里连续的正文行，或一个列表项（item 是它在段落里是第几项）。"""
+    paragraph: int
+    item: int | None
+    lines: list[str]
+
+    @property
+    def where(self) -> str:
+        return f"第 {self.paragraph} 段" if self.item is None else f"第 {self.paragraph} 段第 {self.item} 项"
+
+
+@dataclass
+class Structure:
+    """一个回答拆开之后：需要引用的块、要核对的句子、没有引用的块。"""
+    units: list[Unit]
+    claims: list[Claim]
+    uncited: list[Unit]
+
+
+def is_list_item(line: str) -> bool:
+    return bool(LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line))
+
+
+def split_paragraphs(answer: str) -> list[list[str]]:
+    """按空行切段落；去掉标题、分隔线、代码块（它们不是需要引用的内容）。返回 [[行, …], …]。"""
+    paragraphs: list[list[str]] = []
+    current: list[str] = []
+    in_fence = False
+    for line in answer.split("\n"):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if HEADING.match(line) or RULE.match(line):
+            if current:
+                paragraphs.append(current)
+                current = []
+            continue
+        line = QUOTE_MARK.sub("", line)
+        if line.strip():
+            current.append(line)
+        elif current:
+            paragraphs.append(current)
+            current = []
+    if current:
+        paragraphs.append(current)
+    return paragraphs
+
+
+def split_units(lines: list[str], paragraph: int) -> list[Unit]:
+    """按出现顺序切块：连续的正文行是一块，每个列表项各是一块（缩进的续行属于上一个列表项）。"""
+    units: list[Unit] = []
+    items = 0
+    for line in lines:
+        if is_list_item(line):
+            items += 1
+            units.append(Unit(paragraph, items, [line]))
+        elif units and units[-1].item is not None and line[:1] in (" ", "\t"):
+            units[-1].lines.append(line)
+        elif units and units[-1].item is None:
+            units[-1].lines.append(line)
+        else:
+            units.append(Unit(paragraph, None, [line]))
+    return units
+
+
+def is_lead_in(text: str) -> bool:
+    """“以下几点：”这样引出列表的一行：本身不需要引用，它的引用传给下面的列表项。"""
+    return bool(LEAD_IN_END.search(without_citations(text)))
+
+
+def claims_in_line(line: str, paragraph: int) -> list[Claim]:
+    """一行（已统一引用写法）里的句子。以引用结尾的句子用自己的引用；句首的“[2] 中提到……”这个引用属于
+    它后面的内容，不挪到上一句；没有引用的句子 citations 为空。"""
+    line = CITATION_AFTER_LINE_END.sub(r"\2\1", line)
+    claims: list[Claim] = []
+    start = 0
+    for end_mark in SENTENCE_END.finditer(line + "。"):
+        segment_end = end_mark.start()
+        cursor = start
+        leading: list[int] = []
+        for run_start, run_end, numbers in citation_runs(line, start, segment_end):
+            before = line[cursor:run_start]
+            if not before.strip():
+                leading += numbers
+            else:
+                text = line[cursor:run_end]
+                claims.append(Claim(paragraph, text.strip(), before.strip(), leading + numbers))
+                leading = []
+            cursor = run_end
+        rest = line[cursor:segment_end]
+        if rest.strip():
+            claims.append(Claim(paragraph, rest.strip(), rest.strip(), leading))
+        start = end_mark.end()
+    return claims
+
+
+def analyse(answer: str) -> Structure:
+    """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。
+
+    “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
+    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。"""
+    answer = normalize_citations(strip_think(answer))
+    units: list[Unit] = []
+    claims: list[Claim] = []
+    uncited: list[Unit] = []
+    lead_in_citations: list[int] = []
+    for number, lines in enumerate(split_paragraphs(answer), 1):
+        for unit in split_units(lines, number):
+            unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
+            own = [n for c in unit_claims for n in c.citations]
+            if unit.item is None:
+                lead_in = is_lead_in("\n".join(unit.lines))
+                lead_in_citations = own if lead_in else []
+                if not own and not lead_in:
+                    uncited.append(unit)
+            elif not own:
+                if lead_in_citations:
+                    for claim in unit_claims:
+                        claim.citations = list(lead_in_citations)
+                        claim.inherited = True
+                else:
+                    uncited.append(unit)
+            units.append(unit)
+            claims += unit_claims
+    return Structure(units, claims, uncited)
+
+
+def unit_citations(unit: Unit) -> list[int]:
+    return cited_numbers("\n".join(unit.lines))
+
+
+# ---------- 在原文里找到句子 ----------
+
+def masked(answer: str) -> str:
+    """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
+    pieces = []
+    position = 0
+    for start, end in think_spans(answer):
+        pieces += [answer[position:start], "\0" * (end - start)]
+        position = end
+    pieces.append(answer[position:])
+    return "".join(pieces)
+
+
+class Locator:
+    """按顺序在原文里找句子：句子的正文（去掉引用后的文字）在原文里一字不差，只是引用标记的写法可能不同。"""
+
+    def __init__(self, answer: str) -> None:
+        self.text = masked(answer)
+        self.cursor = 0
+
+    def find(self, body: str) -> Span | None:
+        """正文的位置 (start, end)；找不到时为 None。"""
+        start = self.text.find(body, self.cursor)
+        if start < 0:
+            return None
+        self.cursor = start + len(body)
+        return start, start + len(body)
+
+    def whole_item(self, span: Span) -> bool:
+        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
+        line_start = self.text.rfind("\n", 0, span[0]) + 1
+        line_end = self.text.find("\n", span[1])
+        before = self.text[line_start:span[0]]
+        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
+        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
+        return is_list_item(item) and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
+
+    def marks_after(self, end: int) -> Span | None:
+        """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
+        return marks_after(self.text, end)
+
+
+Located = list[tuple[Claim, Span | None]]
+
+
+def claims_with_positions(answer: str) -> Located:
+    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。"""
+    locator = Locator(answer)
+    return [(claim, locator.find(claim.body)) for claim in analyse(answer).claims]

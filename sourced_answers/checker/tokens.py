@@ -1,0 +1,125 @@
+"""内容词和语言：句子和资料按同一种方式切成“词”，比较的就是这些词。
+
+  · 中文按相邻两字（一个字的片段按单字），两个字都是虚词用字的二元组（“因为”“可以”）不算内容词；
+  · 拉丁文按单词（小写，去掉复数的 s），the、of 这类不算内容词；“RAID 5”和“RAID5”是同一个词；
+  · 纯数字、英文数词不算内容词（数字由 quantities 单独核对）。
+全角字符先换成半角（一个字换一个字，位置不变）。所有正则都不会在长串数字、字母上来回回溯：时间和长度成线性。
+"""
+import re
+from dataclasses import dataclass
+
+from sourced_answers.text import CJK, count_chinese, is_chinese_char
+
+# 全角的数字、字母、符号换成半角（一个字换一个字，位置不变）；全角空格换成空格
+NARROW = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# 一个词：一串汉字；大写缩写接数字（RAID 5、USB3，缩写要从头开始，免得在一长串大写字母上逐位回溯）；
+# 一个拉丁单词（可以带数字和撇号）；数字紧跟字母（4K、2.5GbE，数字也要从头开始）
+TOKEN = re.compile(rf"[{CJK}]+|(?<![A-Z])[A-Z]{{2,}}[ ]?[0-9]+[A-Za-z]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?"
+                   r"|(?<![0-9])[0-9]+(?:\.[0-9]+)?[A-Za-z]+")
+# 常见的虚词、连接词用字：两个字都在这里的二元组（如“因为”“可以”“这是”）不算内容词
+FUNCTION_CHARS = set(
+    "的了是在和也都而且因为所以可能会有这那些其次如例等及与或但并就被把对从到将还更很非常一个种"
+    "我你他她它们要需应该能够已经通过进行主要之于以中此外另首先然后最后再者总即使虽若如果不没无么"
+    "什怎样何时候当下上里内前后来去过着得地太最较比又才只便曾正啊吧呢吗呀哦则即且亦由给让使令向往"
+    "按照据方面情况问题法说认觉看出表示显指提称为叫做作成般通常往经总是直定多少全所任整本身自己各每"
+    "之间大约概几乎基重必值容易难用包括含诸类既却否然除只要论管尽可")
+ENGLISH_STOPWORDS = set("""a an the and or but if then so of to in on at by for with from as is are was were be been
+being it its this that these those there here he she they we you i me my our your their his her them us
+do does did done have has had not no yes can could should would may might must will shall than too very
+also just only into over under about after before between through during out up down again further once
+all any both each few more most other some such own same what which who whom whose when where why how
+because while until against above below off s t""".split())
+ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                   "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+                   "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+                   "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+                   "ninety": 90, "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "triple": 3}
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
+
+Token = tuple[str, int, int, bool]  # (词, 开始, 结束, 是不是内容词)
+
+
+def narrow(text: str) -> str:
+    """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。"""
+    return text.translate(NARROW)
+
+
+def tokens_with_spans(text: str) -> list[Token]:
+    """内容词和它们在 text 里的位置：中文按相邻两字（一字的片段按单字），拉丁文按单词（小写）。"""
+    found: list[Token] = []
+    for match in TOKEN.finditer(narrow(text)):
+        word = match.group()
+        start = match.start()
+        if is_chinese_char(word[0]):
+            if len(word) == 1:
+                found.append((word, start, start + 1, word not in FUNCTION_CHARS))
+            for i in range(len(word) - 1):
+                pair = word[i:i + 2]
+                content = not (pair[0] in FUNCTION_CHARS and pair[1] in FUNCTION_CHARS)
+                found.append((pair, start + i, start + i + 2, content))
+        else:
+            word = word.lower().replace("’", "'").replace(" ", "")
+            if word in ENGLISH_NUMBERS or word == "one":
+                continue  # 数词和数字一样单独核对，不算内容词
+            if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+                word = word[:-1]
+            found.append((word, start, match.end(), word not in ENGLISH_STOPWORDS))
+    return found
+
+
+def token_set(text: str) -> set[str]:
+    """text 里出现的全部词（含虚词组成的）。"""
+    return {token for token, _, _, _ in tokens_with_spans(text)}
+
+
+def material(text: str) -> int:
+    """句子有多少“字料”：中文二元组算 1，拉丁文单词算 2。太短的句子不判支持分。"""
+    total = 0
+    for match in TOKEN.finditer(narrow(text)):
+        word = match.group()
+        total += len(word) - 1 if is_chinese_char(word[0]) else 2
+    return total
+
+
+@dataclass
+class ClaimWords:
+    """一个句子的内容词：按出现顺序（带位置）和去重后的。每个句子只算一次，和几条资料比都用它。"""
+    content: list[Token]
+    distinct: list[str]
+    all_distinct: list[str]  # 含虚词组成的二元组（修正时看句子是不是差不多照着资料写的）
+
+
+def claim_words(body: str) -> ClaimWords:
+    tokens = tokens_with_spans(body)
+    content = [t for t in tokens if t[3]]
+    return ClaimWords(content, list(dict.fromkeys(t[0] for t in content)),
+                      list(dict.fromkeys(t[0] for t in tokens)))
+
+
+# ---------- 语言 ----------
+
+def script_counts(text: str) -> tuple[int, int]:
+    """text 里有几个汉字、几个拉丁单词。"""
+    text = narrow(text)
+    return count_chinese(text), len(LATIN_WORD.findall(text))
+
+
+def language_of(text: str) -> str | None:
+    """按内容判断句子是中文（zh）还是拉丁字母的语言（en）：汉字数和拉丁单词数比。夹着英文产品名的中文句子仍是中文；
+    说不清（太短、两样差不多又都很少）时为 None。"""
+    chinese, latin = script_counts(text[:4000])
+    if chinese >= 3 or (chinese and chinese >= latin):
+        return "zh"
+    if latin >= 2 and not chinese:
+        return "en"
+    return None
+
+
+def source_language(text: str) -> str | None:
+    """一条资料的语言：汉字不太少就是中文，否则（有拉丁单词时）是英文。"""
+    chinese, latin = script_counts(text[:4000])
+    # 中文的技术网页常夹着大段命令和代码：汉字只要有拉丁单词的五分之一就算中文页面；英文页面上只有零星几个汉字（导航）
+    if chinese and chinese * 5 >= latin:
+        return "zh"
+    return "en" if latin >= 3 else None

@@ -1,0 +1,96 @@
+"""核对用到的数据类型：资料、句子、问题、报告。这个模块不导入本项目的任何东西，别的模块都可以放心用它。
+
+问题的种类（kind）只在 PROBLEM_KINDS 这一处定义：文字输出、--eval 的表和文档都从这里取名字。
+"""
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# 问题的种类 → 简短的中文名（--eval 的表头、汇总里用）。顺序就是表格里列的顺序
+PROBLEM_KINDS: dict[str, str] = {
+    "missing_source": "编号不存在",
+    "uncited_paragraph": "没有引用",
+    "weak_support": "对不上",
+    "number_mismatch": "数字不符",
+    "cross_language": "跨语言",
+    "empty_answer": "空回答",
+    "judge_unsupported": "评判不支持",
+}
+
+
+@dataclass
+class Source:
+    """一条资料。read：正文来自读取接口（False：用的是搜索摘要；None：不知道）；cached：来自本地缓存。"""
+    text: str
+    title: str = ""
+    link: str = ""
+    date: str = ""
+    read: bool | None = None
+    cached: bool | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Source":
+        """记录里的一条资料（字段类型已经检查过）。"""
+        def flag(name: str) -> bool | None:
+            value = data.get(name)
+            return value if isinstance(value, bool) else None
+        return cls(text=data.get("text") or "", title=data.get("title") or "", link=data.get("link") or "",
+                   date=data.get("date") or "", read=flag("read"), cached=flag("cached"))
+
+
+@dataclass
+class Claim:
+    """一个要核对的句子：原文（已统一引用写法）、去掉引用后的文字、依据的资料编号。
+    inherited：引用是从引出列表的那一行继承来的。"""
+    paragraph: int
+    text: str
+    body: str
+    citations: list[int]
+    inherited: bool = False
+
+
+@dataclass
+class Problem:
+    """核对发现的一个问题。message 是给人看的中文说明；score 是这句话的支持分（有的话）。"""
+    kind: str
+    message: str
+    paragraph: int | None = None
+    sentence: str | None = None
+    citations: list[int] | None = None
+    overlap: float | None = None
+    evidence: str | None = None
+    better_source: int | None = None
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ClaimCheck:
+    """一个带引用的句子的核对结果（--json 的 claims 里的一项）。
+
+    score：支持分，0 到 1，所引资料里最能支持它的那一条给出的分（所引的编号都不存在时为 None）；
+    source：给出这个分的资料编号；status：supported（通过）、too_short（太短，不判支持分）或问题的种类。"""
+    paragraph: int
+    sentence: str
+    citations: list[int]
+    score: float | None
+    source: int | None
+    status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Report:
+    """一个回答的核对结果：问题、没被引用的资料编号、引用过的编号、每个带引用的句子。"""
+    problems: list[Problem] = field(default_factory=list)
+    unused: list[int] = field(default_factory=list)
+    cited: set[int] = field(default_factory=set)
+    claims: list[ClaimCheck] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
