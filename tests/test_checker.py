@@ -1,7 +1,7 @@
 """核对要读懂真实模型写出来的回答：各种引用写法、结构、数字、证据（原教程五个测试之外的部分）。"""
 import pytest
 
-from sourced_answers.checker import DEFAULT_THRESHOLD, Source, check_answer, numbers_in
+from sourced_answers.checker import DEFAULT_THRESHOLD, Source, check_answer, numbers_in, quantities_in
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES
@@ -143,9 +143,10 @@ def test_chinese_numerals_percentages_and_decimals():
 
 
 def test_what_is_not_a_number():
-    # 列表序号、“十分”“一些”、RAID5 这样的名称、年份都不拿来比较数字
+    # 列表序号、“十分”“一些”、RAID5 这样的名称、年份都不拿来比较数字；日期的月和日作为一个整体
     assert numbers_in("1) 十分重要的一些设置；2) RAID5 和 USB 3 接口") == set()
-    assert numbers_in("2023年3月1日") == {3.0, 1.0}
+    assert numbers_in("2023年发布") == set()
+    assert quantities_in("2023年3月1日") == {(301.0, "日期")}
     assert numbers_in("百分之五十的人") == set()
 
 

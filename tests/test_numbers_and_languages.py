@@ -153,3 +153,39 @@ def test_a_chinese_page_full_of_commands_is_still_a_chinese_page():
               "volumes: - /volume1/docker/jellyfin/config:/config - /volume1/docker/jellyfin/cache:/cache "
               "- /volume1/media:/media restart: unless-stopped environment: - TZ=Asia/Shanghai - PUID=1026 - PGID=100")
     assert kinds("用 Docker 部署 Jellyfin，先拉取镜像再运行容器，然后在浏览器里打开 8096 端口完成设置 [1]。", source) == []
+
+
+# ---------- 日期、总数、序数按同一种方式读 ----------
+
+BOOK = "《星河》于2014年3月1日出版，出版社是新星出版社。2015年8月23日，它获得了雨果奖。"
+
+
+def test_a_date_the_source_states_is_not_contradicted_by_another_date_nearby():
+    # 和句子最像的是讲出版日期的那一句；获奖日期在资料里一字不差
+    assert kinds("《星河》于2015年8月23日获奖，出版社是新星出版社 [1]。", BOOK) == []
+    assert kinds("《星河》于2015年9月23日获奖，出版社是新星出版社 [1]。", BOOK) == ["number_mismatch"]
+
+
+@pytest.mark.parametrize("written", ["2015年8月23日", "2015-08-23", "2015/8/23", "二〇一五年八月二十三日", "8月23日"])
+def test_a_date_is_read_as_one_date_however_it_is_written(written):
+    assert quantities_in(written) == {(823.0, "日期")}
+
+
+def test_a_total_stated_elsewhere_is_not_contradicted_by_a_part():
+    source = "执政党在议会中获得30个议席，成为议会第一大党。本届议会总数为90个议席。"
+    assert kinds("执政党所在的议会共有90个议席 [1]。", source) == []
+    assert kinds("执政党在议会中获得90个议席 [1]。", source) == ["number_mismatch"]
+
+
+def test_chinese_ordinals_equal_digit_ordinals_on_both_sides():
+    law = "第二十二条 不动产登记费按件收取，不得按照不动产的面积、体积或者价款的比例收取（2007 年）。"
+    assert kinds("《物权法》第二十二条规定，不动产登记费按件收取 [1]。", law) == []
+    assert kinds("《物权法》第22条规定，不动产登记费按件收取 [1]。", law) == []
+    assert kinds("《物权法》第二十三条规定，不动产登记费按件收取 [1]。", law) == ["number_mismatch"]
+    assert quantities_in("第七条") == quantities_in("第 7 条") == {(7.0, "第条")}
+
+
+def test_ten_thousands_are_part_of_the_number():
+    source = "截至2021年底，京东体系的员工数超过42万人。"
+    assert kinds("截至2021年底，京东体系的员工数超过420000人 [1]。", source) == []
+    assert kinds("截至2021年底，京东体系的员工数超过40万人 [1]。", source) == ["number_mismatch"]

@@ -20,7 +20,8 @@ COUNTERS = set("个只名位家头件台张条项本部座所间辆架艘颗粒�
 UNIT_SYNONYMS = {"cm": "厘", "mm": "毫", "kg": "公", "km": "公", "％": "%"}
 # 前面是字母的数字是名称的一部分（RAID5、i5），只有“5020x1945”这种尺寸里 x 后面的数字除外
 ARABIC = re.compile(r"(?:(?<![A-Za-z0-9.])|(?<=[0-9][xX]))([0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(\.[0-9]+)?(?![0-9])")
-CHINESE_NUMERAL = re.compile(r"[零〇一壹二贰两三叁四五六七八九十拾百佰千仟万亿]+")
+# 紧跟在阿拉伯数字后面的“万”“亿”属于那个数（“42万”），不单独读
+CHINESE_NUMERAL = re.compile(r"(?<![0-9])[零〇一壹二贰两三叁四五六七八九十拾百佰千仟万亿]+")
 # RAID 5、USB3：名称，不是数量（缩写要从头开始，免得在一长串大写字母上逐位回溯）
 ACRONYM_NUMBER = re.compile(r"(?<![A-Z])[A-Z]{2,} ?[0-9]+")
 ENUMERATOR = re.compile(r"(?:^|(?<=[\s:：;；,，。]))[0-9]{1,2}(?:[)）、]|\.(?=\s))")
@@ -32,9 +33,25 @@ GLUED_NAME = re.compile(r"(?<=[a-z])[A-Z]+$")
 # 一串数字共用后面的单位：“3/4/5 盘位”“3-5 块”；尺寸“5020x1945x1775mm”要三个数以上（“2x8GB”是两条 8GB）
 CHAIN = re.compile(r"[ \t]*[/／~～–-][ \t]*")
 DIMENSION = re.compile(r"[ \t]*[xX×][ \t]*")
-# 序号和步骤不是数量：“第 5 步”“Step 5”“步骤 3”
-ORDINAL = re.compile(r"第[ \t]*[0-9零〇一二两三四五六七八九十百]+[ \t]*(?=步|点|条|项|部分|章|节|阶段|层)"
-                     r"|(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
+# 序数：“第七条”=“第 7 条”，读成 (7, "第条")，两边一样地比；“第 5 步”“第 3 点”“第二部分”“Step 5”“步骤 3”
+# 是讲解的步骤，不是事实，不算数量
+ORDINAL = re.compile(rf"第[ \t]*([0-9]+|[零〇一二两三四五六七八九十百千]+)[ \t]*([{CJK}])")
+PROCEDURAL_ORDINALS = ("步", "点", "部分", "阶段")
+STEP = re.compile(r"(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
+# 日期作为一个整体：“2015年8月23日”“2015-08-23”“8月23日”“二〇一五年八月二十三日”都是 (823, "日期")。
+# 年份不比（回答常给资料里的事补上年份，见 YEAR），月和日一起比
+_CHINESE_DIGIT = "零〇一二两三四五六七八九十"
+DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年|[{_CHINESE_DIGIT}]{{4}}年)?[ \t]*"
+                  rf"(?<![0-9{_CHINESE_DIGIT}])([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*月[ \t]*"
+                  rf"([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*[日号]"
+                  r"|(?<![0-9])[0-9]{4}[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})(?![0-9])")
+DATE_UNIT = "日期"
+# 数字后面的“万”“亿”是数的一部分：“42万人”= 420000 人，“1.75万亿”= 1.75e12
+MAGNITUDES = {"万": 10_000, "亿": 100_000_000}
+# 总数：“共有 90 个议席”“一共三块盘”“total of 12”。最接近的一句常常只说了其中一部分（“其中 30 个议席……”）
+TOTAL = re.compile(r"(?:总共|一共|合计|总计|共计|总数[为是]?|共有|共"
+                   r"|(?<![A-Za-z])(?:in total|a total of|total of))[ \t]*", re.IGNORECASE)
+TOTAL_REACH = 12
 # 举例用的数：“例如 100 元的商品……”说的是规则，不是事实，不拿来比
 EXAMPLE = re.compile(r"(?:例如|比如|譬如|举例来说|举个例子|假如|假设|e\.g\.|for example|for instance)[^。；;！？!?\n]*",
                      re.IGNORECASE)
@@ -49,7 +66,9 @@ Quantity = tuple[float, str | None]  # (数值, 单位)
 
 
 def chinese_value(numeral: str) -> int | None:
-    """“三千” → 3000，“十二” → 12，“两万五千” → 25000。认不出时返回 None。"""
+    """“三千” → 3000，“十二” → 12，“两万五千” → 25000。认不出（“三四块”这类约数、只有“万”“亿”）时返回 None。"""
+    if all(char in CHINESE_BIG for char in numeral):
+        return None
     total = 0
     section = 0
     digit: int | None = None
@@ -91,6 +110,55 @@ def normal_unit(unit: str) -> str | None:
     return UNIT_SYNONYMS.get(unit, unit)
 
 
+def numeral_value(numeral: str) -> int | None:
+    """阿拉伯数字或中文数字的整数值（“二十二”“22”“二〇一五”）；认不出时为 None。"""
+    if numeral.isdigit():
+        return int(numeral[:18])
+    if len(numeral) > 1 and all(char in "零〇一二三四五六七八九" for char in numeral):
+        return int("".join(str(CHINESE_DIGITS[char]) for char in numeral))  # “二〇一五”逐字读
+    return chinese_value(numeral)
+
+
+def read_ordinals(text: str, found: set[Quantity]) -> str:
+    """序数读成 (值, "第"+量词) 放进 found；讲解步骤的序数去掉。返回去掉序数之后的文字（长度不变）。"""
+    if "第" not in text:
+        return STEP.sub(lambda m: " " * len(m.group()), text) if DIGIT.search(text) else text
+
+    def replace(match: re.Match[str]) -> str:
+        unit = match.group(2)
+        procedural = text.startswith(PROCEDURAL_ORDINALS, match.start(2))
+        value = numeral_value(match.group(1))
+        if not procedural and value is not None:
+            found.add((float(value), "第" + unit))
+        return " " * len(match.group())
+    return STEP.sub(lambda m: " " * len(m.group()), ORDINAL.sub(replace, text))
+
+
+def read_dates(text: str, found: set[Quantity]) -> str:
+    """日期读成 (月 × 100 + 日, "日期") 放进 found（年份不比）。返回去掉日期之后的文字（长度不变）。"""
+    if "月" not in text and not DIGIT.search(text):
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        month_text = match.group(1) or match.group(3)
+        day_text = match.group(2) or match.group(4)
+        month, day = numeral_value(month_text), numeral_value(day_text)
+        if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+            return match.group()
+        found.add((float(month * 100 + day), DATE_UNIT))
+        return " " * len(match.group())
+    return DATE.sub(replace, text)
+
+
+def magnitude_at(text: str, position: int) -> tuple[float, int]:
+    """数字后面紧跟的“万”“亿”（可以连着几个）：(倍数, 跳过它们之后的位置)。"""
+    factor = 1.0
+    while position < len(text) and text[position] in MAGNITUDES:
+        factor *= MAGNITUDES[text[position]]
+        position += 1
+    return factor, position
+
+
 def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
     """text 里的数量：{(数值, 单位)}。claim：这是回答里的句子，“例如……”后面举例的数不算
     （资料里举例的数照样算：句子可能正是在转述它）。"""
@@ -98,10 +166,12 @@ def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
     text = narrow(text)
     if claim:
         text = EXAMPLE.sub(" ", text)
+    text = read_dates(read_ordinals(text, found), found)
     if DIGIT.search(text):  # 没有数字的句子（大多数）不用做下面几遍替换
-        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", ORDINAL.sub(" ", text))))
+        text = ACRONYM_NUMBER.sub(" ", YEAR.sub(" ", ENUMERATOR.sub(" ", text)))
         matches = list(ARABIC.finditer(text))
-        units = [unit_at(text, match.end()) for match in matches]
+        factors = [magnitude_at(text, match.end()) for match in matches]
+        units = [unit_at(text, after) for _, after in factors]
         for index in range(len(matches) - 2, -1, -1):
             between = (matches[index].end(), matches[index + 1].start())
             next_too = index + 2 < len(matches) and DIMENSION.fullmatch(text, matches[index + 1].end(),
@@ -109,8 +179,8 @@ def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
             last_too = index > 0 and DIMENSION.fullmatch(text, matches[index - 1].end(), matches[index].start())
             if CHAIN.fullmatch(text, *between) or DIMENSION.fullmatch(text, *between) and (next_too or last_too):
                 units[index] = units[index + 1]  # 一串数字共用最后那个单位
-        for match, unit in zip(matches, units, strict=True):
-            value = float(match.group(1).replace(",", "") + (match.group(2) or ""))
+        for match, unit, (factor, _) in zip(matches, units, factors, strict=True):
+            value = float(match.group(1).replace(",", "") + (match.group(2) or "")) * factor
             found.add((value, unit))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
@@ -146,13 +216,27 @@ def unmatched_quantities(claimed: set[Quantity], known: set[Quantity]) -> list[f
                   and not ((unit is None or is_noun_unit(unit)) and value in values))
 
 
-def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity]) -> list[float]:
+def totals_in(text: str) -> set[Quantity]:
+    """text 里作为总数说出的数量（“共有 90 个议席”里的 90 个）。"""
+    text = narrow(text)
+    found: set[Quantity] = set()
+    for match in TOTAL.finditer(text):
+        found |= quantities_in(text[match.end():match.end() + TOTAL_REACH])
+    return found
+
+
+def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity], known: set[Quantity],
+                             totals: set[Quantity] = frozenset()) -> list[float]:
     """资料里和这句话最接近的地方，用同一个单位说了别的数、却没有说句子里的数：返回这些矛盾的数。
 
-    数字出现在资料别处不算数（“RAID1 是两块盘”不能支持“RAID5 至少两块盘”）。"""
+    nearby：最接近的那一句里的数量；known：整条资料里的数量；totals：句子里作为总数说出的数量。
+    一个数出现在资料别处一般不算数（“RAID1 是两块盘”支持不了“RAID5 至少两块盘”）。只有两种例外，资料别处
+    一字不差地说过就不算矛盾：日期（最接近的一句可能在说同一本书的另一个日期），和总数（最接近的一句可能只说了一部分）。"""
     found: list[float] = []
-    for unit in {unit for _, unit in claimed if unit}:
-        said = {value for value, u in claimed if u == unit}
+    exempt = {quantity for quantity in claimed if quantity[1] == DATE_UNIT or quantity in totals}
+    checked = claimed - {quantity for quantity in exempt if not unmatched_quantities({quantity}, known)}
+    for unit in {unit for _, unit in checked if unit}:
+        said = {value for value, u in checked if u == unit}
         there = {value for value, u in nearby if u == unit}
         if there and not said & there:
             found += sorted(said)

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sourced_answers.checker.features import Support, compare
-from sourced_answers.checker.quantities import Quantity, contradicting_quantities, quantities_in, unmatched_quantities
+from sourced_answers.checker.quantities import (
+    Quantity,
+    contradicting_quantities,
+    quantities_in,
+    totals_in,
+    unmatched_quantities,
+)
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, unit_citations
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
@@ -93,7 +99,8 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
         message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
         return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
     if best.sentence is not None:
-        contradicted = contradicting_quantities(claimed, index_of(best.source).quantities_near(best.sentence))
+        contradicted = contradicting_quantities(claimed, index_of(best.source).quantities_near(best.sentence),
+                                                known, totals_in(claim.body))
         if contradicted:
             shown = "、".join(f"{v:g}" for v in contradicted)
             message = (f"“{truncate(claim.text, 40)}” 里的数字 {shown} 和资料 [{best.source}]{label} "
