@@ -4,6 +4,7 @@
 “第 5 步”、年份都不算数量。一个单位写一次、管一串数（“3/4/5 盘位”“5020x1945x1775mm”）。
 """
 import re
+from collections.abc import Set
 
 from sourced_answers.checker.tokens import ENGLISH_NUMBERS, narrow
 from sourced_answers.text import CJK, is_chinese_char
@@ -226,7 +227,7 @@ def totals_in(text: str) -> set[Quantity]:
 
 
 def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity], known: set[Quantity],
-                             totals: set[Quantity] = frozenset()) -> list[float]:
+                             totals: Set[Quantity] = frozenset()) -> list[float]:
     """资料里和这句话最接近的地方，用同一个单位说了别的数、却没有说句子里的数：返回这些矛盾的数。
 
     nearby：最接近的那一句里的数量；known：整条资料里的数量；totals：句子里作为总数说出的数量。
