@@ -83,16 +83,17 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
                   log: Log = lambda message: None, judge: JudgeAsk | None = None) -> Checked:
     """核对；config.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
     indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
-    report = check_answer(answer, sources, config.threshold, indexes)
+    rule = config.support_rule
+    report = check_answer(answer, sources, rule, indexes)
     fix = None
     fixable = 0
     if config.fix:
         rounds = config.fix_rounds if rewrite else 0
-        fixed, report, repairs = fix_answer(answer, sources, config.threshold, rounds, rewrite, log, indexes)
+        fixed, report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
         fix = Fixed(answer, fixed, repairs)
         answer = fixed
     elif not report.passed:
-        fixable = repairable(answer, sources, config.threshold, report, indexes)
+        fixable = repairable(answer, sources, rule, report, indexes)
     judged = None
     if judge and config.judge:
         log(f"请评判模型 {config.judge} 逐句看一遍…")

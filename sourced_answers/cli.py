@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
-from sourced_answers.checker import DEFAULT_THRESHOLD
+from sourced_answers.checker import RULES, support_model
 from sourced_answers.config import DEFAULT_MODEL
 from sourced_answers.errors import UsageError
 from sourced_answers.model_client import DEFAULT_MAX_TOKENS
@@ -100,8 +100,12 @@ def build_parser() -> ChineseArgumentParser:
                         help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
     parser.add_argument("--context-window", type=in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
                         help=f"模型的上下文窗口（token），提示词可能放不下时提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
-    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=DEFAULT_THRESHOLD,
-                        help=f"重合度阈值，0 到 1（默认 {DEFAULT_THRESHOLD}）")
+    parser.add_argument("--rule", choices=RULES, default="score",
+                        help="怎样判断一句话有没有依据：score（默认）看支持分；tutorial 用原教程的规则"
+                             "（句子的字二元组在所引资料里出现的比例）")
+    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
+                        help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.2f}，"
+                             f"拟合时选的切点），tutorial 时是重合度的下限（默认 0.35）")
     parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="边生成边显示回答（默认：输出到终端时开启）")
     parser.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象")

@@ -28,7 +28,7 @@ from sourced_answers.verification import verify_record
 SLOWEST = 5
 
 
-def check_line(line: str, threshold: float, fix: bool) -> dict[str, Any]:
+def check_line(line: str, threshold: float | None, fix: bool) -> dict[str, Any]:
     """一行 JSON → 它的核对结果（或者说明这一行哪里不对）。在 worker 上运行。"""
     try:
         data = json.loads(line)
@@ -71,14 +71,11 @@ def run(paths: str | list[str], out: str, scheduler: str | None = None, workers:
     import dask.bag as bag
     from distributed import Client, LocalCluster
 
-    from sourced_answers.checker import DEFAULT_THRESHOLD
-
-    limit = DEFAULT_THRESHOLD if threshold is None else threshold
     cluster = None if scheduler else LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                                   host="127.0.0.1", dashboard_address=None)
     with Client(scheduler or cluster) as client:
         lines = bag.read_text(paths, encoding="utf-8").map(str.strip).filter(bool)
-        results = lines.map(check_line, limit, fix).persist()
+        results = lines.map(check_line, threshold, fix).persist()
         results.map(lambda result: json.dumps(result, ensure_ascii=False)).to_textfiles(
             f"{out.rstrip('/')}/*.jsonl", encoding="utf-8")
         summary = merge(results.map_partitions(lambda part: [summarize(list(part))]).compute())
@@ -94,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="结果写到这个目录（0.jsonl、1.jsonl……）")
     parser.add_argument("--scheduler", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
     parser.add_argument("--workers", type=int, default=2, help="本机集群的 worker 进程数（默认 2）")
-    parser.add_argument("--threshold", type=float, default=None, help="重合度阈值（默认和 --verify 一样）")
+    parser.add_argument("--threshold", type=float, default=None, help="支持分的下限（默认和 --verify 一样）")
     parser.add_argument("--fix", action="store_true", help="和 --verify --fix 一样做确定性修正")
     parser.add_argument("--summary", help="把汇总另存为 JSON")
     args = parser.parse_args(argv)

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import metaso_search
+from sourced_answers.checker import SupportRule
 from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
 from sourced_answers.network import os_error_text
@@ -61,8 +62,10 @@ class Config:
     timeout: float | None = None
     context_window: int = 4096
     stream: bool | None = None
-    # 核对、修正、第二意见
-    threshold: float = 0.35
+    # 核对、修正、第二意见。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；
+    # threshold：那条规则的阈值（None：用它的默认值）
+    rule: str = "score"
+    threshold: float | None = None
     fix: bool = False
     fix_rounds: int = DEFAULT_FIX_ROUNDS
     judge: str | None = None
@@ -78,6 +81,10 @@ class Config:
     jobs: int = 1
     summary: str | None = None
     progress: bool = False
+
+    @property
+    def support_rule(self) -> SupportRule:
+        return SupportRule(self.rule, self.threshold)
 
     @property
     def secrets(self) -> list[str]:
@@ -283,7 +290,7 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
         cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
         max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
-        threshold=args.threshold, fix=args.fix,
+        rule=args.rule, threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
         judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html,
         model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name,

@@ -65,13 +65,13 @@ def eval_one(question: str, sources: Sequence[Source], model: str, config: Confi
     except ModelError as error:
         record["error"] = str(error)
         return record
-    report = check_answer(answer, sources, config.threshold)
+    report = check_answer(answer, sources, config.support_rule)
     record["passed"] = report.passed
     record["problems"] = dict(Counter(p.kind for p in report.problems))
     if config.fix:
         started = time.monotonic()
         ask = rewriter(question, messages, model, config, deadline, lambda message: None)
-        _, fixed_report, repairs = fix_answer(answer, sources, config.threshold, config.fix_rounds, ask)
+        _, fixed_report, repairs = fix_answer(answer, sources, config.support_rule, config.fix_rounds, ask)
         record.update(passed_after_fix=fixed_report.passed, repairs=len(repairs),
                       fix_seconds=round(time.monotonic() - started, 3))
     return record

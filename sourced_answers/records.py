@@ -37,6 +37,8 @@ def result_record(question: str | None, model: str | None, answer: str, sources:
                      "read": s.read, "cached": s.cached, "cited": number in report.cited}
                     for number, s in enumerate(sources, 1)],
         "problems": [p.to_dict() for p in report.problems],
+        # 每个带引用的句子：支持分、重合度、给出这个分的资料、结论（见 checker.types.ClaimCheck）
+        "claims": [claim.to_dict() for claim in report.claims],
         "unused": report.unused,
         "passed": report.passed,
     }

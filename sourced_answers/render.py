@@ -22,7 +22,8 @@ def verdict_lines(report: Report, fixable: int = 0) -> list[str]:
         return ["✓ 引用核对通过"]
     lines = ["⚠ 引用核对没通过，请人工核对："]
     for problem in report.problems:
-        lines.append(f"  {problem.message}")
+        score = f"（支持分 {problem.score:.2f}）" if problem.score is not None else ""
+        lines.append(f"  {problem.message}{score}")
         if problem.evidence:
             lines.append(f"    所引资料里最接近的一句：{truncate(problem.evidence, 60)}")
     if fixable:
@@ -32,6 +33,10 @@ def verdict_lines(report: Report, fixable: int = 0) -> list[str]:
 
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
+
+
+def score_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
 
 
 def repair_lines(repairs: Sequence[Repair]) -> list[str]:
@@ -44,11 +49,12 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
             old = format_citations(citations_in(before))
             new = format_citations(citations_in(after))
             lines.append(f"  {where}{old}→{new}“{truncate(without_citations(before), 30)}”"
-                         f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}）")
+                         f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}，"
+                         f"支持分 {score_text(repair.score_before)} → {score_text(repair.score_after)}）")
         elif repair.kind == "add_citation":
             new = format_citations(citations_in(after))
             lines.append(f"  {where}补上 {new}“{truncate(without_citations(before), 30)}”"
-                         f"（重合度 {percent(repair.overlap_after)}）")
+                         f"（重合度 {percent(repair.overlap_after)}，支持分 {score_text(repair.score_after)}）")
         elif repair.kind == "rewrite":
             lines.append(f"  {where}重写“{truncate(before, 30)}”→“{truncate(after, 30)}”")
         else:

@@ -27,6 +27,7 @@ from sourced_answers.checker import (
     Source,
     SourceIndexes,
     Span,
+    SupportRule,
     analyse,
     check_answer,
     check_claim,
@@ -34,7 +35,6 @@ from sourced_answers.checker import (
     claim_words,
     claims_in_line,
     claims_with_positions,
-    compare,
     material,
     without_citations,
 )
@@ -60,6 +60,8 @@ class Repair:
     reason: str
     overlap_before: float | None = None
     overlap_after: float | None = None
+    score_before: float | None = None
+    score_after: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,28 +78,35 @@ class Edit:
 
 # ---------- 哪条资料能让一句话完全通过 ----------
 
-class Sources:
-    """每条资料的索引只建一次。"""
+@dataclass(frozen=True)
+class Fit:
+    """一句话引某几条资料时的支持分和重合度（所引的编号都不存在、或者句子和资料不是同一种语言时是 None）。"""
+    score: float | None
+    overlap: float | None
 
-    def __init__(self, sources: Sequence[Source], threshold: float, coverage_needed: float = REPAIR_COVERAGE,
+
+class Sources:
+    """替句子找资料：用和核对同一个支持分（同一条 rule），每条资料的索引只建一次。"""
+
+    def __init__(self, sources: Sequence[Source], rule: SupportRule, coverage_needed: float = REPAIR_COVERAGE,
                  indexes: SourceIndexes | None = None) -> None:
         self.sources = sources
-        self.threshold = threshold
+        self.rule = rule
         self.coverage_needed = coverage_needed
         self.index_of = indexes or SourceIndexes(sources)
 
-    def passing(self, claim: Claim, numbers: Sequence[int]) -> float | None:
-        """claim 改引 numbers 时能否完全通过（重合度、整段编造、数字）；能通过时返回重合度，否则 None。
-        太短的句子不查重合度，谁都“通过”，所以不替它们找来源。"""
+    def passing(self, claim: Claim, numbers: Sequence[int]) -> Fit | None:
+        """claim 改引 numbers 时能否完全通过（支持分、数字、语言）而且差不多是照着资料写的；能时返回 Fit，否则 None。
+        太短的句子不判支持分，谁都“通过”，所以不替它们找来源。"""
         if material(claim.body) < MIN_MATERIAL or not numbers:
             return None
-        trial = Claim(claim.paragraph, claim.text, claim.body, list(numbers))
-        if check_claim(trial, self.sources, self.index_of, self.threshold) is not None:
+        check, problem = check_claim(Claim(claim.paragraph, claim.text, claim.body, list(numbers)), self.sources,
+                                     self.index_of, self.rule)
+        if problem is not None:
             return None
         if max(self.coverage(claim, n) for n in numbers) < self.coverage_needed:
             return None
-        words = claim_words(claim.body)
-        return max(compare(claim.body, words, self.index_of(n), n).overlap for n in numbers)
+        return Fit(check.score, check.overlap)
 
     def coverage(self, claim: Claim, number: int) -> float:
         """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
@@ -107,21 +116,23 @@ class Sources:
         hits, _ = self.index_of(number).best_window(tokens)
         return hits / len(tokens)
 
-    def best(self, claim: Claim) -> tuple[int, float] | None:
-        """能让这句话完全通过的资料里重合度最高的一条：(编号, 重合度)；没有时为 None。"""
-        found: tuple[int, float] | None = None
+    def best(self, claim: Claim) -> tuple[int, Fit] | None:
+        """能让这句话完全通过的资料里支持分最高的一条：(编号, Fit)；没有时为 None。"""
+        found: tuple[int, Fit] | None = None
         for number in self.index_of.candidates(claim_words(claim.body).distinct):
-            overlap = self.passing(claim, [number])
-            if overlap is not None and (found is None or overlap > found[1]):
-                found = (number, overlap)
+            fit = self.passing(claim, [number])
+            if fit is not None and (found is None or (fit.score or 0.0) > (found[1].score or 0.0)):
+                found = (number, fit)
         return found
 
-    def overlap(self, claim: Claim, numbers: Sequence[int]) -> float | None:
-        valid = [n for n in numbers if 1 <= n <= len(self.sources)]
+    def fit(self, claim: Claim, numbers: Sequence[int]) -> Fit:
+        """句子引着这几条资料（不存在的编号不算）时的支持分和重合度。"""
+        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= len(self.sources)))
         if not valid:
-            return None
-        words = claim_words(claim.body)
-        return max(compare(claim.body, words, self.index_of(n), n).overlap for n in valid)
+            return Fit(None, None)
+        check, _ = check_claim(Claim(claim.paragraph, claim.text, claim.body, valid), self.sources, self.index_of,
+                               self.rule)
+        return Fit(check.score, check.overlap)
 
 
 # ---------- 确定性修正 ----------
@@ -158,20 +169,20 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
             continue
         valid = [n for n in dict.fromkeys(claim.citations) if 1 <= n <= count]
         keep = [n for n in valid if pool.passing(claim, [n]) is not None] if invalid else []
-        overlap_after: float | None
+        after: Fit | None
         if keep:
-            new, overlap_after = keep, pool.passing(claim, keep)
+            new, after = keep, pool.passing(claim, keep)
         else:
             best = pool.best(claim)
             if best is None:
                 continue
-            new, overlap_after = [best[0]], best[1]
+            new, after = [best[0]], best[1]
         old_mark = format_citations(claim.citations)
         new_mark = format_citations(new)
         reason = (f"引用了不存在的 {format_citations(invalid)}" if invalid
                   else f"资料 {old_mark} 支持不了这句话，资料 {new_mark} 能")
         repair = Repair("recite", claim.paragraph, claim.text, claim.text.replace(old_mark, new_mark),
-                        reason, pool.overlap(claim, claim.citations), overlap_after)
+                        reason, *changed(pool.fit(claim, claim.citations), after))
         edits.append(Edit(marks[0], marks[1], new_mark, repair))
     return edits
 
@@ -187,8 +198,13 @@ def inherited_edit(claim: Claim, span: Span, flagged: set[tuple[int | None, str]
     inherited = format_citations(claim.citations)
     repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
                     f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
-                    pool.overlap(claim, claim.citations), best[1])
+                    *changed(pool.fit(claim, claim.citations), best[1]))
     return Edit(span[1], span[1], f" [{best[0]}]", repair)
+
+
+def changed(before: Fit, after: Fit | None) -> tuple[float | None, float | None, float | None, float | None]:
+    """Repair 的 overlap_before、overlap_after、score_before、score_after。"""
+    return (before.overlap, after.overlap if after else None, before.score, after.score if after else None)
 
 
 def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
@@ -221,7 +237,7 @@ def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[
                 break
             mark = f" [{best[0]}]"
             repair = Repair("add_citation", claim.paragraph, claim.text, claim.text + mark.rstrip(),
-                            "这句话没有引用，资料 [" + str(best[0]) + "] 能支持它", None, best[1])
+                            "这句话没有引用，资料 [" + str(best[0]) + "] 能支持它", *changed(Fit(None, None), best[1]))
             planned.append(Edit(span[1], span[1], mark, repair))
         if planned:
             edits += planned
@@ -281,22 +297,22 @@ def improved(before: Report, after: Report) -> bool:
     return new < old
 
 
-def fix_citations(answer: str, sources: Sequence[Source], threshold: float, report: Report | None = None,
+def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report | None = None,
                   coverage_needed: float = REPAIR_COVERAGE,
                   indexes: SourceIndexes | None = None) -> tuple[str, list[Repair], Report]:
     """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。
     indexes：这组资料已经建好的索引（不传就建一份，这一次修正里反复用）。"""
     indexes = indexes or SourceIndexes(sources)
-    report = report or check_answer(answer, sources, threshold, indexes)
+    report = report or check_answer(answer, sources, rule, indexes)
     if report.passed:
         return answer, [], report
-    pool = Sources(sources, threshold, coverage_needed, indexes)
+    pool = Sources(sources, rule, coverage_needed, indexes)
     located = claims_with_positions(answer)
     edits = recite_edits(located, report, pool, Locator(answer)) + add_citation_edits(located, report, pool)
     if not edits:
         return answer, [], report
     repaired = apply_edits(answer, edits)
-    after = check_answer(repaired, sources, threshold, indexes)
+    after = check_answer(repaired, sources, rule, indexes)
     if improved(report, after):
         return repaired, [e.repair for e in edits], after
     # 合在一起出了意外（极少见）：一处一处地试，只留下让问题变少、又没冒出新问题的
@@ -304,23 +320,23 @@ def fix_citations(answer: str, sources: Sequence[Source], threshold: float, repo
     current = report
     for edit in edits:
         trial = apply_edits(answer, kept + [edit])
-        trial_report = check_answer(trial, sources, threshold, indexes)
+        trial_report = check_answer(trial, sources, rule, indexes)
         if improved(current, trial_report):
             kept.append(edit)
             current = trial_report
     return apply_edits(answer, kept), [e.repair for e in kept], current
 
 
-def repairable(answer: str, sources: Sequence[Source], threshold: float, report: Report,
+def repairable(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report,
                indexes: SourceIndexes | None = None) -> int:
     """不加 --fix 时：有没有能确定性修正的问题（用来在结论后面提示 --fix）。"""
-    _, repairs, _ = fix_citations(answer, sources, threshold, report, indexes=indexes)
+    _, repairs, _ = fix_citations(answer, sources, rule, report, indexes=indexes)
     return len(repairs)
 
 
 # ---------- 请模型改写（提示词见 prompts.py） ----------
 
-def passing_claims(answer: str, sources: Sequence[Source], threshold: float, report: Report) -> set[str]:
+def passing_claims(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report) -> set[str]:
     """带引用、没被标出的句子：{正文}。"""
     claims = analyse(answer).claims
     flagged = flagged_claims(report)
@@ -353,17 +369,17 @@ def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, source
     return repairs
 
 
-def rewrite_round(answer: str, report: Report, sources: Sequence[Source], threshold: float, ask: Rewriter,
+def rewrite_round(answer: str, report: Report, sources: Sequence[Source], rule: SupportRule, ask: Rewriter,
                   indexes: SourceIndexes | None = None) -> tuple[str | None, Report | None, list[Repair], str]:
     """请模型改写一轮。采用时返回 (新回答, 新 Report, [Repair], 说明)；不采用时返回 (None, None, [], 为什么)。"""
     new_answer = ask(answer, report)
     if not new_answer or not new_answer.strip():
         return None, None, [], "模型没有给出改写，保留上一版"
-    new_report = check_answer(new_answer, sources, threshold, indexes)
+    new_report = check_answer(new_answer, sources, rule, indexes)
     if len(new_report.problems) >= len(report.problems):
         return None, None, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
                                 f"保留上一版")
-    lost = passing_claims(answer, sources, threshold, report) - passing_claims(new_answer, sources, threshold,
+    lost = passing_claims(answer, sources, rule, report) - passing_claims(new_answer, sources, rule,
                                                                              new_report)
     if lost:
         return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
@@ -372,23 +388,23 @@ def rewrite_round(answer: str, report: Report, sources: Sequence[Source], thresh
     return new_answer, new_report, repairs, message
 
 
-def fix_answer(answer: str, sources: Sequence[Source], threshold: float, rounds: int = 0, ask: Rewriter | None = None,
+def fix_answer(answer: str, sources: Sequence[Source], rule: SupportRule, rounds: int = 0, ask: Rewriter | None = None,
                log: Callable[[str], None] = lambda message: None,
                indexes: SourceIndexes | None = None) -> tuple[str, Report, list[Repair]]:
     """--fix 的全部：先确定性修正，再最多 rounds 轮模型改写（每轮之后再做一次确定性修正）。
     返回 (回答, Report, [Repair])。"""
     indexes = indexes or SourceIndexes(sources)
-    answer, repairs, report = fix_citations(answer, sources, threshold, indexes=indexes)
+    answer, repairs, report = fix_citations(answer, sources, rule, indexes=indexes)
     for number in range(1, rounds + 1):
         if report.passed or ask is None:
             break
         log(f"修正第 {number} 轮…")
-        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, threshold, ask, indexes)
+        new_answer, new_report, rewritten, message = rewrite_round(answer, report, sources, rule, ask, indexes)
         log(f"  {message}")
         if new_answer is None or new_report is None:
             break  # 这一轮没有进展，再问也多半一样
         answer, report = new_answer, new_report
         repairs += rewritten
-        answer, more, report = fix_citations(answer, sources, threshold, report, indexes=indexes)
+        answer, more, report = fix_citations(answer, sources, rule, report, indexes=indexes)
         repairs += more
     return answer, report, repairs

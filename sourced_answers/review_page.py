@@ -35,6 +35,8 @@ details.why{margin:.3em 0 .8em 1em;font-size:.92em;color:#444}details.why summar
 .source{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}.source:target{border-color:#1a73e8}
 .source .text{white-space:pre-wrap;max-height:18em;overflow:auto;background:#fafafa;padding:.5em;font-size:.92em}
 .unused{color:#777}.tag{font-size:.8em;border:1px solid #bbb;border-radius:3px;padding:0 .3em;margin-left:.4em}
+.score{font-size:.72em;border:1px solid #bbb;border-radius:3px;padding:0 .25em;margin:0 .2em;color:#1e6b35}
+.score.low{color:#8a1c12;border-color:#e0a39c}
 mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
 .repairs li{margin:.3em 0}.answer p{margin:.6em 0}section.answer-block{border-top:3px solid #eee;margin-top:2em}
 """
@@ -141,8 +143,13 @@ def problem_details(problems: list[Problem], evidence: Evidence, count: int, anc
     lines = []
     for problem in problems:
         line = escape(problem.get("message"))
-        if problem.get("overlap") is not None:
-            line += f"（重合度 {problem['overlap']:.0%}）"
+        figures = []
+        if problem.get("kind") == "number_mismatch" and isinstance(problem.get("overlap"), int | float):
+            figures.append(f"重合度 {problem['overlap']:.0%}")  # 说明这句话别的部分对得上，是数字不对
+        if isinstance(problem.get("score"), int | float):
+            figures.append(f"支持分 {problem['score']:.2f}")
+        if figures:
+            line += f"（{'，'.join(figures)}）"
         cited = [n for n in problem.get("citations") or [] if 1 <= n <= count]
         if problem.get("evidence") and cited:
             target = evidence.anchor(cited[0], problem["evidence"])
@@ -154,11 +161,34 @@ def problem_details(problems: list[Problem], evidence: Evidence, count: int, anc
     return f'<details class="why" id="{anchor}" open><summary>为什么被标出</summary><ul>{"".join(lines)}</ul></details>'
 
 
+def scores_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, float]:
+    """每个句子（在 claims 里的下标）的支持分，取自记录的 claims（同一段里一样的句子按出现的顺序对应）。"""
+    waiting: dict[tuple[object, str], list[float]] = {}
+    for checked in record.get("claims") or []:
+        if isinstance(checked, dict) and isinstance(checked.get("score"), int | float):
+            key = (checked.get("paragraph"), without_citations(str(checked.get("sentence") or "")))
+            waiting.setdefault(key, []).append(float(checked["score"]))
+    found: dict[int, float] = {}
+    for index, (claim, _) in enumerate(claims):
+        queue = waiting.get((claim.paragraph, without_citations(claim.text)))
+        if claim.citations and queue:
+            found[index] = queue.pop(0)
+    return found
+
+
+def score_badge(score: float | None) -> str:
+    if score is None:
+        return ""
+    level = "low" if score < 0.5 else "high"
+    return f'<span class="score {level}" title="支持分：所引资料支持这句话的可能，0 到 1">{score:.2f}</span>'
+
+
 def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     answer = record.get("answer") or ""
     count = len(record.get("sources") or [])
     claims = [(claim, span) for claim, span in claims_with_positions(answer) if span]
     flags = flags_by_claim(record, claims)
+    scores = scores_by_claim(record, claims)
     pieces: list[str] = []
     position = 0
     notes: list[str] = []
@@ -176,7 +206,7 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
             why = f"{prefix}why-{index}"
             text = f'<a href="#{why}">{text}</a>'
             notes.append(problem_details(problems, evidence, count, why))
-        pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>')
+        pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>{score_badge(scores.get(index))}')
         position = end
     pieces.append(link_citations(answer[position:], prefix, count))
     body = "".join(pieces)

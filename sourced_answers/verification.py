@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from sourced_answers.check_steps import Checked, check_and_fix, judge_asker
-from sourced_answers.checker import DEFAULT_THRESHOLD
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode, InputError
 from sourced_answers.judge import JudgeAsk
@@ -48,10 +47,12 @@ Line = tuple[int | None, str]
 
 # ---------- 库函数 ----------
 
-def verify_record(record: Mapping[str, Any], threshold: float = DEFAULT_THRESHOLD, fix: bool = False) -> Record:
-    """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。"""
+def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
+                  rule: str = "score") -> Record:
+    """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
+    rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
     saved = saved_answer(dict(record), None, "记录：")
-    checked = check_and_fix(saved.answer, saved.sources, Config(threshold=threshold, fix=fix))
+    checked = check_and_fix(saved.answer, saved.sources, Config(rule=rule, threshold=threshold, fix=fix))
     return checked.record(saved.question, saved.model)
 
 
@@ -116,7 +117,8 @@ def parsed(line: Line, name: str) -> SavedAnswer:
 class Options:
     """核对每一行要知道的（能交给别的进程）。"""
     name: str
-    threshold: float
+    rule: str
+    threshold: float | None
     fix: bool
     json: bool
     keep_records: bool  # --html 要把每条记录留下来做页面
@@ -144,8 +146,8 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
         saved = parsed(line, options.name)
     except InputError as error:
         return Result(line[0], error=str(error))
-    config = Config(threshold=options.threshold, fix=options.fix, judge=options.judge_model if judge else None,
-                    judge_url=options.judge_url)
+    config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
+                    judge=options.judge_model if judge else None, judge_url=options.judge_url)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model)
     if options.json:
@@ -314,7 +316,7 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
         lines = saved_lines(handle, name)
         first = next(lines)
         several = first[0] is not None
-        options = Options(name, config.threshold, config.fix, config.json, bool(config.html), several,
+        options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
                           config.judge, config.judge_url)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         return run_lines(config, [first], lines, options, workers, judge, out, log, handle, progress)

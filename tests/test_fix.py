@@ -1,6 +1,7 @@
 """--fix：确定性修正（改引、补引用）、模型改写（采用和不采用）、文字和 JSON 输出、--verify --fix、--eval --fix。"""
 import json
 
+from sourced_answers.checker import DEFAULT_RULE
 from sourced_answers.repair import fix_citations
 from tests.support import (
     GOOD_ANSWER,
@@ -32,7 +33,7 @@ def saved(tmp_path, *answers):
 
 def test_miscited_sentence_is_recited_to_the_source_that_supports_it():
     answer = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer.replace("型号 [2]", "型号 [1]")
     assert report.passed
     [repair] = repairs
@@ -40,34 +41,34 @@ def test_miscited_sentence_is_recited_to_the_source_that_supports_it():
 
 
 def test_citation_to_a_missing_number_goes_to_the_source_that_passes():
-    fixed, repairs, report = fix_citations("RAID5 至少三块盘，可以容忍一块盘损坏【7】。", NAS, 0.35)
+    fixed, repairs, report = fix_citations("RAID5 至少三块盘，可以容忍一块盘损坏【7】。", NAS, DEFAULT_RULE)
     assert fixed == "RAID5 至少三块盘，可以容忍一块盘损坏[2]。"
     assert report.passed and repairs[0].kind == "recite" and "[7]" in repairs[0].reason
 
 
 def test_uncited_paragraph_gets_the_citation_at_the_end_of_each_sentence():
     answer = "RAID5 至少三块盘，可以容忍一块盘损坏。RAID 不是备份，重要数据仍然要另外备份。"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。RAID 不是备份，重要数据仍然要另外备份 [2]。"
     assert report.passed and [r.kind for r in repairs] == ["add_citation", "add_citation"]
 
 
 def test_uncited_list_item_gets_its_citation():
     answer = "- 需要转码 4K 视频时选带核显的 Intel 型号 [1]\n- 组 RAID 的 NAS 建议用 CMR 硬盘"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer + " [4]"
     assert report.passed and [r.kind for r in repairs] == ["add_citation"]
 
 
 def test_list_item_whose_inherited_citation_fails_gets_its_own():
     answer = "选购要点 [1]：\n\n- 需要转码 4K 视频时选带核显的 Intel 型号\n- 数据至少保存三份，放在两种不同的介质上"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer + " [5]"
     assert report.passed and repairs[0].kind == "recite" and "继承" in repairs[0].reason
 
 
 def test_invented_sentence_stays_as_it_is_and_stays_flagged():
-    fixed, repairs, report = fix_citations(WITH_INVENTION, NAS, 0.35)
+    fixed, repairs, report = fix_citations(WITH_INVENTION, NAS, DEFAULT_RULE)
     assert fixed == WITH_INVENTION and repairs == []
     assert [p.kind for p in report.problems] == ["weak_support"]
 
@@ -75,14 +76,14 @@ def test_invented_sentence_stays_as_it_is_and_stays_flagged():
 def test_a_sentence_that_only_shares_keywords_with_a_source_gets_no_citation():
     # 内容词重合 75%，核对本身会放过；但它和资料说的正相反，修正不能替它挑一个来源
     answer = "NAS 不需要任何备份，RAID 就够了。"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer and repairs == [] and not report.passed
 
 
 def test_uncited_paragraph_is_left_alone_when_one_of_its_sentences_has_no_source():
     # 只补一半会让没有来源的那句躲过“没有引用”的检查
     answer = "RAID5 至少三块盘，可以容忍一块盘损坏。群晖的 NAS 系统比威联通稳定得多，适合所有家庭。"
-    fixed, repairs, report = fix_citations(answer, NAS, 0.35)
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer and repairs == []
     assert [p.kind for p in report.problems] == ["uncited_paragraph"]
 

@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourced_answers.checker import Claim, check_answer, normalize_citations
+from sourced_answers.checker import DEFAULT_RULE, Claim, check_answer, normalize_citations
 from sourced_answers.repair import Sources, fix_citations, passing_claims
 from tests.test_check_properties import GUARD, NAS, SENTENCES, write_answer
 
@@ -26,7 +26,7 @@ def without_marks(text):
 
 
 def fix(answer):
-    return fix_citations(answer, NAS, 0.35)
+    return fix_citations(answer, NAS, DEFAULT_RULE)
 
 
 @given(answers, st.data())
@@ -58,9 +58,9 @@ def test_deterministic_repairs_change_citation_marks_only(paragraphs, data):
 @GUARD
 def test_a_sentence_no_source_passes_is_never_made_to_pass(paragraphs, data):
     answer = write_answer(paragraphs, data)
-    before = passing_claims(answer, NAS, 0.35, check_answer(answer, NAS))
+    before = passing_claims(answer, NAS, DEFAULT_RULE, check_answer(answer, NAS))
     fixed, _, report = fix(answer)
-    newly_passing = passing_claims(fixed, NAS, 0.35, report) - before
-    checker = Sources(NAS, 0.35, coverage_needed=0.0)  # 只用核对本身的标准
+    newly_passing = passing_claims(fixed, NAS, DEFAULT_RULE, report) - before
+    checker = Sources(NAS, DEFAULT_RULE, coverage_needed=0.0)  # 只用核对本身的标准
     for body in newly_passing:
         assert checker.best(Claim(1, body, body, [])) is not None, body

@@ -1,6 +1,8 @@
-"""核对在没调过参的数据上：去掉的误报和保留的抓获，各用 CiteCheck dev 里的真实陈述做回归测试。
+"""核对在真实数据上：以前手写规则的误报和抓获，各用 CiteCheck dev 里的真实陈述做回归测试。
 
-整段编造规则只在整体重合度低于 NOVEL_GATE 时才判（常数在 idx 为偶数的一半上选定）。"""
+以前“整段编造”规则在整体重合度很高的句子上误报（6999、5521）；支持分换掉了那条规则，这些句子仍然通过，
+而重合度不高、又有一长段资料里找不到的句子仍然被标出，并指出是哪一段。（手写规则抓到过的 2041 支持分放过了：
+它的资料是中英对照的，句子的后半段照抄了资料；整体上支持分在 dev 上多抓出约 3 个百分点，见 docs/checker.md。）"""
 import json
 from pathlib import Path
 
@@ -8,7 +10,6 @@ import pytest
 
 from bench.evaluate_citecheck import DEFAULT_DATA, verify_line
 from sourced_answers.checker import Source, check_answer
-from sourced_answers.checker.features import NOVEL_GATE
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,9 @@ def test_supported_statement_with_high_overlap_is_no_longer_a_false_alarm(dev, i
     assert verdict(row).passed
 
 
-@pytest.mark.parametrize("idx", [10024, 3283, 2041])
+@pytest.mark.parametrize("idx", [10024, 3283])
 def test_invented_run_in_a_low_overlap_sentence_is_still_caught(dev, idx):
     row = dev[idx]
     [problem] = verdict(row).problems
     assert row["label"] == 0
-    assert problem.kind == "weak_support" and "找不到" in problem.message and problem.overlap < NOVEL_GATE
+    assert problem.kind == "weak_support" and "找不到" in problem.message and problem.overlap < 0.6

@@ -189,3 +189,9 @@ def test_ten_thousands_are_part_of_the_number():
     source = "截至2021年底，京东体系的员工数超过42万人。"
     assert kinds("截至2021年底，京东体系的员工数超过420000人 [1]。", source) == []
     assert kinds("截至2021年底，京东体系的员工数超过40万人 [1]。", source) == ["number_mismatch"]
+
+
+def test_the_general_counter_matches_any_chinese_measure_word():
+    assert kinds("家用 NAS 最好选两个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == []
+    assert kinds("家用 NAS 最好选三个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == [
+        "number_mismatch"]

@@ -7,7 +7,8 @@
   tokens        内容词和语言
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引
-  features      句子和一条资料的比较
+  features      句子和一条资料的比较：重合度、证据，以及支持分的特征
+  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
   rules         把上面这些组合成问题
 别的模块只用这里导出的名字。
 """
@@ -20,27 +21,33 @@ from sourced_answers.checker.citations import (
     strip_citation_marks,
     without_citations,
 )
-from sourced_answers.checker.features import compare
+from sourced_answers.checker.features import FEATURES, compare
 from sourced_answers.checker.quantities import numbers_in, quantities_in
 from sourced_answers.checker.rules import (
-    DEFAULT_THRESHOLD,
+    DEFAULT_RULE,
     MIN_MATERIAL,
+    RULES,
+    Assessment,
+    SupportRule,
+    assess,
     check,
     check_answer,
     check_claim,
     structure_problems,
     support,
 )
+from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
 from sourced_answers.checker.structure import Located, Locator, Span, analyse, claims_in_line, claims_with_positions
 from sourced_answers.checker.tokens import claim_words, language_of, material, tokens_with_spans
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 __all__ = [
-    "DEFAULT_THRESHOLD", "MIN_MATERIAL", "PROBLEM_KINDS",
-    "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
-    "analyse", "check", "check_answer", "check_claim", "citation_marks", "citations_in", "cited_numbers",
-    "claim_words", "claims_in_line", "claims_with_positions", "compare", "expand_citation",
-    "language_of", "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences",
-    "strip_citation_marks", "structure_problems", "support", "tokens_with_spans", "without_citations",
+    "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES",
+    "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
+    "SupportModel", "SupportRule",
+    "analyse", "assess", "check", "check_answer", "check_claim", "citation_marks", "citations_in", "cited_numbers",
+    "claim_words", "claims_in_line", "claims_with_positions", "compare", "expand_citation", "language_of",
+    "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences", "strip_citation_marks",
+    "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
 ]

@@ -210,11 +210,15 @@ def is_noun_unit(unit: str | None) -> bool:
 
 
 def unmatched_quantities(claimed: set[Quantity], known: set[Quantity]) -> list[float]:
-    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值。"""
+    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值；
+    通用的量词“个”和别的汉字量词算同一个单位（“两个盘位” = “两盘位”）。"""
     values = {value for value, _ in known}
+    counted = {value for value, unit in known if unit and is_chinese_char(unit[0])}
     return sorted(value for value, unit in claimed
                   if (value, unit) not in known and (value, None) not in known
-                  and not ((unit is None or is_noun_unit(unit)) and value in values))
+                  and not ((unit is None or is_noun_unit(unit)) and value in values)
+                  and not (unit == "个" and value in counted) and not ((value, "个") in known and unit
+                                                                      and is_chinese_char(unit[0])))
 
 
 def totals_in(text: str) -> set[Quantity]:

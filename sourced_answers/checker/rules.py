@@ -1,18 +1,21 @@
-"""核对规则：把结构、资料索引、比较和数量组合成问题列表。
+"""核对规则：把结构、资料索引、比较、支持分和数量组合成问题列表。
 
+确定的规则：
   1. 引用的编号必须存在（1…资料条数）——missing_source；
   2. 每个段落、每个列表项都要有引用（列表项可以继承引出它的那一行的引用）——uncited_paragraph；
-  3. 列出从没被引用的资料；
-  4. 带引用的句子要和所引资料对得上——weak_support；
-  5. 句子里的数字和资料对不上——number_mismatch；
-  6. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
-  7. 空的回答——empty_answer，从不通过。
-整个核对对回答和资料的长度是线性的。
+  3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
+  4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
+  5. 空的回答——empty_answer，从不通过。
+学来的判断：
+  6. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
+     （句子的字二元组在所引资料里出现的比例不低于 0.35）。
+另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from sourced_answers.checker.features import Support, compare
+from sourced_answers.checker.features import Support, compare, tutorial_overlap
 from sourced_answers.checker.quantities import (
     Quantity,
     contradicting_quantities,
@@ -20,18 +23,188 @@ from sourced_answers.checker.quantities import (
     totals_in,
     unmatched_quantities,
 )
+from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, unit_citations
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
-from sourced_answers.checker.types import Claim, Problem, Report, Source
+from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
 from sourced_answers.text import format_citations, truncate
 from sourced_answers.thinking import strip_think
 
-DEFAULT_THRESHOLD = 0.35
-# 少于这么多“字料”（中文二元组算 1，拉丁文单词算 2）的句子多半是“资料 [3] 提到”这类引导语，不检查重合度
+# 少于这么多“字料”（中文二元组算 1，拉丁文单词算 2）的句子多半是“资料 [3] 提到”这类引导语，不判支持分
 MIN_MATERIAL = 8
-# 另一条资料的重合度至少高出这么多，才建议“可能应引用 [k]”
+# 原教程的规则：字二元组的重合比例不低于这个阈值才算有依据
+TUTORIAL_THRESHOLD = 0.35
+# 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
+RULES = ("score", "tutorial")
+
+
+@dataclass(frozen=True)
+class SupportRule:
+    """怎样判断一句话有没有依据（--rule、--threshold）。
+
+    score（默认）：支持分不低于 threshold；threshold 为 None 时用拟合时在交叉验证上选出的切点。
+    tutorial：原教程的规则，句子的字二元组在所引资料里出现的比例不低于 threshold（默认 0.35）。"""
+    name: str = "score"
+    threshold: float | None = None
+
+    def limit(self, model: SupportModel) -> float:
+        if self.threshold is not None:
+            return self.threshold
+        return model.cut if self.name == "score" else TUTORIAL_THRESHOLD
+
+
+DEFAULT_RULE = SupportRule()
+
+
+@dataclass
+class Assessment:
+    """一个带引用的句子和它所引的每条资料比较之后的一切（还没有下结论）。
+
+    supports：每条所引资料各一个比较结果（跨语言时为空）；closest：重合度最高的那一条，它最接近的一句是证据；
+    number_problem：数字对不上时的说明；cross_language：句子和所引资料不是同一种语言。"""
+    claim: Claim
+    numbers: list[int]
+    words: ClaimWords
+    supports: list[Support] = field(default_factory=list)
+    closest: Support | None = None
+    eligible: bool = True
+    number_problem: str | None = None
+    cross_language: str | None = None
+
+    def scores(self, model: SupportModel) -> list[float]:
+        return [model.score(support.features) for support in self.supports]
+
+
+def support_of(body: str, words: ClaimWords, number: int, index_of: SourceIndexes) -> Support:
+    """句子和第 number 条资料的比较结果。同一组资料上同样的句子只比一次（回答常常整句重复，修正时还要再核对几遍）。"""
+    key = (body, number)
+    if key not in index_of.memo:
+        index_of.memo[key] = compare(body, words, index_of(number), number)
+    found: Support = index_of.memo[key]
+    return found
+
+
+def cited_label(claim: Claim, numbers: list[int]) -> str:
+    return format_citations(numbers) + ("（继承自上文）" if claim.inherited else "")
+
+
+def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
+    """比较一个句子和它引用的每条资料（编号都存在）：重合度、特征、数字、语言。"""
+    numbers = list(dict.fromkeys(claim.citations))
+    words = claim_words(claim.body)
+    found = Assessment(claim, numbers, words, eligible=material(claim.body) >= MIN_MATERIAL)
+    cited = cited_label(claim, numbers)
+    claimed = quantities_in(claim.body, claim=True)
+    known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers))
+    language = language_of(claim.body)
+    if language and all(index_of(n).language not in (None, language) for n in numbers):
+        # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
+        missing = sorted({value for value, _ in claimed} - {value for value, _ in known})
+        if missing:
+            found.number_problem = f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+        source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
+        found.cross_language = (f"“{truncate(claim.text, 40)}” 引用的资料 {cited} 是{source_name}、句子是"
+                                f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
+        return found
+    found.supports = [support_of(claim.body, words, n, index_of) for n in numbers]
+    closest = max(found.supports, key=lambda support: support.overlap)
+    found.closest = closest
+    if not claimed:
+        return found
+    missing = sorted(set(unmatched_quantities(claimed, known)))
+    if missing:
+        found.number_problem = f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+    elif closest.sentence is not None:
+        nearby = index_of(closest.source).quantities_near(closest.sentence)
+        contradicted = contradicting_quantities(claimed, nearby, known, totals_in(claim.body))
+        if contradicted:
+            found.number_problem = (f"“{truncate(claim.text, 40)}” 里的数字 {shown(contradicted)} 和资料 "
+                                    f"[{closest.source}]{cited_label(claim, [])} 里说同一件事的地方对不上")
+    return found
+
+
+def shown(values: list[float]) -> str:
+    return "、".join(f"{value:g}" for value in values)
+
+
+def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, rule: SupportRule,
+             model: SupportModel) -> tuple[ClaimCheck, Problem | None]:
+    """对一个比较过的句子下结论：先看跨语言和支持（按 rule），再看数字。"""
+    claim = found.claim
+    numbers = found.numbers
+    where = (claim.paragraph, claim.text, numbers)
+    if found.cross_language:
+        if found.number_problem:
+            return (ClaimCheck(*where, None, None, None, "number_mismatch"),
+                    Problem("number_mismatch", found.number_problem, *where))
+        if not found.eligible:
+            return ClaimCheck(*where, None, None, None, "too_short"), None
+        return (ClaimCheck(*where, None, None, None, "cross_language"),
+                Problem("cross_language", found.cross_language, *where))
+    scores = found.scores(model)
+    best = max(range(len(scores)), key=lambda i: scores[i])
+    score = round(scores[best], 4)
+    closest = found.closest
+    assert closest is not None
+    evidence, overlap = closest.evidence, closest.overlap
+    if rule.name == "tutorial":
+        tutorial = [tutorial_overlap(claim.body, index_of(n)) for n in numbers]
+        measured = [value for value in tutorial if value is not None]
+        weak = bool(measured) and max(measured) < rule.limit(model)
+        overlap = round(max(measured), 4) if measured else overlap
+    else:
+        weak = found.eligible and score < rule.limit(model)
+    check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short")
+    if weak:
+        check.status = "weak_support"
+        better = better_source(found, sources, index_of, scores[best], rule, model)
+        message = weak_message(found, overlap, rule)
+        if better:
+            message += f"，可能应引用 [{better}]"
+        return check, Problem("weak_support", message, *where, overlap, evidence, better, score)
+    if found.number_problem:
+        check.status = "number_mismatch"
+        return check, Problem("number_mismatch", found.number_problem, *where, overlap, evidence, score=score)
+    return check, None
+
+
+def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:
+    """为什么支持不了：重合度很低就说重合度，有一长段找不到的内容就指出来，否则说找不到相近的说法。
+    支持分不写在这里：它在 Problem.score 里，文字输出、JSON 和审阅页各自显示。"""
+    text = truncate(found.claim.text, 40)
+    cited = cited_label(found.claim, found.numbers)
+    novel = next((support.novel for support in found.supports if support.novel), None)
+    if overlap < TUTORIAL_THRESHOLD or rule.name == "tutorial":
+        return f"“{text}” 和资料 {cited} 的重合度只有 {overlap:.0%}"
+    if novel:
+        return f"“{text}” 中“{truncate(novel, 30)}”在资料 {cited} 里找不到"
+    return f"“{text}” 在资料 {cited} 里找不到足够相近的说法（重合度 {overlap:.0%}）"
+
+
+def better_source(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, score: float,
+                  rule: SupportRule, model: SupportModel) -> int | None:
+    """另一条资料能让这句话通过、支持分又明显更高时，返回它的编号。"""
+    claim, words = found.claim, found.words
+    best: tuple[float, int] | None = None
+    for number in index_of.candidates(words.distinct, found.numbers):
+        support = support_of(claim.body, words, number, index_of)
+        other = model.score(support.features)
+        if rule.name == "tutorial":
+            measured = tutorial_overlap(claim.body, index_of(number))
+            passes = measured is not None and measured >= rule.limit(model)
+        else:
+            passes = other >= rule.limit(model)
+        if passes and other >= score + BETTER_MARGIN and (best is None or other > best[0]):
+            best = (other, number)
+    return best[1] if best else None
+
+
+def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
+                rule: SupportRule = DEFAULT_RULE) -> tuple[ClaimCheck, Problem | None]:
+    """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。"""
+    return conclude(assess(claim, index_of), sources, index_of, rule, support_model())
 
 
 def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:
@@ -50,105 +223,36 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     return problems, unused, cited, structure
 
 
-def support_problems(claims: list[Claim], sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD,
-                     indexes: SourceIndexes | None = None) -> list[Problem]:
-    """逐句比对。indexes：同一组资料已经建好的索引（核对、修正反复用同一组资料时传进来）。"""
+def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,
+                 indexes: SourceIndexes | None = None) -> tuple[list[ClaimCheck], list[Problem]]:
+    """逐句核对带引用的句子。indexes：同一组资料已经建好的索引（核对、修正反复用同一组资料时传进来）。"""
     index_of = indexes or SourceIndexes(sources)
-    problems = []
+    checks: list[ClaimCheck] = []
+    problems: list[Problem] = []
     for claim in claims:
-        numbers = claim.citations
-        if not numbers or not all(1 <= n <= len(sources) for n in numbers):
-            continue  # 没有引用的句子由段落规则负责；不存在的编号由“引用不存在”负责
-        problem = check_claim(claim, sources, index_of, threshold)
+        if not claim.citations:
+            continue  # 没有引用的句子由段落规则负责
+        if not all(1 <= n <= len(sources) for n in claim.citations):
+            valid = list(dict.fromkeys(n for n in claim.citations if 1 <= n <= len(sources)))
+            checks.append(ClaimCheck(claim.paragraph, claim.text, list(dict.fromkeys(claim.citations)), None, None,
+                                     valid[0] if valid else None, "missing_source"))
+            continue  # 不存在的编号由“引用不存在”负责
+        check, problem = check_claim(claim, sources, index_of, rule)
+        checks.append(check)
         if problem:
             problems.append(problem)
-    return problems
+    return checks, problems
 
 
-def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
-                threshold: float) -> Problem | None:
-    numbers = list(dict.fromkeys(claim.citations))
-    cited = format_citations(numbers)
-    label = "（继承自上文）" if claim.inherited else ""
-    language = language_of(claim.body)
-    if language and all(index_of(n).language not in (None, language) for n in numbers):
-        return check_across_languages(claim, numbers, index_of, language, label)
-    words = claim_words(claim.body)
-    results = [compare(claim.body, words, index_of(n), n) for n in numbers]
-    best = max(results, key=lambda r: (r.passes(threshold), r.overlap))
-    # 太短的句子（“资料 [3] 提到”）不判重合度，但照样核对数字
-    if material(claim.body) >= MIN_MATERIAL and not best.passes(threshold):
-        better = better_source(claim, words, sources, index_of, numbers, best, threshold)
-        if best.overlap < threshold:
-            message = f"“{truncate(claim.text, 40)}” 和资料 {cited}{label} 的重合度只有 {best.overlap:.0%}"
-        else:
-            message = f"“{truncate(claim.text, 40)}” 中“{truncate(best.novel or '', 30)}”在资料 {cited}{label} 里找不到"
-        if better:
-            message += f"，可能应引用 [{better}]"
-        return Problem("weak_support", message, claim.paragraph, claim.text, numbers,
-                       best.overlap, best.evidence, better)
-    claimed = quantities_in(claim.body, claim=True)
-    if not claimed:
-        return None
-    evidence = best.evidence
-    overlap = best.overlap
-    known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers))
-    missing = sorted(set(unmatched_quantities(claimed, known)))
-    if missing:
-        shown = "、".join(f"{v:g}" for v in missing)
-        message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
-        return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
-    if best.sentence is not None:
-        contradicted = contradicting_quantities(claimed, index_of(best.source).quantities_near(best.sentence),
-                                                known, totals_in(claim.body))
-        if contradicted:
-            shown = "、".join(f"{v:g}" for v in contradicted)
-            message = (f"“{truncate(claim.text, 40)}” 里的数字 {shown} 和资料 [{best.source}]{label} "
-                       f"里说同一件事的地方对不上")
-            return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers, overlap, evidence)
-    return None
-
-
-def check_across_languages(claim: Claim, numbers: list[int], index_of: SourceIndexes, language: str,
-                           label: str) -> Problem | None:
-    """句子和它引用的资料不是同一种语言：字面重合说明不了什么，只比数值（三块 = three），其余交给人或 --judge。"""
-    cited = format_citations(numbers)
-    known = {value for n in numbers for value, _ in index_of(n).quantities}
-    missing = sorted({value for value, _ in quantities_in(claim.body, claim=True)} - known)
-    if missing:
-        shown = "、".join(f"{v:g}" for v in missing)
-        message = f"“{truncate(claim.text, 40)}” 里的数字 {shown} 在资料 {cited}{label} 里找不到"
-        return Problem("number_mismatch", message, claim.paragraph, claim.text, numbers)
-    if material(claim.body) < MIN_MATERIAL:
-        return None
-    source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
-    return Problem("cross_language", f"“{truncate(claim.text, 40)}” 引用的资料 {cited}{label} 是{source_name}、句子是"
-                                     f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对",
-                   claim.paragraph, claim.text, numbers)
-
-
-def better_source(claim: Claim, words: ClaimWords, sources: Sequence[Source], index_of: SourceIndexes,
-                  cited: list[int], best: Support, threshold: float) -> int | None:
-    """另一条资料明显更能支持这句话时，返回它的编号。"""
-    candidates = []
-    for number in index_of.candidates(words.distinct, cited):
-        result = compare(claim.body, words, index_of(number), number)
-        if result.passes(threshold) and result.overlap >= best.overlap + BETTER_MARGIN:
-            candidates.append(result)
-    if not candidates:
-        return None
-    return max(candidates, key=lambda r: r.overlap).source
-
-
-def check_answer(answer: str, sources: Sequence[Source], threshold: float = DEFAULT_THRESHOLD,
+def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,
                  indexes: SourceIndexes | None = None) -> Report:
     """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。"""
     if not strip_think(answer).strip():
         return Report([Problem("empty_answer", "回答是空的（去掉思考过程之后什么也没有）")],
                       list(range(1, len(sources) + 1)), set())
     problems, unused, cited, structure = structure_problems(answer, len(sources))
-    problems += support_problems(structure.claims, sources, threshold, indexes)
-    return Report(problems, unused, cited)
+    checks, found = check_claims(structure.claims, sources, rule, indexes)
+    return Report(problems + found, unused, cited, checks)
 
 
 # 教程里的两个函数，接口保持不变：返回中文说明的列表；support 的资料是教程里的 dict（title、text）
@@ -158,8 +262,9 @@ def check(answer: str, source_count: int) -> tuple[list[str], list[int]]:
     return [p.message for p in problems], unused
 
 
-def support(answer: str, sources: Sequence[dict[str, Any]], threshold: float = DEFAULT_THRESHOLD) -> list[str]:
+def support(answer: str, sources: Sequence[dict[str, Any]], threshold: float | None = None) -> list[str]:
+    """带引用的句子里支持不了的（按默认的支持分；threshold 是支持分的切点，默认用拟合出来的）。"""
     _, _, _, structure = structure_problems(answer, len(sources))
     checked = [Source.from_json(source) for source in sources]
-    return [p.message for p in support_problems(structure.claims, checked, threshold)]
-
+    _, problems = check_claims(structure.claims, checked, SupportRule("score", threshold))
+    return [p.message for p in problems]

@@ -6,9 +6,11 @@
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sourced_answers.checker.quantities import Quantity, quantities_in
-from sourced_answers.checker.tokens import source_language, tokens_with_spans
+from sourced_answers.checker.tokens import plain_units, source_language, tokens_with_spans
 from sourced_answers.checker.types import Source
 
 # 资料中比较时，一个句子和它后面最多几句连在一起算一个“窗口”
@@ -36,6 +38,23 @@ def source_sentences(text: str) -> list[str]:
     return sentences
 
 
+@dataclass
+class Match:
+    """句子的词在一条资料里找到的情况：最好的连续 WINDOW 句从第 window 句开始、找到 window_hits 个词；
+    单句里找到最多的是第 sentence 句（找到 sentence_hits 个；一个也没找到时 sentence 为 None）。"""
+    window_hits: int
+    window: int
+    sentence: int | None
+    sentence_hits: int
+
+
+def grams_of(units: Sequence[str], size: int) -> set[tuple[str, ...]]:
+    """连着的 size 个“字”组成的全部片段。"""
+    if size == 1:
+        return {(unit,) for unit in units}
+    return set(zip(*(units[offset:] for offset in range(size)), strict=False))
+
+
 class SourceIndex:
     """一条资料的内容词、数字和逐句的倒排索引。"""
 
@@ -50,6 +69,16 @@ class SourceIndex:
         self.quantities = quantities_in(title + "\n" + text)
         self.language = source_language(title + "\n" + text)
         self.sentence_quantities: dict[int, set[Quantity]] = {}
+        self.title, self.text = title, text
+        self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）
+        self.units = plain_units(title + "\n" + text)
+        self.grams: dict[int, set[tuple[str, ...]]] = {}
+
+    def unit_grams(self, size: int) -> set[tuple[str, ...]]:
+        """整条资料里连着的 size 个“字”（见 tokens.plain_units）组成的全部片段，第一次用到时才建。"""
+        if size not in self.grams:
+            self.grams[size] = grams_of(self.units, size)
+        return self.grams[size]
 
     def quantities_near(self, sentence: int) -> set[Quantity]:
         """第 sentence 句（和它前后各 QUANTITY_RADIUS 句）里的数量。"""
@@ -63,6 +92,11 @@ class SourceIndex:
 
     def best_window(self, tokens: Iterable[str]) -> tuple[int, int | None]:
         """连续 WINDOW 句之内最多能找到 tokens 里的几个；以及单句里找到最多的那一句的编号。"""
+        match = self.match(tokens)
+        return match.window_hits, match.sentence
+
+    def match(self, tokens: Iterable[str]) -> Match:
+        """句子的词（去重过的）在这条资料里最集中的地方：见 Match。"""
         window_hits: defaultdict[int, int] = defaultdict(int)
         sentence_hits: defaultdict[int, int] = defaultdict(int)
         common = 0
@@ -86,9 +120,10 @@ class SourceIndex:
                 sentence_hits[sentence] += 1
             for start in starts:
                 window_hits[start] += 1
-        best_window = max(window_hits.values(), default=0) + common
-        best_sentence = max(sentence_hits, key=lambda number: sentence_hits[number]) if sentence_hits else None
-        return best_window, best_sentence
+        window = max(window_hits, key=lambda start: (window_hits[start], -start)) if window_hits else 0
+        best = max(sentence_hits, key=lambda number: sentence_hits[number]) if sentence_hits else None
+        return Match(window_hits.get(window, 0) + common, window, best,
+                     sentence_hits[best] + common if best is not None else common)
 
 
 class SourceIndexes:
@@ -101,6 +136,8 @@ class SourceIndexes:
         self.sources = sources
         self.built: dict[int, SourceIndex] = {}
         self.holders: dict[str, list[int]] | None = None
+        # (句子, 资料编号) → 比较结果：由 rules 填，同一组资料上同样的句子只比一次
+        self.memo: dict[tuple[str, int], Any] = {}
 
     def __call__(self, number: int) -> SourceIndex:
         if number not in self.built:

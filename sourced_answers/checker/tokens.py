@@ -35,6 +35,8 @@ ENGLISH_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven"
                    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
                    "ninety": 90, "hundred": 100, "thousand": 1000, "twice": 2, "double": 2, "triple": 3}
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# 按字比较时的“字”：一个汉字、一个拉丁单词、一串数字，或别的一个文字字符（空白和标点不算）
+UNIT = re.compile(rf"[{CJK}]|[a-z]+|[0-9]+|[^\W_]")
 LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
 
 Token = tuple[str, int, int, bool]  # (词, 开始, 结束, 是不是内容词)
@@ -43,6 +45,12 @@ Token = tuple[str, int, int, bool]  # (词, 开始, 结束, 是不是内容词)
 def narrow(text: str) -> str:
     """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。"""
     return text.translate(NARROW)
+
+
+def plain_units(text: str) -> list[str]:
+    """按字比较两段文字时的“字”：汉字一个字一个，拉丁文一个单词一个，数字一串一个（全角换半角、小写，
+    空白和标点不算）。这样中文和英文的句子都能按同一种方式算片段的重合。"""
+    return UNIT.findall(narrow(text).lower())
 
 
 def tokens_with_spans(text: str) -> list[Token]:

@@ -70,12 +70,14 @@ class Problem:
 class ClaimCheck:
     """一个带引用的句子的核对结果（--json 的 claims 里的一项）。
 
-    score：支持分，0 到 1，所引资料里最能支持它的那一条给出的分（所引的编号都不存在时为 None）；
-    source：给出这个分的资料编号；status：supported（通过）、too_short（太短，不判支持分）或问题的种类。"""
+    score：支持分，0 到 1，所引资料里最能支持它的那一条给出的分（跨语言、所引的编号不存在时为 None）；
+    overlap：重合度（--rule tutorial 时是原教程的字二元组重合度）；source：给出这个分的资料编号；
+    status：supported（通过）、too_short（太短，不判支持分）或问题的种类。"""
     paragraph: int
     sentence: str
     citations: list[int]
     score: float | None
+    overlap: float | None
     source: int | None
     status: str
 

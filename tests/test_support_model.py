@@ -1,0 +1,58 @@
+"""支持分的模型：随包发布的权重、切点和询问区间就是拟合脚本在 dev 上算出来的（没人手改过），推断和拟合一致。"""
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import fit_support_score
+from bench.evaluate_citecheck import DEFAULT_DATA
+from sourced_answers.checker import FEATURES, MODEL_FILE, SupportModel, support_model
+
+
+@pytest.fixture(scope="module")
+def refitted():
+    if not Path(DEFAULT_DATA).exists():
+        pytest.skip("没有 shared/citecheck/dev.jsonl")
+    return fit_support_score.fit_all(fit_support_score.load_rows(Path(DEFAULT_DATA)), report=False)
+
+
+def test_shipped_weights_are_what_the_script_fits_on_dev(refitted):
+    shipped = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+    for name in ("features", "mean", "scale", "weights", "bias", "cut", "judge_band"):
+        assert fit_support_score.close(refitted[name], shipped[name]), name
+
+
+def test_a_hand_edited_weight_is_noticed(refitted):
+    edited = dict(refitted, weights=[w + 0.01 for w in refitted["weights"]])
+    assert not fit_support_score.close(edited["weights"], refitted["weights"])
+
+
+def test_the_shipped_model_reads_the_features_the_checker_computes():
+    model = support_model()
+    assert model.features == FEATURES
+    assert 0 < model.cut < 1 and model.judge_band[0] <= model.cut < model.judge_band[1]
+
+
+def test_score_is_a_probability_that_grows_with_overlap():
+    model = support_model()
+    low = dict.fromkeys(FEATURES, 0.0)
+    high = dict(low, window_recall=1.0, unit_recall=1.0, weakest_third=1.0)
+    assert 0.0 <= model.score(low) < model.cut < model.score(high) <= 1.0
+
+
+def test_folds_are_stratified_and_fixed():
+    rows = [fit_support_score.Row(idx, idx % 2) for idx in range(100)]
+    folds = fit_support_score.folds_of(rows)
+    assert folds == fit_support_score.folds_of(rows)
+    for k in range(fit_support_score.FOLDS):
+        members = [row for row, fold in zip(rows, folds, strict=True) if fold == k]
+        assert len(members) == 20 and sum(row.label for row in members) == 10
+
+
+def test_newton_fit_matches_a_known_logistic_regression():
+    # 一维、可分得不完全的数据：L2 很小时，拟合的斜率是正的、截距接近 0（数据关于 0 对称）
+    samples = [[x] for x in (-2.0, -1.0, -0.5, 0.5, 1.0, 2.0, -1.5, 1.5)]
+    labels = [0, 0, 1, 0, 1, 1, 0, 1]
+    model = fit_support_score.fit(samples, labels, l2=1e-6)
+    assert model.weights[0] > 0 and abs(model.bias) < 1e-6
+    assert isinstance(model, SupportModel)
