@@ -1,4 +1,4 @@
-"""第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看字面核对放过的句子。
+"""第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看支持分拿不准的句子。
 
 回答问题和 --verify 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
 出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
@@ -36,10 +36,12 @@ class Fixed:
 
 @dataclass
 class Judged:
-    """--judge 的结果：评判模型的名字、地址和每一次询问；评判模型出错时 error 是说明（回答照样输出）。"""
+    """--judge 的结果：评判模型的名字、地址、每一次询问、支持分有把握而没有问的句子数；
+    评判模型出错时 error 是说明（回答照样输出）。"""
     model: str
     url: str
     calls: list[JudgeCall]
+    skipped: int = 0
     error: str | None = None
 
 
@@ -66,7 +68,8 @@ class Checked:
             extras["repairs"] = [r.to_dict() for r in self.fix.repairs]
         if self.judged:
             judge: dict[str, Any] = {"model": self.judged.model, "url": self.judged.url,
-                                     "calls": [c.to_dict() for c in self.judged.calls]}
+                                     "calls": [c.to_dict() for c in self.judged.calls],
+                                     "skipped": self.judged.skipped}
             if self.judged.error:
                 judge["error"] = self.judged.error
             extras["judge"] = judge
@@ -96,15 +99,16 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
         fixable = repairable(answer, sources, rule, report, indexes)
     judged = None
     if judge and config.judge:
-        log(f"请评判模型 {config.judge} 逐句看一遍…")
+        which = "每一个带引用的句子" if config.judge_all else "支持分拿不准的句子"
+        log(f"请评判模型 {config.judge} 看{which}…")
         try:
-            problems, calls = judge_answer(answer, sources, report, judge)
+            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all)
         except ModelError as error:
             # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
-            judged = Judged(config.judge, config.judge_url, [], str(error))
+            judged = Judged(config.judge, config.judge_url, [], 0, str(error))
         else:
-            report.problems = problems
-            judged = Judged(config.judge, config.judge_url, calls)
+            report.problems = verdicts.problems
+            judged = Judged(config.judge, config.judge_url, verdicts.calls, verdicts.skipped)
     return Checked(answer, report, fix, fixable, judged, list(sources))
 
 

@@ -121,8 +121,11 @@ def build_parser() -> ChineseArgumentParser:
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
                              "点进去能看到原因和资料里高亮的证据")
     parser.add_argument("--judge", metavar="MODEL",
-                        help="第二意见：请这个模型逐句判断所引资料是否完全支持字面核对放过的句子，"
-                             "它说不支持时加一个 judge_unsupported 问题（不撤销字面核对的问题）")
+                        help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
+                             "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
+                             "bespoke-minicheck 按它自己的格式问")
+    parser.add_argument("--judge-all", action="store_true",
+                        help="--judge 问每一个带引用的句子，每一句都由评判模型决定（确定的规则照样）")
     parser.add_argument("--judge-url", metavar="URL",
                         help="评判模型所在的 OpenAI 兼容服务（默认和回答用的模型同一个，即 OLLAMA_URL）")
     parser.add_argument("--fix", action="store_true",

@@ -69,6 +69,7 @@ class Config:
     fix: bool = False
     fix_rounds: int = DEFAULT_FIX_ROUNDS
     judge: str | None = None
+    judge_all: bool = False  # --judge-all：每一个带引用的句子都问（默认只问支持分拿不准的）
     judge_url: str = DEFAULT_OLLAMA_URL
     # 模型服务的密钥（ANS_API_KEY；评判模型在别的服务上时是 ANS_JUDGE_API_KEY）：只发给对应的模型服务
     model_key: str = ""
@@ -167,6 +168,8 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--judge 用于回答问题和 --verify")
     if args.judge_url and not args.judge:
         raise UsageError("--judge-url 要和 --judge 一起用")
+    if args.judge_all and not args.judge:
+        raise UsageError("--judge-all 要和 --judge 一起用")
     if args.html and args.eval:
         raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
     if args.no_cache and args.refresh:
@@ -292,7 +295,8 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
         rule=args.rule, threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
-        judge=args.judge.strip() if args.judge else None, judge_url=judge_url, json=args.json, html=args.html,
+        judge=args.judge.strip() if args.judge else None, judge_all=args.judge_all, judge_url=judge_url,
+        json=args.json, html=args.html,
         model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name,
         jobs=args.jobs or available_cores(), summary=args.summary)
 

@@ -1,8 +1,18 @@
-"""第二意见（--judge 模型）：请一个模型逐句判断“所引资料是否完全支持这句话”。
+"""第二意见（--judge 模型）：只问支持分拿不准的句子，由评判模型两个方向都能改结论。
 
-字面核对看不出意思：换了一个词、一个事实的句子字面几乎一样。评判模型只在字面核对放过的带引用句子上补充意见：
-它说“否”时加一个 judge_unsupported 问题；它不能撤销字面核对已经标出的问题（在 CiteCheck 上量过，
-见 docs/checker.md）。回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
+字面核对有上限：换了一个词、一个事实的句子字面几乎一样，换个说法讲同一件事又可能字面不像。支持分很高或很低的句子，
+在 CiteCheck 上几乎不会错，问了也是白花时间；支持分落在询问区间（support_model.json 的 judge_band，由
+bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
+  · 评判模型说“是”：撤掉这句的 weak_support（它就是来清除字面核对的误报的）；
+  · 说“否”：这句换成 judge_unsupported（原来的 weak_support 不重复列出）；
+  · 答非所问：结论不变。
+跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
+确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。--judge-all 问每一个带引用的句子，
+每一句都由评判模型决定。
+
+回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
+Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式问：一条用户消息
+“Document: …\\nClaim: …”，不加我们的说明，它回答 Yes 或 No。
 
 这里只有纯逻辑和并发调度：真正发请求的函数由调用方传进来。
 """
@@ -13,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sourced_answers.checker import Claim, Problem, Report, Source, analyse, without_citations
+from sourced_answers.checker import ClaimCheck, Problem, Report, Source, support_model, without_citations
 from sourced_answers.model_client import Message
 from sourced_answers.prompts import judge_messages
 from sourced_answers.text import format_citations, truncate
@@ -26,20 +36,32 @@ JudgeAsk = Callable[[list[Message]], str]
 # 中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）
 YES = re.compile(r"^(?:(?:是|对|支持)(?!否)|(?:yes|y|true|supported)\b)", re.IGNORECASE)
 NO = re.compile(r"^(?:否|不|没有|(?:no|n|false|not|unsupported)\b)", re.IGNORECASE)
+# 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
+DECIDABLE = ("supported", "weak_support", "cross_language", "too_short")
 
 
 @dataclass
 class JudgeCall:
-    """问了评判模型一次：句子、引用的资料、原样的回复、解析出的意见（True 支持 / False 不支持 / None 没有意见）。"""
+    """问了评判模型一次：句子、引用的资料、原样的回复、解析出的意见（True 支持 / False 不支持 / None 没有意见）、
+    这句话的支持分（跨语言时为 None）。"""
     paragraph: int
     sentence: str
     citations: list[int]
     reply: str
     verdict: bool | None
     seconds: float
+    score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class Verdicts:
+    """评判之后的全部问题、每一次询问，以及支持分有把握、没有问的句子数。"""
+    problems: list[Problem]
+    calls: list[JudgeCall]
+    skipped: int
 
 
 def parse_verdict(reply: str | None) -> bool | None:
@@ -53,50 +75,52 @@ def parse_verdict(reply: str | None) -> bool | None:
     return None
 
 
-def claims_to_judge(answer: str, sources: Sequence[Source], report: Report) -> list[tuple[Claim, list[int]]]:
-    """字面核对放过的带引用句子，以及字面核对判断不了的跨语言句子：[(句子, 引用编号)]。"""
-    claims = analyse(answer).claims
-    flagged = {(p.paragraph, p.sentence) for p in report.problems if p.kind != "cross_language"}
-    wanted: list[tuple[Claim, list[int]]] = []
-    for claim in claims:
-        numbers = list(dict.fromkeys(claim.citations))
-        if not numbers or not all(1 <= n <= len(sources) for n in numbers):
-            continue
-        if (claim.paragraph, claim.text) in flagged or len(without_citations(claim.body)) < 4:
-            continue
-        wanted.append((claim, numbers))
-    return wanted
+def in_band(check: ClaimCheck, ask_all: bool) -> bool:
+    """要不要问这句：跨语言的总问；支持分落在询问区间里的问；--judge-all 时能判断的都问。"""
+    if check.status not in DECIDABLE or len(without_citations(check.sentence)) < 4:
+        return False
+    if ask_all or check.status == "cross_language":
+        return True
+    low, high = support_model().judge_band
+    return check.status != "too_short" and check.score is not None and low <= check.score < high
 
 
-def judge_answer(answer: str, sources: Sequence[Source], report: Report, ask: JudgeAsk,
-                 concurrency: int = CONCURRENCY) -> tuple[list[Problem], list[JudgeCall]]:
-    """逐句问评判模型。ask(messages) 返回回复文字（出错时抛异常，由调用方决定怎么报）。
-    返回 (评判之后的全部问题, [JudgeCall])：它说“否”的句子加一个 judge_unsupported；跨语言的句子（cross_language）
-    它说“是”就撤掉这个问题，说“否”就换成 judge_unsupported，没有意见就留着。字面核对的其他问题它撤不掉。"""
-    wanted = claims_to_judge(answer, sources, report)
+def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
+                 concurrency: int = CONCURRENCY) -> Verdicts:
+    """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。"""
+    wanted = [check for check in report.claims if in_band(check, ask_all)]
+    skipped = sum(check.status in DECIDABLE for check in report.claims) - len(wanted)
 
-    def one(item: tuple[Claim, list[int]]) -> JudgeCall:
-        claim, numbers = item
-        source_text = "\n\n".join(sources[n - 1].text for n in numbers)
+    def one(check: ClaimCheck) -> JudgeCall:
+        source_text = "\n\n".join(sources[n - 1].text for n in check.citations)
         started = time.monotonic()
-        reply = ask(judge_messages(claim.body, source_text))
-        return JudgeCall(claim.paragraph, claim.text, numbers, reply, parse_verdict(reply),
-                         round(time.monotonic() - started, 3))
+        reply = ask(judge_messages(model, without_citations(check.sentence), source_text))
+        return JudgeCall(check.paragraph, check.sentence, check.citations, reply, parse_verdict(reply),
+                         round(time.monotonic() - started, 3), check.score)
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(one, item) for item in wanted]
+        futures = [pool.submit(one, check) for check in wanted]
         try:
             calls = [future.result() for future in futures]
         except BaseException:
             for future in futures:
                 future.cancel()  # 评判模型出错了：还没开始的询问不再发
             raise
-    decided = {(call.paragraph, call.sentence) for call in calls if call.verdict is not None}
-    problems = [p for p in report.problems
-                if not (p.kind == "cross_language" and (p.paragraph, p.sentence) in decided)]
+    return Verdicts(merged(report, calls), calls, skipped)
+
+
+def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
+    """评判模型有意见的句子：它的意见取代支持分和跨语言的结论（确定的规则留着）；同时更新 report.claims 的状态。"""
+    decided = {(call.paragraph, call.sentence): call.verdict for call in calls if call.verdict is not None}
+    for check in report.claims:
+        verdict = decided.get((check.paragraph, check.sentence))
+        if verdict is not None and check.status in DECIDABLE:
+            check.status = "supported" if verdict else "judge_unsupported"
+    replaced = ("weak_support", "cross_language")
+    problems = [p for p in report.problems if not (p.kind in replaced and (p.paragraph, p.sentence) in decided)]
     problems += [Problem("judge_unsupported",
                          f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
                          f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
-                         call.paragraph, call.sentence, call.citations)
+                         call.paragraph, call.sentence, call.citations, score=call.score)
                  for call in calls if call.verdict is False]
-    return problems, calls
+    return problems

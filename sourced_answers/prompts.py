@@ -97,7 +97,16 @@ def rewrite_messages(base_messages: list[Message], answer: str, report: Report, 
     return base_messages + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
 
 
-def judge_messages(sentence: str, source_text: str) -> list[Message]:
-    """--judge：只根据这条资料，问它是否完全支持这句话。"""
+def is_minicheck(model: str) -> bool:
+    """Bespoke-MiniCheck（Ollama 上叫 bespoke-minicheck，任何标签）：只认它训练时的那种问法。"""
+    return model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0] == "bespoke-minicheck"
+
+
+def judge_messages(model: str, sentence: str, source_text: str) -> list[Message]:
+    """--judge：只根据这条资料，问它是否完全支持这句话。Bespoke-MiniCheck 按它自己的格式问：一条用户消息
+    “Document: 资料\nClaim: 句子”，没有别的说明（它回答 Yes 或 No）。"""
+    document = source_text[:JUDGE_SOURCE_LIMIT]
+    if is_minicheck(model):
+        return [{"role": "user", "content": f"Document: {document}\nClaim: {sentence}"}]
     template = JUDGE_PROMPT if has_chinese(sentence + source_text[:200]) else JUDGE_PROMPT_ENGLISH
-    return [{"role": "user", "content": template.format(source=source_text[:JUDGE_SOURCE_LIMIT], sentence=sentence)}]
+    return [{"role": "user", "content": template.format(source=document, sentence=sentence)}]

@@ -62,10 +62,11 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
     return lines
 
 
-def judge_summary(model: str, calls: Sequence[JudgeCall]) -> str:
+def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> str:
     said = [call.verdict for call in calls]
+    saved = f"；支持分有把握的 {skipped} 句没有问" if skipped else ""
     return (f"评判模型：{model}（问了 {len(calls)} 句：支持 {said.count(True)}，不支持 {said.count(False)}，"
-            f"没有意见 {said.count(None)}）")
+            f"没有意见 {said.count(None)}{saved}）")
 
 
 def render_result(checked: Checked, answer_shown: bool = False) -> str:
@@ -80,6 +81,6 @@ def render_result(checked: Checked, answer_shown: bool = False) -> str:
     if checked.judged and checked.judged.error:
         parts.append(f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}")
     elif checked.judged:
-        parts.append(judge_summary(checked.judged.model, checked.judged.calls))
+        parts.append(judge_summary(checked.judged.model, checked.judged.calls, checked.judged.skipped))
     parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
     return "\n\n".join(parts) + "\n"

@@ -3,7 +3,7 @@
 JSON Lines 一行一行地读、一行一行地写（按输入的顺序），内存不随输入变大；--jobs N 用 N 个进程一起核对，
 输出和 --jobs 1 一字不差。读的是文件时先快速过一遍，格式不对就在输出任何东西之前报错（标准输入只能读一遍，
 所以是读到哪一行出错就在哪一行停）。结束时在标准错误里给一段汇总（--summary 另存为 JSON）；标准错误是终端时
-显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看字面核对放过的句子，这时只用一个进程）和 --html。
+显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看支持分拿不准的句子，这时只用一个进程）和 --html。
 
 verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
 """
@@ -125,6 +125,7 @@ class Options:
     several: bool  # 多条记录时，文字输出在每条前面写“── 第 N 行 ──”
     judge_model: str | None = None  # --judge（只在本进程里用）
     judge_url: str = ""
+    judge_all: bool = False
 
 
 @dataclass
@@ -147,7 +148,8 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
     except InputError as error:
         return Result(line[0], error=str(error))
     config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
-                    judge=options.judge_model if judge else None, judge_url=options.judge_url)
+                    judge=options.judge_model if judge else None, judge_url=options.judge_url,
+                    judge_all=options.judge_all)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model)
     if options.json:
@@ -317,7 +319,7 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
         first = next(lines)
         several = first[0] is not None
         options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
-                          config.judge, config.judge_url)
+                          config.judge, config.judge_url, config.judge_all)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         return run_lines(config, [first], lines, options, workers, judge, out, log, handle, progress)
     finally:

@@ -69,6 +69,9 @@ SCRIPTS = {
     "judge-think": {"content": "<think>资料里说的是 RAID1……</think>\n\n否。"},
     "judge-ramble": {"content": "这个问题很有意思，需要从多个角度来看。"},
     "judge-hang": {"content": "是", "sleep": 30},
+    # Bespoke-MiniCheck：只有一条用户消息“Document: …\nClaim: …”、没有系统说明时才答 Yes，否则答非所问
+    "bespoke-minicheck": {"minicheck": True},
+    "bespoke-minicheck:7b": {"minicheck": True},
     # 故障
     "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
     "server-error-text": {"status": 500, "error": "Internal Server Error"},
@@ -194,6 +197,12 @@ class ScriptedModel:
                 count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
+                if script and script.get("minicheck"):
+                    messages = body["messages"]
+                    trained_form = (len(messages) == 1 and messages[0]["role"] == "user"
+                                    and messages[0]["content"].startswith("Document: ")
+                                    and "\nClaim: " in messages[0]["content"])
+                    script = {"content": "Yes" if trained_form else "I am not sure what you are asking."}
                 if script and "contents" in script:
                     script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
                 if self.path != "/v1/chat/completions":

@@ -64,7 +64,7 @@ def test_short_key_that_is_not_needed_does_not_corrupt_the_review_page(tmp_path)
 
 @pytest.mark.parametrize("mode", [[], ["--json"]])
 def test_failing_judge_keeps_the_paid_answer_and_exits_3(fake_metaso, model_server, mode):
-    result = run_cli(QUESTION, "--judge", "server-error-json", *mode,
+    result = run_cli(QUESTION, "--judge", "server-error-json", "--judge-all", *mode,
                      env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert result.returncode == 3
     assert "评判模型 server-error-json" in result.stderr and "CUDA out of memory" in result.stderr
@@ -80,7 +80,8 @@ def test_failing_judge_in_verify_keeps_every_verdict_and_is_not_asked_again(tmp_
     path = tmp_path / "saved.jsonl"
     path.write_text("\n".join(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
                               for answer in (GOOD_ANSWER, later, later)) + "\n", encoding="utf-8")
-    result = run_cli("--verify", str(path), "--json", "--judge", "server-error-text", env=cli_env(None, model_server))
+    result = run_cli("--verify", str(path), "--json", "--judge", "server-error-text", "--judge-all",
+                     env=cli_env(None, model_server))
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert result.returncode == 3 and len(records) == 3 and all(r["passed"] for r in records)
     assert result.stderr.count("评判模型 server-error-text") == 1

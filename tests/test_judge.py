@@ -1,13 +1,13 @@
-"""--judge：评判模型同意、不同意、说英文、先想再答、答非所问、出错、没有这个模型、连不上、拖过 --timeout。"""
+"""--judge：只问支持分拿不准的句子、两个方向都能改结论、--judge-all、Bespoke-MiniCheck 的问法；评判模型同意、不同意、说英文、先想再答、答非所问、出错、没有这个模型、连不上、拖过 --timeout。"""
 import json
 import time
 
 import pytest
 
+from sourced_answers.checker import check_answer, support_model
 from sourced_answers.judge import parse_verdict
 from tests.support import (
     GOOD_ANSWER,
-    INVENTED,
     NAS_RECORD_SOURCES,
     NAS_SOURCES,
     cli_env,
@@ -27,14 +27,73 @@ def test_replies_are_parsed_robustly(reply, verdict):
     assert parse_verdict(reply) is verdict
 
 
+# 支持分拿不准（落在询问区间里）的两句：一句支持分放过了，一句标出了
+UNSURE_PASSED = "NAS 的盘位越多越好，四盘位能做 RAID5 [1]。"
+UNSURE_FLAGGED = "RAID5 重建阵列很快，不会影响使用 [2]。"
+CONFIDENTLY_WRONG = "需要转码 4K 视频时选带核显的 Intel 型号 [3]。"  # 资料 3 讲远程访问，支持分几乎是 0
+UNSURE_ANSWER = GOOD_ANSWER + "\n\n" + UNSURE_PASSED + UNSURE_FLAGGED
+
+
 def verify(tmp_path, model_server, judge, answer=GOOD_ANSWER, *extra):
     path = tmp_path / "saved.json"
     path.write_text(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False), encoding="utf-8")
     return run_cli("--verify", str(path), "--judge", judge, *extra, env=cli_env(None, model_server))
 
 
+def scores_of(answer):
+    return {check.sentence: check.score for check in check_answer(answer, NAS).claims}
+
+
+def test_the_example_sentences_sit_where_the_tests_need_them():
+    low, high = support_model().judge_band
+    scores = scores_of(UNSURE_ANSWER + CONFIDENTLY_WRONG)
+    assert support_model().cut <= scores["NAS 的盘位越多越好，四盘位能做 RAID5 [1]"] < high
+    assert low <= scores["RAID5 重建阵列很快，不会影响使用 [2]"] < support_model().cut
+    assert scores["需要转码 4K 视频时选带核显的 Intel 型号 [3]"] < low
+    assert all(score >= high for sentence, score in scores_of(GOOD_ANSWER).items())
+
+
+def test_confident_sentences_are_not_asked(tmp_path, model_server):
+    data = json.loads(verify(tmp_path, model_server, "judge-yes", UNSURE_ANSWER, "--json").stdout)
+    asked = [call["sentence"] for call in data["judge"]["calls"]]
+    assert asked == ["NAS 的盘位越多越好，四盘位能做 RAID5 [1]", "RAID5 重建阵列很快，不会影响使用 [2]"]
+    assert data["judge"]["skipped"] == 5
+    assert all(call["score"] is not None for call in data["judge"]["calls"])
+
+
+def test_the_judge_clears_a_lexical_flag_in_the_uncertain_band(tmp_path, model_server):
+    assert not check_answer(UNSURE_ANSWER, NAS).passed  # 支持分自己标出了 UNSURE_FLAGGED
+    result = verify(tmp_path, model_server, "judge-yes", UNSURE_ANSWER, "--json")
+    data = json.loads(result.stdout)
+    assert result.returncode == 0 and data["passed"] and data["problems"] == []
+    flagged = [c for c in data["claims"] if c["sentence"].startswith("RAID5 重建阵列很快")]
+    assert flagged[0]["status"] == "supported"
+
+
+def test_the_judge_flags_both_unsure_sentences_once_each(tmp_path, model_server):
+    data = json.loads(verify(tmp_path, model_server, "judge-no", UNSURE_ANSWER, "--json").stdout)
+    assert [(p["kind"], p["sentence"]) for p in data["problems"]] == [
+        ("judge_unsupported", "NAS 的盘位越多越好，四盘位能做 RAID5 [1]"),
+        ("judge_unsupported", "RAID5 重建阵列很快，不会影响使用 [2]")]  # 原来的 weak_support 不重复列出
+    assert "它的回答：否" in data["problems"][0]["message"]
+
+
+def test_the_judge_cannot_clear_a_confident_flag_or_a_certain_rule(tmp_path, model_server):
+    answer = UNSURE_ANSWER + "\n\n" + CONFIDENTLY_WRONG + "\n\nRAID5 至少四块盘，可以容忍一块盘损坏 [2]。"
+    data = json.loads(verify(tmp_path, model_server, "judge-yes", answer, "--json").stdout)
+    assert [p["kind"] for p in data["problems"]] == ["weak_support", "number_mismatch"]
+    assert len(data["judge"]["calls"]) == 2
+
+
+def test_judge_all_asks_every_cited_sentence_and_decides_each(tmp_path, model_server):
+    answer = GOOD_ANSWER + "\n\n" + CONFIDENTLY_WRONG + "\n\nRAID5 至少四块盘，可以容忍一块盘损坏 [2]。"
+    data = json.loads(verify(tmp_path, model_server, "judge-yes", answer, "--json", "--judge-all").stdout)
+    assert len(data["judge"]["calls"]) == 6 and data["judge"]["skipped"] == 0
+    assert [p["kind"] for p in data["problems"]] == ["number_mismatch"]  # 数字规则它撤不掉
+
+
 def test_judge_that_agrees_leaves_a_passing_answer_passing(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "judge-yes", GOOD_ANSWER, "--json")
+    result = verify(tmp_path, model_server, "judge-yes", GOOD_ANSWER, "--json", "--judge-all")
     data = json.loads(result.stdout)
     assert result.returncode == 0 and data["passed"]
     calls = data["judge"]["calls"]
@@ -44,40 +103,59 @@ def test_judge_that_agrees_leaves_a_passing_answer_passing(tmp_path, model_serve
 
 
 def test_judge_that_disagrees_adds_flags_the_lexical_check_missed(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "judge-no", GOOD_ANSWER, "--json")
+    result = verify(tmp_path, model_server, "judge-no", GOOD_ANSWER, "--json", "--judge-all")
     data = json.loads(result.stdout)
     assert result.returncode == 1 and not data["passed"]
     assert [p["kind"] for p in data["problems"]] == ["judge_unsupported"] * 5
     assert "它的回答：否" in data["problems"][0]["message"]
 
 
-def test_judge_is_only_asked_about_sentences_the_lexical_check_passed(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "judge-yes", GOOD_ANSWER + "\n\n" + INVENTED, "--json")
-    data = json.loads(result.stdout)
-    assert len(data["judge"]["calls"]) == 5  # 被标出的那句不再问
-    assert [p["kind"] for p in data["problems"]] == ["weak_support"]  # 评判模型说“是”也不撤销字面核对的问题
+def test_a_passing_answer_with_only_confident_sentences_asks_nothing(tmp_path, model_server):
+    result = verify(tmp_path, model_server, "judge-no", GOOD_ANSWER)
+    assert result.returncode == 0
+    assert "评判模型：judge-no（问了 0 句：支持 0，不支持 0，没有意见 0；支持分有把握的 5 句没有问）" in result.stdout
+    assert not [r for r in model_server.requests if r["body"]["model"] == "judge-no"]
+
+
+@pytest.mark.parametrize("name", ["bespoke-minicheck", "bespoke-minicheck:7b"])
+def test_bespoke_minicheck_is_asked_in_its_trained_form(tmp_path, model_server, name):
+    data = json.loads(verify(tmp_path, model_server, name, UNSURE_ANSWER, "--json").stdout)
+    assert data["passed"] and [c["verdict"] for c in data["judge"]["calls"]] == [True, True]
+    requests = [r for r in model_server.requests if r["body"]["model"] == name]
+    claims = set()
+    for request in requests:
+        [message] = request["body"]["messages"]
+        assert message["role"] == "user" and message["content"].startswith("Document: ")
+        claims.add(message["content"].rsplit("\nClaim: ", 1)[1])
+    assert claims == {"NAS 的盘位越多越好，四盘位能做 RAID5", "RAID5 重建阵列很快，不会影响使用"}
+
+
+def test_other_judges_get_our_instructions(tmp_path, model_server):
+    verify(tmp_path, model_server, "judge-yes", UNSURE_ANSWER, "--json")
+    request = next(r for r in model_server.requests if r["body"]["model"] == "judge-yes")
+    assert "只回答“是”或“否”" in request["body"]["messages"][0]["content"]
 
 
 @pytest.mark.parametrize("judge", ["judge-think", "judge-english"])
 def test_thinking_or_english_no_counts_as_no(tmp_path, model_server, judge):
-    data = json.loads(verify(tmp_path, model_server, judge, GOOD_ANSWER, "--json").stdout)
+    data = json.loads(verify(tmp_path, model_server, judge, UNSURE_ANSWER, "--json").stdout)
     assert {c["verdict"] for c in data["judge"]["calls"]} == {False}
 
 
 def test_rambling_judge_is_recorded_as_no_opinion(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "judge-ramble")
+    result = verify(tmp_path, model_server, "judge-ramble", GOOD_ANSWER, "--judge-all")
     assert result.returncode == 0
     assert "评判模型：judge-ramble（问了 5 句：支持 0，不支持 0，没有意见 5）" in result.stdout
 
 
 def test_text_output_names_the_judge(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "judge-no")
-    assert "评判模型：judge-no（问了 5 句：支持 0，不支持 5，没有意见 0）" in result.stdout
+    result = verify(tmp_path, model_server, "judge-no", UNSURE_ANSWER)
+    assert "评判模型：judge-no（问了 2 句：支持 0，不支持 2，没有意见 0；支持分有把握的 5 句没有问）" in result.stdout
     assert "评判模型认为资料 [1] 不完全支持" in result.stdout
 
 
 def test_judge_errors_exit_3_naming_the_model(tmp_path, model_server):
-    result = verify(tmp_path, model_server, "bad-request")
+    result = verify(tmp_path, model_server, "bad-request", UNSURE_ANSWER)
     assert result.returncode == 3 and "评判模型 bad-request" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -95,18 +173,20 @@ def test_dead_judge_endpoint_is_a_clear_error(tmp_path, model_server):
 @pytest.mark.slow
 def test_judge_that_hangs_is_ended_by_timeout(tmp_path, model_server):
     started = time.monotonic()
-    result = verify(tmp_path, model_server, "judge-hang", GOOD_ANSWER, "--timeout", "2")
+    result = verify(tmp_path, model_server, "judge-hang", UNSURE_ANSWER, "--timeout", "2")
     assert result.returncode == 3 and "评判模型 judge-hang" in result.stderr
     assert time.monotonic() - started < 15
 
 
 def test_question_run_with_a_judge(model_server):
     env = cli_env(None, model_server, ANS_MODEL="good")
-    result = run_cli("--demo", "家用 NAS 怎么选", "--judge", "judge-no", env=env)
-    assert result.returncode == 1 and "请评判模型 judge-no 逐句看一遍…" in result.stderr
+    result = run_cli("--demo", "家用 NAS 怎么选", "--judge", "judge-no", "--judge-all", env=env)
+    assert result.returncode == 1 and "请评判模型 judge-no 看每一个带引用的句子…" in result.stderr
     assert "不支持 5" in result.stdout
 
 
-def test_judge_url_needs_judge(model_server):
+def test_judge_url_and_judge_all_need_judge(model_server):
     result = run_cli("--demo", "家用 NAS 怎么选", "--judge-url", "http://127.0.0.1:9", env=cli_env(None, model_server))
     assert result.returncode == 2
+    result = run_cli("--demo", "家用 NAS 怎么选", "--judge-all", env=cli_env(None, model_server))
+    assert result.returncode == 2 and "--judge-all 要和 --judge 一起用" in result.stderr

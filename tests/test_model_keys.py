@@ -64,8 +64,8 @@ def test_judge_on_another_server_gets_its_own_key_and_never_the_other(tmp_path, 
         path.write_text(json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
                         encoding="utf-8")
         env = cli_env(None, model_server, ANS_API_KEY=MODEL_KEY, ANS_JUDGE_API_KEY=JUDGE_KEY)
-        result = run_cli("--verify", str(path), "--json", "--judge", "judge-yes", "--judge-url", judge_server.url,
-                         env=env)
+        result = run_cli("--verify", str(path), "--json", "--judge", "judge-yes", "--judge-all", "--judge-url",
+                         judge_server.url, env=env)
         assert result.returncode == 0, result.stderr
         assert set(judge_server.authorizations) == {f"Bearer {JUDGE_KEY}"}
         assert model_server.authorizations == []  # --verify 不找回答用的模型
