@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 from fake_metaso import ENGLISH_PAGES, PAGE_SETS
-from sourced_answers.checker import DEFAULT_THRESHOLD, Source, citations_in, strip_citation_marks
+from sourced_answers.checker import Source, SupportRule, citations_in, strip_citation_marks
 from sourced_answers.repair import REPAIR_COVERAGE, fix_citations
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
@@ -88,7 +88,7 @@ def build_case(row, rows, kind, rng):
     return answer, sources, right
 
 
-def evaluate(rows, all_rows, threshold, coverage, seed=7):
+def evaluate(rows, all_rows, rule, coverage, seed=7):
     rng = random.Random(seed)
     counts = {"bad_supported": 0, "repaired": 0, "repaired_right": 0, "unsupported": 0, "made_to_pass": 0,
               "passing_untouched": 0, "passing": 0}
@@ -96,7 +96,7 @@ def evaluate(rows, all_rows, threshold, coverage, seed=7):
         kinds = ["miscited", "uncited"] + ([] if row["supported"] else ["own"])
         for kind in kinds:
             answer, sources, right = build_case(row, all_rows, kind, rng)
-            fixed, repairs, report = fix_citations(answer, sources, threshold, coverage_needed=coverage)
+            fixed, repairs, report = fix_citations(answer, sources, rule, coverage_needed=coverage)
             if row["supported"]:
                 counts["bad_supported"] += 1
                 if repairs:
@@ -107,7 +107,7 @@ def evaluate(rows, all_rows, threshold, coverage, seed=7):
                 counts["made_to_pass"] += bool(repairs) and report.passed
         if row["supported"]:
             answer, sources, right = build_case(row, all_rows, "own", rng)
-            fixed, repairs, report = fix_citations(answer, sources, threshold, coverage_needed=coverage)
+            fixed, repairs, report = fix_citations(answer, sources, rule, coverage_needed=coverage)
             counts["passing"] += 1
             counts["passing_untouched"] += fixed == answer
     return counts
@@ -127,16 +127,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="衡量 --fix 的确定性修正。")
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--coverage", default=str(REPAIR_COVERAGE), help="逗号分隔的覆盖率门槛")
-    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
+    parser.add_argument("--threshold", type=float, default=None, help="支持分的下限（默认用拟合的切点）")
     args = parser.parse_args(argv)
+    rule = SupportRule("score", args.threshold)
     rows = citecheck_rows(args.data)
     pages = page_rows(NAS_CASES, PAGE_SETS["nas"], 10_000_000) + page_rows(NAS_EN_CASES, ENGLISH_PAGES, 20_000_000)
     for coverage in (float(value) for value in args.coverage.split(",")):
         print(f"覆盖率门槛 {coverage}")
         for parity, name in ((0, "调参的一半（idx 偶数）"), (1, "留出的一半（idx 奇数）")):
             half = [r for r in rows if r["idx"] % 2 == parity]
-            print("  " + summary(f"CiteCheck {name}", evaluate(half, rows, args.threshold, coverage)))
-        print("  " + summary("模拟页面（中文 + 英文，手写）", evaluate(pages, rows, args.threshold, coverage)))
+            print("  " + summary(f"CiteCheck {name}", evaluate(half, rows, rule, coverage)))
+        print("  " + summary("模拟页面（中文 + 英文，手写）", evaluate(pages, rows, rule, coverage)))
     return 0
 
 

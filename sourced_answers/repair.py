@@ -110,14 +110,23 @@ class Sources:
 
     def coverage(self, claim: Claim, number: int) -> float:
         """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
-        tokens = claim_words(claim.body).all_distinct
-        if not tokens:
-            return 0.0
-        hits, _ = self.index_of(number).best_window(tokens)
-        return hits / len(tokens)
+        key = ("coverage", claim.body, number)
+        if key not in self.index_of.memo:
+            tokens = claim_words(claim.body).all_distinct
+            hits = self.index_of(number).best_window(tokens)[0] if tokens else 0
+            self.index_of.memo[key] = hits / len(tokens) if tokens else 0.0
+        found: float = self.index_of.memo[key]
+        return found
 
     def best(self, claim: Claim) -> tuple[int, Fit] | None:
-        """能让这句话完全通过的资料里支持分最高的一条：(编号, Fit)；没有时为 None。"""
+        """能让这句话完全通过的资料里支持分最高的一条：(编号, Fit)；没有时为 None。同样的句子只找一次。"""
+        key = ("best source", claim.body, self.rule, self.coverage_needed)
+        if key not in self.index_of.memo:
+            self.index_of.memo[key] = self.find_best(claim)
+        best: tuple[int, Fit] | None = self.index_of.memo[key]
+        return best
+
+    def find_best(self, claim: Claim) -> tuple[int, Fit] | None:
         found: tuple[int, Fit] | None = None
         for number in self.index_of.candidates(claim_words(claim.body).distinct):
             fit = self.passing(claim, [number])

@@ -11,7 +11,8 @@ REDACTED = "mk-***"
 
 
 def is_chinese_char(char: str) -> bool:
-    return CJK_CHAR.fullmatch(char) is not None
+    """一个字是不是汉字（CJK 的范围和 CJK 常量一致；比较码位比正则快，核对时每个词都要问一次）。"""
+    return "\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf" or "\uf900" <= char <= "\ufaff"
 
 
 def has_chinese(text: str) -> bool:

@@ -147,3 +147,11 @@ def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
     writer.write(text[cut:])
     writer.flush()
     assert key not in sink.text
+
+
+@given(st.text(alphabet=st.sampled_from(list("硬盘位ＡＢ１２３，。ab AB12'’s  ＲＡＩＤ　-")), max_size=80))
+@GUARD
+def test_the_fast_paths_read_text_exactly_like_the_slow_ones(text):
+    from sourced_answers.checker.tokens import NARROW, narrow, token_set, tokens_with_spans
+    assert narrow(text) == text.translate(NARROW)
+    assert token_set(text) == {token for token, _, _, _ in tokens_with_spans(text)}

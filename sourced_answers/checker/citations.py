@@ -51,9 +51,18 @@ def citation_marks(text: str) -> Iterator[tuple[int, int, list[int]]]:
         yield match.start(), match.end(), expand_citation(match.group(1))
 
 
+def normalized_mark(match: re.Match[str]) -> str:
+    mark = match.group()
+    inner = mark[1:-1]
+    plain = inner.isascii() and inner.isdigit() and len(inner) <= 30 and (len(inner) == 1 or inner[0] != "0")
+    if mark[0] == "[" and plain:
+        return mark  # 已经是 [12] 这样的写法（绝大多数）：不用再拆开、拼回去
+    return format_citations(expand_citation(match.group(1)))
+
+
 def normalize_citations(text: str) -> str:
     """把各种引用写法统一成 [1][2] 这样的形式，其余文字不变。"""
-    return CITATION_MARK.sub(lambda m: format_citations(expand_citation(m.group(1))), text)
+    return CITATION_MARK.sub(normalized_mark, text)
 
 
 def cited_numbers(text: str) -> list[int]:

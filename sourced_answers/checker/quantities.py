@@ -34,6 +34,7 @@ GLUED_NAME = re.compile(r"(?<=[a-z])[A-Z]+$")
 # 一串数字共用后面的单位：“3/4/5 盘位”“3-5 块”；尺寸“5020x1945x1775mm”要三个数以上（“2x8GB”是两条 8GB）
 CHAIN = re.compile(r"[ \t]*[/／~～–-][ \t]*")
 DIMENSION = re.compile(r"[ \t]*[xX×][ \t]*")
+JOINERS = set(" \t/／~～–-xX×")  # CHAIN、DIMENSION 能开头的字符
 # 序数：“第七条”=“第 7 条”，读成 (7, "第条")，两边一样地比；“第 5 步”“第 3 点”“第二部分”“Step 5”“步骤 3”
 # 是讲解的步骤，不是事实，不算数量
 ORDINAL = re.compile(rf"第[ \t]*([0-9]+|[零〇一二两三四五六七八九十百千]+)[ \t]*([{CJK}])")
@@ -46,6 +47,7 @@ DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年|[{_CHINESE_DIGIT}]{{4}}年
                   rf"(?<![0-9{_CHINESE_DIGIT}])([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*月[ \t]*"
                   rf"([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*[日号]"
                   r"|(?<![0-9])[0-9]{4}[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})(?![0-9])")
+ISO_DATE = re.compile(r"[0-9]{4}[-/.][0-9]")
 DATE_UNIT = "日期"
 # 数字后面的“万”“亿”是数的一部分：“42万人”= 420000 人，“1.75万亿”= 1.75e12
 MAGNITUDES = {"万": 10_000, "亿": 100_000_000}
@@ -123,7 +125,7 @@ def numeral_value(numeral: str) -> int | None:
 def read_ordinals(text: str, found: set[Quantity]) -> str:
     """序数读成 (值, "第"+量词) 放进 found；讲解步骤的序数去掉。返回去掉序数之后的文字（长度不变）。"""
     if "第" not in text:
-        return STEP.sub(lambda m: " " * len(m.group()), text) if DIGIT.search(text) else text
+        return STEP.sub(lambda m: " " * len(m.group()), text) if "tep" in text or "步骤" in text else text
 
     def replace(match: re.Match[str]) -> str:
         unit = match.group(2)
@@ -137,7 +139,7 @@ def read_ordinals(text: str, found: set[Quantity]) -> str:
 
 def read_dates(text: str, found: set[Quantity]) -> str:
     """日期读成 (月 × 100 + 日, "日期") 放进 found（年份不比）。返回去掉日期之后的文字（长度不变）。"""
-    if "月" not in text and not DIGIT.search(text):
+    if "月" not in text and not ISO_DATE.search(text):
         return text
 
     def replace(match: re.Match[str]) -> str:
@@ -175,6 +177,8 @@ def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
         units = [unit_at(text, after) for _, after in factors]
         for index in range(len(matches) - 2, -1, -1):
             between = (matches[index].end(), matches[index + 1].start())
+            if between[0] == between[1] or text[between[0]] not in JOINERS:
+                continue  # 中间不是连接符（或空格开头的连接符）：不用再试正则
             next_too = index + 2 < len(matches) and DIMENSION.fullmatch(text, matches[index + 1].end(),
                                                                        matches[index + 2].start())
             last_too = index > 0 and DIMENSION.fullmatch(text, matches[index - 1].end(), matches[index].start())

@@ -13,7 +13,7 @@
 """
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
 from sourced_answers.checker.quantities import (
@@ -91,7 +91,16 @@ def cited_label(claim: Claim, numbers: list[int]) -> str:
 
 
 def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
-    """比较一个句子和它引用的每条资料（编号都存在）：重合度、特征、数字、语言。"""
+    """比较一个句子和它引用的每条资料（编号都存在）：重合度、特征、数字、语言。
+    同一组资料上一字不差的句子（引用也一样）只比较一次：回答常常整句重复，修正时还要再核对几遍。"""
+    key = ("assess", claim.text, tuple(claim.citations), claim.inherited)
+    if key not in index_of.memo:
+        index_of.memo[key] = assess_once(claim, index_of)
+    found: Assessment = index_of.memo[key]
+    return found
+
+
+def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
     words = claim_words(claim.body)
     found = Assessment(claim, numbers, words, eligible=material(claim.body) >= MIN_MATERIAL)
@@ -203,8 +212,23 @@ def better_source(found: Assessment, sources: Sequence[Source], index_of: Source
 
 def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
                 rule: SupportRule = DEFAULT_RULE) -> tuple[ClaimCheck, Problem | None]:
-    """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。"""
-    return conclude(assess(claim, index_of), sources, index_of, rule, support_model())
+    """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。
+    一字不差的句子（引用也一样）在同一组资料、同一条规则下只下一次结论，别处照抄一份、换上自己的段落号。"""
+    key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, rule)
+    if key not in index_of.memo:
+        index_of.memo[key] = conclude(assess(claim, index_of), sources, index_of, rule, support_model())
+    check, problem = index_of.memo[key]
+    return at_paragraph(check, claim.paragraph), at_paragraph(problem, claim.paragraph) if problem else None
+
+
+T = TypeVar("T", ClaimCheck, Problem)
+
+
+def at_paragraph(found: T, paragraph: int) -> T:
+    """一份新的结果或问题，段落号换成 paragraph（缓存里的那份不动）。"""
+    copied = object.__new__(type(found))  # 比 copy.copy 快：一个长回答里这样的句子成千上万
+    copied.__dict__.update(found.__dict__, paragraph=paragraph)
+    return copied
 
 
 def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:

@@ -4,13 +4,14 @@
 资料很多（成百上千条）时，替一句话找“更合适的资料”只挑共有少见词最多的几条，不和每条都比。
 """
 import re
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sourced_answers.checker.quantities import Quantity, quantities_in
-from sourced_answers.checker.tokens import plain_units, source_language, tokens_with_spans
+from sourced_answers.checker.tokens import plain_units, source_language, token_set
 from sourced_answers.checker.types import Source
 
 # 资料中比较时，一个句子和它后面最多几句连在一起算一个“窗口”
@@ -64,15 +65,23 @@ class SourceIndex:
         self.sentences = ([title.strip()] if title.strip() else []) + source_sentences(text)
         self.postings: defaultdict[str, list[int]] = defaultdict(list)
         for number, sentence in enumerate(self.sentences):
-            for token in {t[0] for t in tokens_with_spans(sentence)}:
+            for token in token_set(sentence):
                 self.postings[token].append(number)
-        self.quantities = quantities_in(title + "\n" + text)
         self.language = source_language(title + "\n" + text)
         self.sentence_quantities: dict[int, set[Quantity]] = {}
         self.title, self.text = title, text
         self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）
-        self.units = plain_units(title + "\n" + text)
         self.grams: dict[int, set[tuple[str, ...]]] = {}
+
+    @cached_property
+    def quantities(self) -> set[Quantity]:
+        """整条资料里的数量（句子里有数字时才用得到，第一次用到时才读）。"""
+        return quantities_in(self.title + "\n" + self.text)
+
+    @cached_property
+    def units(self) -> list[str]:
+        """整条资料的“字”（见 tokens.plain_units），第一次用到时才切。"""
+        return plain_units(self.title + "\n" + self.text)
 
     def unit_grams(self, size: int) -> set[tuple[str, ...]]:
         """整条资料里连着的 size 个“字”（见 tokens.plain_units）组成的全部片段，第一次用到时才建。"""
@@ -126,6 +135,28 @@ class SourceIndex:
                      sentence_hits[best] + common if best is not None else common)
 
 
+# 最近建过的资料索引，按（标题，正文）找：--verify 一批日志时，同一个问题的回答常常引用同样的网页
+# （同一个问题问了几遍、几个模型回答同一组资料），每条资料的索引就不必每条记录重建一次。
+# 索引只由标题和正文决定，建好之后只会补上按需计算的部分，所以可以共用。条数和每条的长度都有上限，内存有界。
+RECENT_INDEXES = 64
+RECENT_INDEX_CHARS = 100_000
+recent: OrderedDict[tuple[str, str], SourceIndex] = OrderedDict()
+
+
+def index_of_source(source: Source) -> SourceIndex:
+    key = (source.title or "", source.text or "")
+    if len(key[0]) + len(key[1]) > RECENT_INDEX_CHARS:
+        return SourceIndex(source)
+    found = recent.get(key)
+    if found is None:
+        found = recent[key] = SourceIndex(source)
+        if len(recent) > RECENT_INDEXES:
+            recent.popitem(last=False)
+    else:
+        recent.move_to_end(key)
+    return found
+
+
 class SourceIndexes:
     """按编号取资料的索引：第一次用到时才建，每条资料只建一次。index_of(编号) → SourceIndex。
 
@@ -136,12 +167,12 @@ class SourceIndexes:
         self.sources = sources
         self.built: dict[int, SourceIndex] = {}
         self.holders: dict[str, list[int]] | None = None
-        # (句子, 资料编号) → 比较结果：由 rules 填，同一组资料上同样的句子只比一次
-        self.memo: dict[tuple[str, int], Any] = {}
+        # 比较结果的缓存（键由用它的模块定）：同一组资料上同样的句子只比一次
+        self.memo: dict[tuple[Any, ...], Any] = {}
 
     def __call__(self, number: int) -> SourceIndex:
         if number not in self.built:
-            self.built[number] = SourceIndex(self.sources[number - 1])
+            self.built[number] = index_of_source(self.sources[number - 1])
         return self.built[number]
 
     def __len__(self) -> int:

@@ -4,6 +4,7 @@
 """
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sourced_answers.checker.citations import (
     citation_runs,
@@ -128,8 +129,10 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
     return claims
 
 
+@lru_cache(maxsize=8)
 def analyse(answer: str) -> Structure:
     """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。
+    结果只读、会被缓存：核对、修正、审阅页常常要拆同一个回答好几遍。
 
     “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
     列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。"""

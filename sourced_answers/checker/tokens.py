@@ -42,9 +42,12 @@ LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
 Token = tuple[str, int, int, bool]  # (词, 开始, 结束, 是不是内容词)
 
 
+FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]+")
+
+
 def narrow(text: str) -> str:
-    """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。"""
-    return text.translate(NARROW)
+    """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。只换全角的那几段：比逐字 translate 整段快一倍。"""
+    return FULL_WIDTH.sub(lambda match: match.group().translate(NARROW), text)
 
 
 def plain_units(text: str) -> list[str]:
@@ -77,8 +80,22 @@ def tokens_with_spans(text: str) -> list[Token]:
 
 
 def token_set(text: str) -> set[str]:
-    """text 里出现的全部词（含虚词组成的）。"""
-    return {token for token, _, _, _ in tokens_with_spans(text)}
+    """text 里出现的全部词（含虚词组成的），和 tokens_with_spans 给出的一样，只是不要位置（建资料索引时用，快一些）。"""
+    found: set[str] = set()
+    for word in TOKEN.findall(narrow(text)):
+        if is_chinese_char(word[0]):
+            if len(word) == 1:
+                found.add(word)
+            else:
+                found.update(map("".join, zip(word, word[1:], strict=False)))
+            continue
+        word = word.lower().replace("’", "'").replace(" ", "")
+        if word in ENGLISH_NUMBERS or word == "one":
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        found.add(word)
+    return found
 
 
 def material(text: str) -> int:
