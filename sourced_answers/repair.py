@@ -345,14 +345,9 @@ def repairable(answer: str, sources: Sequence[Source], rule: SupportRule, report
 
 # ---------- 请模型改写（提示词见 prompts.py） ----------
 
-def passing_claims(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report) -> set[str]:
-    """带引用、没被标出的句子：{正文}。"""
-    claims = analyse(answer).claims
-    flagged = flagged_claims(report)
-    count = len(sources)
-    return {without_citations(c.text) for c in claims
-            if c.citations and all(1 <= n <= count for n in c.citations)
-            and (c.paragraph, without_citations(c.text)) not in flagged}
+def passing_claims(report: Report) -> set[str]:
+    """按支持分判过、通过了的句子：{正文}。太短、不判支持分的句子不算（它们也没有被“核对过”）。"""
+    return {without_citations(check.sentence) for check in report.claims if check.status == "supported"}
 
 
 def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, sources: Sequence[Source]) -> list[Repair]:
@@ -388,8 +383,7 @@ def rewrite_round(answer: str, report: Report, sources: Sequence[Source], rule: 
     if len(new_report.problems) >= len(report.problems):
         return None, None, [], (f"改写后仍有 {len(new_report.problems)} 个问题（之前 {len(report.problems)} 个），"
                                 f"保留上一版")
-    lost = passing_claims(answer, sources, rule, report) - passing_claims(new_answer, sources, rule,
-                                                                             new_report)
+    lost = passing_claims(report) - passing_claims(new_report)
     if lost:
         return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
     repairs = rewrite_repairs(answer, report, new_answer, sources)

@@ -215,3 +215,22 @@ def test_chained_range_in_one_bracket_does_not_crash():
     report = check_answer(f"{DISKS} [0-0-0]。\n\n{RAID5} [1-2-3]。", NAS)
     assert [p.citations for p in report.problems if p.kind == "missing_source"] == [[0]]
     assert report.cited == {0, 1, 2, 3}
+
+
+def test_an_uncited_sentence_in_a_citing_paragraph_is_checked_against_the_paragraph():
+    # 编造的一句没写引用，同一段里另一句写了：它不能悄悄通过
+    answer = f"{DISKS} [1]。群晖的 NAS 系统比威联通稳定得多，适合所有家庭。"
+    report = check_answer(answer, NAS)
+    [problem] = report.problems
+    assert problem.kind == "weak_support" and problem.sentence == "群晖的 NAS 系统比威联通稳定得多，适合所有家庭"
+    assert "（本段的引用）" in problem.message and problem.citations == [1]
+    # 一段末尾写一个引用、前面几句都出自它：每一句都拿它核对，都通过
+    assert check_answer(f"{DISKS}。{TRANSCODE}。[1]", NAS).passed
+
+
+def test_a_chinese_page_behind_a_long_english_menu_is_still_chinese():
+    menu = " ".join(["Home", "News", "Reviews", "Forum", "Login", "Register", "Shop", "Deals"] * 82)  # 约 4100 个字符
+    page = Source(title="NAS 硬盘", text=menu + "\n\n组 RAID 的 NAS 建议用 CMR 硬盘，SMR 硬盘重建阵列时写入很慢。")
+    assert len(menu) > 4000
+    report = check_answer("组 RAID 的 NAS 建议用 CMR 硬盘，SMR 硬盘重建阵列时写入很慢 [1]。", [page])
+    assert report.passed, report.problems

@@ -58,9 +58,9 @@ def test_deterministic_repairs_change_citation_marks_only(paragraphs, data):
 @GUARD
 def test_a_sentence_no_source_passes_is_never_made_to_pass(paragraphs, data):
     answer = write_answer(paragraphs, data)
-    before = passing_claims(answer, NAS, DEFAULT_RULE, check_answer(answer, NAS))
+    before = passing_claims(check_answer(answer, NAS))
     fixed, _, report = fix(answer)
-    newly_passing = passing_claims(fixed, NAS, DEFAULT_RULE, report) - before
+    newly_passing = passing_claims(report) - before
     checker = Sources(NAS, DEFAULT_RULE, coverage_needed=0.0)  # 只用核对本身的标准
     for body in newly_passing:
         assert checker.best(Claim(1, body, body, [])) is not None, body

@@ -87,13 +87,14 @@ def support_of(body: str, words: ClaimWords, number: int, index_of: SourceIndexe
 
 
 def cited_label(claim: Claim, numbers: list[int]) -> str:
-    return format_citations(numbers) + ("（继承自上文）" if claim.inherited else "")
+    where = "（继承自上文）" if claim.inherited else "（本段的引用）" if claim.shared else ""
+    return format_citations(numbers) + where
 
 
 def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
     """比较一个句子和它引用的每条资料（编号都存在）：重合度、特征、数字、语言。
     同一组资料上一字不差的句子（引用也一样）只比较一次：回答常常整句重复，修正时还要再核对几遍。"""
-    key = ("assess", claim.text, tuple(claim.citations), claim.inherited)
+    key = ("assess", claim.text, tuple(claim.citations), claim.inherited, claim.shared)
     if key not in index_of.memo:
         index_of.memo[key] = assess_once(claim, index_of)
     found: Assessment = index_of.memo[key]
@@ -108,7 +109,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     claimed = quantities_in(claim.body, claim=True)
     known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers))
     language = language_of(claim.body)
-    if language and all(index_of(n).language not in (None, language) for n in numbers):
+    if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
         # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
         missing = sorted({value for value, _ in claimed} - {value for value, _ in known})
         if missing:
@@ -214,7 +215,7 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
                 rule: SupportRule = DEFAULT_RULE) -> tuple[ClaimCheck, Problem | None]:
     """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。
     一字不差的句子（引用也一样）在同一组资料、同一条规则下只下一次结论，别处照抄一份、换上自己的段落号。"""
-    key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, rule)
+    key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, claim.shared, rule)
     if key not in index_of.memo:
         index_of.memo[key] = conclude(assess(claim, index_of), sources, index_of, rule, support_model())
     check, problem = index_of.memo[key]
@@ -287,8 +288,10 @@ def check(answer: str, source_count: int) -> tuple[list[str], list[int]]:
 
 
 def support(answer: str, sources: Sequence[dict[str, Any]], threshold: float | None = None) -> list[str]:
-    """带引用的句子里支持不了的（按默认的支持分；threshold 是支持分的切点，默认用拟合出来的）。"""
+    """自己写了引用的句子里支持不了的（按默认的支持分；threshold 是支持分的切点，默认用拟合出来的）。
+    和教程一样只看自己带引用的句子；check_answer 还会拿段落的引用核对没写引用的句子。"""
     _, _, _, structure = structure_problems(answer, len(sources))
     checked = [Source.from_json(source) for source in sources]
-    _, problems = check_claims(structure.claims, checked, SupportRule("score", threshold))
+    own = [claim for claim in structure.claims if not claim.shared]
+    _, problems = check_claims(own, checked, SupportRule("score", threshold))
     return [p.message for p in problems]

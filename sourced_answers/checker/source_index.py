@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from sourced_answers.checker.quantities import Quantity, quantities_in
-from sourced_answers.checker.tokens import plain_units, source_language, token_set
+from sourced_answers.checker.tokens import plain_units, source_languages, token_set
 from sourced_answers.checker.types import Source
 
 # 资料中比较时，一个句子和它后面最多几句连在一起算一个“窗口”
@@ -67,7 +67,8 @@ class SourceIndex:
         for number, sentence in enumerate(self.sentences):
             for token in token_set(sentence):
                 self.postings[token].append(number)
-        self.language = source_language(title + "\n" + text)
+        # 主要语言（给人看）和里面有正文的语言（判断句子能不能和它按字面比较）
+        self.language, self.languages = source_languages(title + "\n" + text)
         self.sentence_quantities: dict[int, set[Quantity]] = {}
         self.title, self.text = title, text
         self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）

@@ -135,7 +135,7 @@ def analyse(answer: str) -> Structure:
     结果只读、会被缓存：核对、修正、审阅页常常要拆同一个回答好几遍。
 
     “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
-    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。"""
+    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。段落（列表项）里没写引用的句子用这一段的引用核对。"""
     answer = normalize_citations(strip_think(answer))
     units: list[Unit] = []
     claims: list[Claim] = []
@@ -145,6 +145,12 @@ def analyse(answer: str) -> Structure:
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
             own = [n for c in unit_claims for n in c.citations]
+            for claim in unit_claims:
+                if own and not claim.citations:
+                    # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
+                    # （一段末尾写一个引用的写法很常见）
+                    claim.citations = list(dict.fromkeys(own))
+                    claim.shared = True
             if unit.item is None:
                 lead_in = is_lead_in("\n".join(unit.lines))
                 lead_in_citations = own if lead_in else []

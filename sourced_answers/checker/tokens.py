@@ -141,10 +141,16 @@ def language_of(text: str) -> str | None:
     return None
 
 
-def source_language(text: str) -> str | None:
-    """一条资料的语言：汉字不太少就是中文，否则（有拉丁单词时）是英文。"""
-    chinese, latin = script_counts(text[:4000])
-    # 中文的技术网页常夹着大段命令和代码：汉字只要有拉丁单词的五分之一就算中文页面；英文页面上只有零星几个汉字（导航）
-    if chinese and chinese * 5 >= latin:
-        return "zh"
-    return "en" if latin >= 3 else None
+# 资料里有这么多汉字（或拉丁单词），就算它“有中文”（“有英文”）：双语网页、前面是几千字英文导航的中文网页
+# 都能和这种语言的句子比较；英文网页导航里零星的几个汉字不算
+SOME_TEXT = 20
+
+
+def source_languages(text: str) -> tuple[str | None, frozenset[str]]:
+    """一条资料的主要语言（给人看：汉字不太少就是中文，否则有拉丁单词时是英文），以及它里面有哪些语言的正文。
+    数的是整条资料（线性时间），不只是开头。"""
+    chinese, latin = script_counts(text)
+    # 中文的技术网页常夹着大段命令和代码：汉字只要有拉丁单词的五分之一就算中文页面
+    main = "zh" if chinese and chinese * 5 >= latin else "en" if latin >= 3 else None
+    present = {language for language, count in (("zh", chinese), ("en", latin)) if count >= SOME_TEXT}
+    return main, frozenset(present | ({main} if main else set()))

@@ -41,12 +41,13 @@ class Source:
 @dataclass
 class Claim:
     """一个要核对的句子：原文（已统一引用写法）、去掉引用后的文字、依据的资料编号。
-    inherited：引用是从引出列表的那一行继承来的。"""
+    inherited：引用是从引出列表的那一行继承来的；shared：句子自己没写引用，用的是它所在段落（列表项）的引用。"""
     paragraph: int
     text: str
     body: str
     citations: list[int]
     inherited: bool = False
+    shared: bool = False
 
 
 @dataclass
