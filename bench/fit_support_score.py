@@ -31,6 +31,7 @@ from sourced_answers.checker import (
     SourceIndexes,
     SupportModel,
     assess,
+    cites_existing,
     structure_problems,
 )
 
@@ -64,7 +65,7 @@ def row_of(data: dict) -> Row:
     row = Row(data["idx"], data["label"], certain=bool(problems))
     indexes = SourceIndexes(sources)
     for claim in structure.claims:
-        if not claim.citations or not all(1 <= n <= len(sources) for n in claim.citations):
+        if not cites_existing(claim, len(sources)):
             continue
         found = assess(claim, indexes)
         row.certain |= bool(found.number_problem or found.cross_language)
@@ -322,28 +323,38 @@ def data_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def refit(path: Path, report: bool = False) -> dict:
+    """从 path 的数据重新拟合：support_model.json 应有的全部内容（不含说明）。"""
+    rows = load_rows(path)
+    fitted = fit_all(rows, report=report)
+    fitted["fitted_on"] = {"data": path.name, "sha256_16": data_fingerprint(path), "rows": len(rows),
+                           "folds": FOLDS, "seed": SEED, "l2": L2, "false_alarm_target": FALSE_ALARM_TARGET,
+                           "judge_accuracy": JUDGE_ACCURACY, "judge_false_alarm_limit": JUDGE_FALSE_ALARM_LIMIT}
+    return fitted
+
+
+def differences(fitted: dict, shipped: dict) -> list[str]:
+    """拟合结果和随包发布的文件哪些字段不一样（“about”是说明，不比）。"""
+    names = (set(fitted) | set(shipped)) - {"about"}
+    return sorted(name for name in names if not close(fitted.get(name), shipped.get(name)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="在 CiteCheck dev 上拟合支持分的权重、切点和评判模型的询问区间。")
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="JSON Lines 标注文件（默认 shared 里的 dev 集）")
     parser.add_argument("--check", action="store_true", help="只重新拟合并和随包发布的文件比较，不写文件")
     args = parser.parse_args(argv)
-    path = Path(args.data)
-    rows = load_rows(path)
-    fitted = fit_all(rows, report=not args.check)
-    fitted["fitted_on"] = {"data": path.name, "sha256_16": data_fingerprint(path), "rows": len(rows),
-                           "folds": FOLDS, "seed": SEED, "l2": L2, "false_alarm_target": FALSE_ALARM_TARGET,
-                           "judge_accuracy": JUDGE_ACCURACY, "judge_false_alarm_limit": JUDGE_FALSE_ALARM_LIMIT}
+    fitted = refit(Path(args.data), report=not args.check)
     if args.check:
-        shipped = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
-        differences = [name for name in fitted if name != "about" and not close(fitted[name], shipped.get(name))]
-        if differences:
-            print(f"{MODEL_FILE.name} 和重新拟合的结果不一样：{'、'.join(differences)}", file=sys.stderr)
+        different = differences(fitted, json.loads(MODEL_FILE.read_text(encoding="utf-8")))
+        if different:
+            print(f"{MODEL_FILE.name} 和重新拟合的结果不一样：{'、'.join(different)}", file=sys.stderr)
             return 1
         print(f"{MODEL_FILE.name} 和重新拟合的结果一致")
         return 0
     about = "由 python -m bench.fit_support_score 生成，不要手改（tests/test_support_model.py 会重新拟合并比较）"
-    fitted = {"about": about, **fitted}
-    MODEL_FILE.write_text(json.dumps(fitted, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    MODEL_FILE.write_text(json.dumps({"about": about, **fitted}, ensure_ascii=False, indent=2) + "\n",
+                          encoding="utf-8")
     print(f"已写入 {MODEL_FILE}")
     return 0
 

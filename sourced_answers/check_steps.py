@@ -102,7 +102,7 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
         which = "每一个带引用的句子" if config.judge_all else "支持分拿不准的句子"
         log(f"请评判模型 {config.judge} 看{which}…")
         try:
-            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all)
+            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule)
         except ModelError as error:
             # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
             judged = Judged(config.judge, config.judge_url, [], 0, str(error))

@@ -104,7 +104,7 @@ def build_parser() -> ChineseArgumentParser:
                         help="怎样判断一句话有没有依据：score（默认）看支持分；tutorial 用原教程的规则"
                              "（句子的字二元组在所引资料里出现的比例）")
     parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
-                        help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.2f}，"
+                        help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.3f}，"
                              f"拟合时选的切点），tutorial 时是重合度的下限（默认 0.35）")
     parser.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
                         help="边生成边显示回答（默认：输出到终端时开启）")

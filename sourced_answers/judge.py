@@ -8,7 +8,8 @@ bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
   · 答非所问：结论不变。
 跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
 确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。--judge-all 问每一个带引用的句子，
-每一句都由评判模型决定。
+每一句都由评判模型决定。--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
+一字不差的句子（引用也一样）只问一次。
 
 回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
 Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式问：一条用户消息
@@ -23,7 +24,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sourced_answers.checker import ClaimCheck, Problem, Report, Source, support_model, without_citations
+from sourced_answers.checker import (
+    DEFAULT_RULE,
+    ClaimCheck,
+    Problem,
+    Report,
+    Source,
+    SupportRule,
+    support_model,
+    without_citations,
+)
 from sourced_answers.model_client import Message
 from sourced_answers.prompts import judge_messages
 from sourced_answers.text import format_citations, truncate
@@ -75,21 +85,45 @@ def parse_verdict(reply: str | None) -> bool | None:
     return None
 
 
-def in_band(check: ClaimCheck, ask_all: bool) -> bool:
+def asking_band(rule: SupportRule) -> tuple[float, float] | None:
+    """支持分在哪个区间里的句子要问。拟合出来的区间是围着默认切点的；--threshold 换了切点时整个区间跟着挪过去。
+    --rule tutorial 的结论不看支持分：返回 None，能判断的句子都问。"""
+    if rule.name == "tutorial":
+        return None
+    model = support_model()
+    shift = rule.limit(model) - model.cut
+    low, high = model.judge_band[0] + shift, model.judge_band[1] + shift
+    return max(0.0, low), high if high < 1.0 else 1.01  # 区间是左闭右开的：挪到 1 以上时连 1.0 也要包括
+
+
+def askable(check: ClaimCheck) -> bool:
+    """评判模型能改结论的句子：支持分或跨语言给的结论，确定的规则没有标出它，也不是短得没有内容。"""
+    return check.status in DECIDABLE and not check.certain and len(without_citations(check.sentence)) >= 4
+
+
+def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask_all: bool) -> bool:
     """要不要问这句：跨语言的总问；支持分落在询问区间里的问；--judge-all 时能判断的都问。"""
-    if check.status not in DECIDABLE or len(without_citations(check.sentence)) < 4:
+    if not askable(check):
         return False
-    if ask_all or check.status == "cross_language":
+    if ask_all or band is None or check.status == "cross_language":
         return True
-    low, high = support_model().judge_band
-    return check.status != "too_short" and check.score is not None and low <= check.score < high
+    return check.status != "too_short" and check.score is not None and band[0] <= check.score < band[1]
+
+
+def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
+    """一字不差的句子、同样的引用，只问一次。"""
+    return without_citations(check.sentence), tuple(check.citations)
 
 
 def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
-                 concurrency: int = CONCURRENCY) -> Verdicts:
+                 rule: SupportRule = DEFAULT_RULE, concurrency: int = CONCURRENCY) -> Verdicts:
     """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。"""
-    wanted = [check for check in report.claims if in_band(check, ask_all)]
-    skipped = sum(check.status in DECIDABLE for check in report.claims) - len(wanted)
+    band = asking_band(rule)
+    wanted = list({same_sentence(check): check for check in reversed(report.claims)
+                   if to_ask(check, band, ask_all)}.values())[::-1]
+    asked = {same_sentence(check) for check in wanted}
+    skipped = sum(askable(check) and check.status != "too_short" and same_sentence(check) not in asked
+                  for check in report.claims)
 
     def one(check: ClaimCheck) -> JudgeCall:
         source_text = "\n\n".join(sources[n - 1].text for n in check.citations)
@@ -110,17 +144,21 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
 
 
 def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
-    """评判模型有意见的句子：它的意见取代支持分和跨语言的结论（确定的规则留着）；同时更新 report.claims 的状态。"""
-    decided = {(call.paragraph, call.sentence): call.verdict for call in calls if call.verdict is not None}
+    """评判模型有意见的句子（同样的句子在别的段落里也算）：它的意见取代支持分和跨语言的结论，确定的规则留着；
+    同时更新 report.claims 的状态。"""
+    said = {same_sentence(call): call for call in calls if call.verdict is not None}
+    decided: dict[tuple[int, str], JudgeCall] = {}
     for check in report.claims:
-        verdict = decided.get((check.paragraph, check.sentence))
-        if verdict is not None and check.status in DECIDABLE:
-            check.status = "supported" if verdict else "judge_unsupported"
+        call = said.get(same_sentence(check))
+        if call is not None and askable(check):
+            decided[(check.paragraph, check.sentence)] = call
+            check.status = "supported" if call.verdict else "judge_unsupported"
     replaced = ("weak_support", "cross_language")
-    problems = [p for p in report.problems if not (p.kind in replaced and (p.paragraph, p.sentence) in decided)]
+    problems = [p for p in report.problems
+                if not (p.kind in replaced and (p.paragraph or 0, p.sentence or "") in decided)]
     problems += [Problem("judge_unsupported",
                          f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
-                         f"“{truncate(call.sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
-                         call.paragraph, call.sentence, call.citations, score=call.score)
-                 for call in calls if call.verdict is False]
+                         f"“{truncate(sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
+                         paragraph, sentence, list(call.citations), score=call.score)
+                 for (paragraph, sentence), call in decided.items() if call.verdict is False]
     return problems

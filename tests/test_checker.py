@@ -234,3 +234,16 @@ def test_a_chinese_page_behind_a_long_english_menu_is_still_chinese():
     assert len(menu) > 4000
     report = check_answer("组 RAID 的 NAS 建议用 CMR 硬盘，SMR 硬盘重建阵列时写入很慢 [1]。", [page])
     assert report.passed, report.problems
+
+
+def test_changing_the_sentences_of_one_check_does_not_change_the_next():
+    from sourced_answers.checker import analyse
+    answer = f"{DISKS} [1]。"
+    analyse(answer).claims[0].citations.append(7)
+    assert check_answer(answer, NAS).passed
+
+
+def test_a_sentence_of_function_words_only_is_not_judged_by_the_score():
+    report = check_answer("可以这样，但是还要看情况而定，所以也不一定 [2]。", NAS)
+    [check] = report.claims
+    assert check.status == "too_short" and report.passed

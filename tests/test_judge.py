@@ -30,7 +30,7 @@ def test_replies_are_parsed_robustly(reply, verdict):
 # 支持分拿不准（落在询问区间里）的两句：一句支持分放过了，一句标出了
 UNSURE_PASSED = "NAS 的盘位越多越好，四盘位能做 RAID5 [1]。"
 UNSURE_FLAGGED = "RAID5 重建阵列很快，不会影响使用 [2]。"
-CONFIDENTLY_WRONG = "需要转码 4K 视频时选带核显的 Intel 型号 [3]。"  # 资料 3 讲远程访问，支持分几乎是 0
+CONFIDENTLY_WRONG = "不要把 NAS 的管理界面直接暴露到公网 [4]。"  # 出自资料 3，资料 4 讲硬盘：支持分几乎是 0
 UNSURE_ANSWER = GOOD_ANSWER + "\n\n" + UNSURE_PASSED + UNSURE_FLAGGED
 
 
@@ -49,7 +49,7 @@ def test_the_example_sentences_sit_where_the_tests_need_them():
     scores = scores_of(UNSURE_ANSWER + CONFIDENTLY_WRONG)
     assert support_model().cut <= scores["NAS 的盘位越多越好，四盘位能做 RAID5 [1]"] < high
     assert low <= scores["RAID5 重建阵列很快，不会影响使用 [2]"] < support_model().cut
-    assert scores["需要转码 4K 视频时选带核显的 Intel 型号 [3]"] < low
+    assert scores["不要把 NAS 的管理界面直接暴露到公网 [4]"] < low
     assert all(score >= high for sentence, score in scores_of(GOOD_ANSWER).items())
 
 
@@ -88,8 +88,36 @@ def test_the_judge_cannot_clear_a_confident_flag_or_a_certain_rule(tmp_path, mod
 def test_judge_all_asks_every_cited_sentence_and_decides_each(tmp_path, model_server):
     answer = GOOD_ANSWER + "\n\n" + CONFIDENTLY_WRONG + "\n\nRAID5 至少四块盘，可以容忍一块盘损坏 [2]。"
     data = json.loads(verify(tmp_path, model_server, "judge-yes", answer, "--json", "--judge-all").stdout)
-    assert len(data["judge"]["calls"]) == 6 and data["judge"]["skipped"] == 0
+    assert len(data["judge"]["calls"]) == 6 and data["judge"]["skipped"] == 0  # 数字对不上的那句不问
     assert [p["kind"] for p in data["problems"]] == ["number_mismatch"]  # 数字规则它撤不掉
+
+
+def test_a_wrong_number_is_not_cleared_even_when_the_score_is_unsure(tmp_path, model_server):
+    # 支持分拿不准、同时数字也对不上（资料 2 没有“12 小时”）：结论是 weak_support，但评判模型说“是”也不能让它通过
+    answer = "RAID5 重建阵列很快，12 小时就能完成，不会影响使用 [2]。"
+    [check] = check_answer(answer, NAS).claims
+    assert check.certain and check.status == "weak_support"
+    data = json.loads(verify(tmp_path, model_server, "judge-yes", answer, "--json", "--judge-all").stdout)
+    assert data["judge"]["calls"] == [] and not data["passed"]
+
+
+def test_a_sentence_written_twice_is_asked_once(tmp_path, model_server):
+    answer = UNSURE_FLAGGED + "\n\n" + UNSURE_FLAGGED
+    data = json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)
+    assert len(data["judge"]["calls"]) == 1
+    assert [(p["kind"], p["paragraph"]) for p in data["problems"]] == [("judge_unsupported", 1),
+                                                                       ("judge_unsupported", 2)]
+
+
+def test_a_higher_threshold_moves_the_band_with_it(tmp_path, model_server):
+    low, high = support_model().judge_band
+    answer = "快照可以代替异地备份 [5]。"  # 支持分很高（“不能”改成了“可以”，字面看不出来）
+    [check] = check_answer(answer, NAS).claims
+    assert check.score >= high
+    assert json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)["judge"]["calls"] == []
+    moved = json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json", "--threshold",
+                              str(round(check.score - 0.05, 3))).stdout)
+    assert len(moved["judge"]["calls"]) == 1 and not moved["passed"]
 
 
 def test_judge_that_agrees_leaves_a_passing_answer_passing(tmp_path, model_server):

@@ -195,3 +195,10 @@ def test_the_general_counter_matches_any_chinese_measure_word():
     assert kinds("家用 NAS 最好选两个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == []
     assert kinds("家用 NAS 最好选三个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == [
         "number_mismatch"]
+
+
+@pytest.mark.parametrize("text", ["第" + "一" * 5000 + "条", "三" + "亿" * 40 + "个", "1" + "万" * 100 + "人",
+                                  "二" * 30 + "块盘"])
+def test_numerals_too_long_to_be_numbers_do_not_break_the_check(text):
+    quantities_in(text)
+    assert kinds(f"RAID5 至少三块盘，可以容忍一块盘损坏，{text} [1]。", "RAID5 至少三块盘，可以容忍一块盘损坏。" + text) == []

@@ -16,7 +16,6 @@ from sourced_answers.checker.citations import (
     citation_marks,
     citations_in,
     cited_numbers,
-    expand_citation,
     normalize_citations,
     strip_citation_marks,
     without_citations,
@@ -33,6 +32,7 @@ from sourced_answers.checker.rules import (
     check,
     check_answer,
     check_claim,
+    cites_existing,
     structure_problems,
     support,
 )
@@ -46,8 +46,9 @@ __all__ = [
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "SupportModel", "SupportRule",
-    "analyse", "assess", "check", "check_answer", "check_claim", "citation_marks", "citations_in", "cited_numbers",
-    "claim_words", "claims_in_line", "claims_with_positions", "compare", "expand_citation", "language_of",
+    "analyse", "assess", "check", "check_answer", "check_claim", "cites_existing", "citation_marks", "citations_in",
+    "cited_numbers",
+    "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
     "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences", "strip_citation_marks",
     "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
 ]

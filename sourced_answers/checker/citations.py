@@ -11,7 +11,7 @@ from sourced_answers.text import format_citations
 
 _DIGITS = r"[0-9０-９]{1,40}"
 _SEPARATOR = r"[ \t]*(?:[,，、;；]|[-–—~～])[ \t]*"
-_MARK = rf"[\[【［][ \t]*\^?[ \t]*({_DIGITS}(?:{_SEPARATOR}{_DIGITS})*)[ \t]*[\]】］]"
+_MARK = rf"[\[【［][ \t]*(?:\^[ \t]*)?({_DIGITS}(?:{_SEPARATOR}{_DIGITS})*)[ \t]*[\]】］]"
 CITATION_MARK = re.compile(_MARK)
 _LIST_SEPARATOR = re.compile(r"[ \t]*[,，、;；][ \t]*")
 _DASH = re.compile(r"[ \t]*[-–—~～][ \t]*")

@@ -43,7 +43,7 @@ STEP = re.compile(r"(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
 # 日期作为一个整体：“2015年8月23日”“2015-08-23”“8月23日”“二〇一五年八月二十三日”都是 (823, "日期")。
 # 年份不比（回答常给资料里的事补上年份，见 YEAR），月和日一起比
 _CHINESE_DIGIT = "零〇一二两三四五六七八九十"
-DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年|[{_CHINESE_DIGIT}]{{4}}年)?[ \t]*"
+DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年[ \t]*|[{_CHINESE_DIGIT}]{{4}}年[ \t]*)?"
                   rf"(?<![0-9{_CHINESE_DIGIT}])([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*月[ \t]*"
                   rf"([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*[日号]"
                   r"|(?<![0-9])[0-9]{4}[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})(?![0-9])")
@@ -69,8 +69,9 @@ Quantity = tuple[float, str | None]  # (数值, 单位)
 
 
 def chinese_value(numeral: str) -> int | None:
-    """“三千” → 3000，“十二” → 12，“两万五千” → 25000。认不出（“三四块”这类约数、只有“万”“亿”）时返回 None。"""
-    if all(char in CHINESE_BIG for char in numeral):
+    """“三千” → 3000，“十二” → 12，“两万五千” → 25000。认不出（“三四块”这类约数、只有“万”“亿”、长得不像一个数）时
+    返回 None。"""
+    if all(char in CHINESE_BIG for char in numeral) or len(numeral) > 18:
         return None
     total = 0
     section = 0
@@ -115,8 +116,10 @@ def normal_unit(unit: str) -> str | None:
 
 def numeral_value(numeral: str) -> int | None:
     """阿拉伯数字或中文数字的整数值（“二十二”“22”“二〇一五”）；认不出时为 None。"""
+    if len(numeral) > 18:
+        return None  # 这么长的只会是乱码，不是一个数（也免得 int() 超过位数上限）
     if numeral.isdigit():
-        return int(numeral[:18])
+        return int(numeral)
     if len(numeral) > 1 and all(char in "零〇一二三四五六七八九" for char in numeral):
         return int("".join(str(CHINESE_DIGITS[char]) for char in numeral))  # “二〇一五”逐字读
     return chinese_value(numeral)
@@ -157,7 +160,8 @@ def magnitude_at(text: str, position: int) -> tuple[float, int]:
     """数字后面紧跟的“万”“亿”（可以连着几个）：(倍数, 跳过它们之后的位置)。"""
     factor = 1.0
     while position < len(text) and text[position] in MAGNITUDES:
-        factor *= MAGNITUDES[text[position]]
+        if factor < 1e12:  # “万亿”之后再多的“万”“亿”只会是乱码，不再乘（免得变成无穷大）
+            factor *= MAGNITUDES[text[position]]
         position += 1
     return factor, position
 

@@ -104,16 +104,19 @@ def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
 def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
     words = claim_words(claim.body)
-    found = Assessment(claim, numbers, words, eligible=material(claim.body) >= MIN_MATERIAL)
+    # 太短的句子、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
+    eligible = material(claim.body) >= MIN_MATERIAL and bool(words.distinct)
+    found = Assessment(claim, numbers, words, eligible=eligible)
     cited = cited_label(claim, numbers)
     claimed = quantities_in(claim.body, claim=True)
-    known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers))
+    # 资料里的数量只在句子里有数字时才读（大多数句子没有）
+    known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers)) if claimed else set()
     language = language_of(claim.body)
     if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
         # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
         missing = sorted({value for value, _ in claimed} - {value for value, _ in known})
         if missing:
-            found.number_problem = f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+            found.number_problem = not_found(claim, missing, cited)
         source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
         found.cross_language = (f"“{truncate(claim.text, 40)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
@@ -125,7 +128,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         return found
     missing = sorted(set(unmatched_quantities(claimed, known)))
     if missing:
-        found.number_problem = f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+        found.number_problem = not_found(claim, missing, cited)
     elif closest.sentence is not None:
         nearby = index_of(closest.source).quantities_near(closest.sentence)
         contradicted = contradicting_quantities(claimed, nearby, known, totals_in(claim.body))
@@ -139,6 +142,10 @@ def shown(values: list[float]) -> str:
     return "、".join(f"{value:g}" for value in values)
 
 
+def not_found(claim: Claim, missing: list[float], cited: str) -> str:
+    return f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+
+
 def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, rule: SupportRule,
              model: SupportModel) -> tuple[ClaimCheck, Problem | None]:
     """对一个比较过的句子下结论：先看跨语言和支持（按 rule），再看数字。"""
@@ -147,7 +154,7 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
     where = (claim.paragraph, claim.text, numbers)
     if found.cross_language:
         if found.number_problem:
-            return (ClaimCheck(*where, None, None, None, "number_mismatch"),
+            return (ClaimCheck(*where, None, None, None, "number_mismatch", certain=True),
                     Problem("number_mismatch", found.number_problem, *where))
         if not found.eligible:
             return ClaimCheck(*where, None, None, None, "too_short"), None
@@ -166,7 +173,8 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
         overlap = round(max(measured), 4) if measured else overlap
     else:
         weak = found.eligible and score < rule.limit(model)
-    check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short")
+    check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
+                       certain=found.number_problem is not None)
     if weak:
         check.status = "weak_support"
         better = better_source(found, sources, index_of, scores[best], rule, model)
@@ -211,6 +219,11 @@ def better_source(found: Assessment, sources: Sequence[Source], index_of: Source
     return best[1] if best else None
 
 
+def cites_existing(claim: Claim, source_count: int) -> bool:
+    """句子有引用，而且引用的编号都存在（只有这样的句子才比较支持分；不存在的编号由“引用不存在”负责）。"""
+    return bool(claim.citations) and all(1 <= n <= source_count for n in claim.citations)
+
+
 def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
                 rule: SupportRule = DEFAULT_RULE) -> tuple[ClaimCheck, Problem | None]:
     """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。
@@ -228,7 +241,8 @@ T = TypeVar("T", ClaimCheck, Problem)
 def at_paragraph(found: T, paragraph: int) -> T:
     """一份新的结果或问题，段落号换成 paragraph（缓存里的那份不动）。"""
     copied = object.__new__(type(found))  # 比 copy.copy 快：一个长回答里这样的句子成千上万
-    copied.__dict__.update(found.__dict__, paragraph=paragraph)
+    citations = list(found.citations) if found.citations is not None else None  # 缓存里那份的列表也不共用
+    copied.__dict__.update(found.__dict__, paragraph=paragraph, citations=citations)
     return copied
 
 
@@ -257,7 +271,7 @@ def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRu
     for claim in claims:
         if not claim.citations:
             continue  # 没有引用的句子由段落规则负责
-        if not all(1 <= n <= len(sources) for n in claim.citations):
+        if not cites_existing(claim, len(sources)):
             valid = list(dict.fromkeys(n for n in claim.citations if 1 <= n <= len(sources)))
             checks.append(ClaimCheck(claim.paragraph, claim.text, list(dict.fromkeys(claim.citations)), None, None,
                                      valid[0] if valid else None, "missing_source"))

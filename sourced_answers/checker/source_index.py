@@ -4,6 +4,7 @@
 资料很多（成百上千条）时，替一句话找“更合适的资料”只挑共有少见词最多的几条，不和每条都比。
 """
 import re
+import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -41,10 +42,9 @@ def source_sentences(text: str) -> list[str]:
 
 @dataclass
 class Match:
-    """句子的词在一条资料里找到的情况：最好的连续 WINDOW 句从第 window 句开始、找到 window_hits 个词；
+    """句子的词在一条资料里找到的情况：最好的连续 WINDOW 句里找到 window_hits 个词；
     单句里找到最多的是第 sentence 句（找到 sentence_hits 个；一个也没找到时 sentence 为 None）。"""
     window_hits: int
-    window: int
     sentence: int | None
     sentence_hits: int
 
@@ -130,9 +130,8 @@ class SourceIndex:
                 sentence_hits[sentence] += 1
             for start in starts:
                 window_hits[start] += 1
-        window = max(window_hits, key=lambda start: (window_hits[start], -start)) if window_hits else 0
         best = max(sentence_hits, key=lambda number: sentence_hits[number]) if sentence_hits else None
-        return Match(window_hits.get(window, 0) + common, window, best,
+        return Match(max(window_hits.values(), default=0) + common, best,
                      sentence_hits[best] + common if best is not None else common)
 
 
@@ -142,20 +141,25 @@ class SourceIndex:
 RECENT_INDEXES = 64
 RECENT_INDEX_CHARS = 100_000
 recent: OrderedDict[tuple[str, str], SourceIndex] = OrderedDict()
+recent_lock = threading.Lock()
 
 
 def index_of_source(source: Source) -> SourceIndex:
+    """这条资料的索引：最近建过就拿来用，否则建一个（在锁外面建，建好再放进去）。"""
     key = (source.title or "", source.text or "")
     if len(key[0]) + len(key[1]) > RECENT_INDEX_CHARS:
         return SourceIndex(source)
-    found = recent.get(key)
-    if found is None:
-        found = recent[key] = SourceIndex(source)
+    with recent_lock:  # Dask 的 worker、调用库函数的程序可能在几个线程里同时核对
+        found = recent.get(key)
+        if found is not None:
+            recent.move_to_end(key)
+            return found
+    built = SourceIndex(source)
+    with recent_lock:
+        recent[key] = built
         if len(recent) > RECENT_INDEXES:
             recent.popitem(last=False)
-    else:
-        recent.move_to_end(key)
-    return found
+    return built
 
 
 class SourceIndexes:

@@ -129,10 +129,17 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
     return claims
 
 
-@lru_cache(maxsize=8)
 def analyse(answer: str) -> Structure:
-    """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。
-    结果只读、会被缓存：核对、修正、审阅页常常要拆同一个回答好几遍。
+    """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。核对、修正、审阅页常常要拆同一个回答
+    好几遍：拆的结果缓存起来，每次给出一份新的句子（改了它也不影响下一次）。"""
+    cached = analysed(answer)
+    claims = [Claim(c.paragraph, c.text, c.body, list(c.citations), c.inherited, c.shared) for c in cached.claims]
+    return Structure(cached.units, claims, cached.uncited)
+
+
+@lru_cache(maxsize=8)
+def analysed(answer: str) -> Structure:
+    """analyse 的缓存（只读）。
 
     “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
     列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。段落（列表项）里没写引用的句子用这一段的引用核对。"""

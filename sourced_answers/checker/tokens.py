@@ -70,13 +70,20 @@ def tokens_with_spans(text: str) -> list[Token]:
                 content = not (pair[0] in FUNCTION_CHARS and pair[1] in FUNCTION_CHARS)
                 found.append((pair, start + i, start + i + 2, content))
         else:
-            word = word.lower().replace("’", "'").replace(" ", "")
-            if word in ENGLISH_NUMBERS or word == "one":
-                continue  # 数词和数字一样单独核对，不算内容词
-            if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-                word = word[:-1]
-            found.append((word, start, match.end(), word not in ENGLISH_STOPWORDS))
+            token = latin_token(word)
+            if token is not None:
+                found.append((token, start, match.end(), token not in ENGLISH_STOPWORDS))
     return found
+
+
+def latin_token(word: str) -> str | None:
+    """一个拉丁字母的词 → 比较用的写法（小写、去掉复数的 s）；数词和数字一样单独核对，不算词（返回 None）。"""
+    word = word.lower().replace("’", "'").replace(" ", "")
+    if word in ENGLISH_NUMBERS or word == "one":
+        return None
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word
 
 
 def token_set(text: str) -> set[str]:
@@ -89,12 +96,9 @@ def token_set(text: str) -> set[str]:
             else:
                 found.update(map("".join, zip(word, word[1:], strict=False)))
             continue
-        word = word.lower().replace("’", "'").replace(" ", "")
-        if word in ENGLISH_NUMBERS or word == "one":
-            continue
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        found.add(word)
+        token = latin_token(word)
+        if token is not None:
+            found.add(token)
     return found
 
 
