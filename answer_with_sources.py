@@ -31,6 +31,7 @@ from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
 from sourced_answers.safe_output import Output, SafeWriter
+from sourced_answers.text import mask_data
 from sourced_answers.thinking import ThinkFilter, without_thinking
 from sourced_answers.verification import verify
 
@@ -60,7 +61,8 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     # 4. 输出：文字或 JSON，（--html）审阅页
     record = checked.record(question, model)
     if config.json:
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
+        out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
     else:
         out.write(render_result(checked, answer_shown=stream))
     metaso.report_savings()
@@ -69,6 +71,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     if config.html:
         out.flush()
         save_review_page(config.html, [record], config.secrets)
+        log(f"审阅页已写到 {config.html.path}")
     return checked.exit_code
 
 
@@ -144,11 +147,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser()
         parser.output = output
         args = parser.parse_args(argv)
-        config = build_config(args, environ)
+        config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
         if adjust:
             config = adjust(config)
+        # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），每种输出都一样。
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
-        output = SafeWriter(raw_out, secrets, terminal_safe=not config.json)
+        errors.secrets = list(config.secrets)
+        output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)
         # 进度条只在标准错误是终端时画，NO_COLOR 或 --json 时不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
         progress = (err or sys.stderr) if errors.isatty() and not environ.get("NO_COLOR") and not config.json else None
@@ -174,6 +179,21 @@ def finish(output: SafeWriter) -> None:
         output.flush()
     except AppError:
         pass
+
+
+def stream_numbers(*streams: object) -> list[int]:
+    """这次运行的标准输入、输出、错误的文件描述符（测试里传进来的是内存里的流，没有描述符，就不算）；
+    没传进来的用进程自己的 0、1、2。要写的文件不能是它们。"""
+    numbers = []
+    for default, stream in enumerate(streams):
+        if stream is None:
+            numbers.append(default)
+            continue
+        try:
+            numbers.append(stream.fileno())  # type: ignore[attr-defined]
+        except (AttributeError, OSError, ValueError):
+            continue
+    return numbers
 
 
 def input_bytes() -> IO[bytes]:

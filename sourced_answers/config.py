@@ -7,8 +7,7 @@ import argparse
 import ipaddress
 import os
 import re
-import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -17,7 +16,7 @@ import metaso_search
 from sourced_answers.checker import SupportRule
 from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
-from sourced_answers.network import os_error_text
+from sourced_answers.output_files import OutputFiles, PlannedFile
 from sourced_answers.safe_output import TerminalFilter
 from sourced_answers.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, check_secret, maskable
 
@@ -75,12 +74,12 @@ class Config:
     model_key: str = ""
     judge_key: str = ""
     judge_key_name: str = "ANS_API_KEY"
-    # 输出
+    # 输出：html、summary 是检查过的输出文件（output_files.OutputFiles.plan）
     json: bool = False
-    html: str | None = None
+    html: PlannedFile | None = None
     # --verify：几个进程、汇总存到哪里；progress：标准错误是终端时画进度条（main 决定）
     jobs: int = 1
-    summary: str | None = None
+    summary: PlannedFile | None = None
     progress: bool = False
 
     @property
@@ -89,7 +88,8 @@ class Config:
 
     @property
     def secrets(self) -> list[str]:
-        """任何输出里都要遮掉的密钥。太短的值不遮（会把正常文字遮坏；真要用它时 build_config 已经拒绝了它）。"""
+        """任何输出里都要遮掉的密钥：这次运行真的会发出去的那几个（build_config 只读这些）。没发的密钥不要求、
+        也不拿来改写任何文字，每种输出都一样。太短的值不遮（会把正常文字遮坏；真要用它时 build_config 已拒绝了它）。"""
         keys = [maskable(self.metaso_key, METASO_MIN_LENGTH), maskable(self.model_key, MODEL_MIN_LENGTH),
                 maskable(self.judge_key, MODEL_MIN_LENGTH)]
         return [key for key in keys if key]
@@ -203,29 +203,19 @@ def clean_question(text: str, where: str = "问题") -> str:
     return question
 
 
-def check_review_path(html: str, inputs: list[str], what: str = "审阅页") -> None:
-    """--html（和 --summary）只写普通文件或新文件，而且不能是这次运行的输入（在付费之前检查）。"""
-    path = Path(html)
-    try:
-        status = path.lstat()
-    except FileNotFoundError:
-        parent = path.parent
-        if not parent.is_dir():
-            raise UsageError(f"写不了{what} {html}：目录 {parent} 不存在") from None
-        return
-    except OSError as error:
-        raise UsageError(f"写不了{what} {html}：{os_error_text(error)}") from None
-    if stat.S_ISDIR(status.st_mode):
-        raise UsageError(f"写不了{what} {html}：这是一个目录")
-    if not stat.S_ISREG(status.st_mode) and not stat.S_ISLNK(status.st_mode):
-        raise UsageError(f"写不了{what} {html}：它不是普通文件（管道、设备之类），只写到普通文件或新文件")
-    for source in inputs:
-        try:
-            same = os.path.samefile(html, source)
-        except OSError:
-            same = False
-        if same:
-            raise UsageError(f"{html} 就是这次的输入文件 {source}：{what}不能覆盖输入，请换一个文件名")
+NAME_PROBLEM = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+MAX_NAME = 200
+
+
+def clean_name(value: str, where: str) -> str:
+    """模型名（回答的、评判的）：会出现在请求、说明和页面里，所以和别的输入一样检查——换行、控制字符、
+    双向控制符、读不懂的字节都不行（一个换行就能在说明里伪造出一行“✓ 引用核对通过”）。"""
+    name = value.strip()
+    if NAME_PROBLEM.search(name):
+        raise UsageError(f"{where}的值里有换行、控制字符或读不懂的字节，请只写模型名（例如 qwen2.5:1.5b）")
+    if len(name) > MAX_NAME:
+        raise UsageError(f"{where}的值太长（{len(name)} 个字符），模型名最多 {MAX_NAME} 个字符")
+    return name
 
 
 def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str:
@@ -252,16 +242,21 @@ def model_url_from(environ: Mapping[str, str]) -> str:
 
 def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     """--model，再是 ANS_MODEL，再是默认模型。"""
-    return (flag or "").strip() or environ.get("ANS_MODEL", "").strip() or DEFAULT_MODEL
+    if (flag or "").strip():
+        return clean_name(flag or "", "--model ")
+    if environ.get("ANS_MODEL", "").strip():
+        return clean_name(environ["ANS_MODEL"], "ANS_MODEL ")
+    return DEFAULT_MODEL
 
 
-def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config:
-    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。"""
+def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: Sequence[int] = (0, 1, 2)) -> Config:
+    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。
+    streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
     check_flags(args)
     question = clean_question(args.question) if not (args.verify or args.eval) else None
     model = model_from(environ, args.model)
     if args.eval:
-        models = [m.strip() for m in (args.models or model).split(",") if m.strip()]
+        models = [clean_name(m, "--models 里的模型名") for m in (args.models or model).split(",") if m.strip()]
         if not models:
             raise UsageError("--models 里没有模型名")
     else:
@@ -272,20 +267,20 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
     if needs_metaso and not args.demo:
         metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
     judge_url = model_url
-    model_key = model_key_from(environ) if not args.verify or args.judge else ""
-    judge_key, judge_key_name = model_key, "ANS_API_KEY"
     if args.judge_url:
         judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES)
-        if judge_url != model_url:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
-            judge_key, judge_key_name = model_key_from(environ, "ANS_JUDGE_API_KEY"), "ANS_JUDGE_API_KEY"
-    key = metaso_search.api_key(environ, required=needs_metaso and not args.demo)
-    inputs = [path for path in (args.verify, args.eval) if path and path != "-"]
-    if args.html:
-        check_review_path(args.html, inputs)
-    if args.summary:
-        check_review_path(args.summary, inputs, "汇总")
-        if args.html and os.path.abspath(args.summary) == os.path.abspath(args.html):
-            raise UsageError("--summary 和 --html 不能是同一个文件")
+    judge = clean_name(args.judge, "--judge ") if args.judge else None
+    # 只读这次运行真的会发出去的密钥：没发的既不要求，也不拿来遮任何文字
+    asks_model = not args.verify or (judge is not None and judge_url == model_url)
+    model_key = model_key_from(environ) if asks_model else ""
+    judge_key, judge_key_name = (model_key, "ANS_API_KEY") if judge_url == model_url else ("", "ANS_JUDGE_API_KEY")
+    if judge and judge_url != model_url:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
+        judge_key = model_key_from(environ, "ANS_JUDGE_API_KEY")
+    key = metaso_search.api_key(environ) if needs_metaso and not args.demo else ""
+    # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
+    outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
+    html = outputs.plan(args.html, "审阅页") if args.html else None
+    summary = outputs.plan(args.summary, "汇总") if args.summary else None
     return Config(
         question=question, eval=args.eval, verify=args.verify,
         models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
@@ -295,10 +290,9 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str]) -> Config
         max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
         rule=args.rule, threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
-        judge=args.judge.strip() if args.judge else None, judge_all=args.judge_all, judge_url=judge_url,
-        json=args.json, html=args.html,
-        model_key=model_key, judge_key=judge_key if args.judge else "", judge_key_name=judge_key_name,
-        jobs=args.jobs or available_cores(), summary=args.summary)
+        judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
+        model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
+        jobs=args.jobs or available_cores(), summary=summary)
 
 
 def available_cores() -> int:

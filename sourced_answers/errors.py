@@ -31,10 +31,6 @@ class InputError(UsageError):
     """--verify 的输入文件读不了或格式不对（退出码 2）。"""
 
 
-class ReviewPageError(UsageError):
-    """--html 的审阅页写不出来（退出码 2；回答已经打印）。"""
-
-
 class ServiceError(AppError):
     """外部服务（秘塔、模型服务）出错或没有给出可用的结果（退出码 3）。"""
     exit_code = ExitCode.SERVICE

@@ -2,7 +2,7 @@
 
   · Source（定义在 checker.types）：一条资料，gather 从秘塔得到，--verify 从文件读出；
   · result_record：--json 的一条记录（字段是对外契约，保持稳定）；
-  · parse_saved_answers：--verify 的输入，一个 JSON 对象或 JSON Lines，每条至少有 answer 和 sources
+  · saved_answer：--verify 读进来的一条（行由 json_lines 读出、解析），至少有 answer 和 sources
     （每条资料至少有 text）。格式不对时抛 InputError，说明是第几行、哪个字段（退出码 2）。
 """
 import json
@@ -69,27 +69,6 @@ def json_problem(error: ValueError | RecursionError) -> str:
     return "里面有太长的数字"  # 超过 Python 能转换的位数
 
 
-def parse_json_records(text: str, name: str) -> list[tuple[int | None, Any]]:
-    """一个 JSON 对象，或 JSON Lines（每行一个对象）。返回 [(行号或 None, 对象)]。"""
-    if not text.strip():
-        raise InputError(f"{name} 是空的")
-    try:
-        return [(None, json.loads(text))]
-    except (ValueError, RecursionError) as whole_error:
-        records: list[tuple[int | None, Any]] = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                records.append((number, json.loads(line)))
-            except (ValueError, RecursionError) as error:
-                if not records:
-                    where = whole_error.lineno if isinstance(whole_error, json.JSONDecodeError) else number
-                    raise InputError(f"{name} 第 {where} 行不是合法的 JSON：{json_problem(whole_error)}") from None
-                raise InputError(f"{name} 第 {number} 行不是合法的 JSON：{json_problem(error)}") from None
-        return records
-
-
 def validate_record(record: Any, where: str) -> Record:
     if not isinstance(record, dict):
         raise InputError(f"{where}应是一个 JSON 对象")
@@ -115,9 +94,3 @@ def saved_answer(data: Any, line: int | None, where: str) -> SavedAnswer:
     record = validate_record(data, where)
     return SavedAnswer(line, record.get("question"), record.get("model"), record["answer"],
                        [Source.from_json(source) for source in record["sources"]])
-
-
-def parse_saved_answers(text: str, name: str) -> list[SavedAnswer]:
-    """--verify 的输入文字 → 回答列表；name 是文件名（或“标准输入”），出错时写进说明。"""
-    return [saved_answer(data, line, f"{name} 第 {line} 行：" if line else f"{name}：")
-            for line, data in parse_json_records(text, name)]

@@ -5,18 +5,14 @@
 交互只用锚点、:target 和 <details>：点被标出的句子，看原因和证据，再跳到资料里高亮的那一句。
 """
 import html
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sourced_answers.checker import Claim, Span, citation_marks, claims_with_positions, without_citations
-from sourced_answers.errors import ReviewPageError
-from sourced_answers.network import os_error_text
+from sourced_answers.output_files import PlannedFile, write_file
 from sourced_answers.records import Record
-from sourced_answers.text import mask
+from sourced_answers.text import mask_data
 
 Problem = dict[str, Any]
 
@@ -279,27 +275,8 @@ def render_page(records: Sequence[Record], when: str) -> str:
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
 
 
-def write_page(path: str, page: str) -> None:
-    """写到临时文件再换名：path 若是指向别处的符号链接，换掉的是链接本身，不会写进它指向的文件。"""
-    target = Path(path)
-    try:
-        if target.is_dir():
-            raise ReviewPageError(f"写不了审阅页 {path}：这是一个目录")
-        handle, temporary = tempfile.mkstemp(prefix=".review-", suffix=".html", dir=target.parent or ".")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(page)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise ReviewPageError(f"写不了审阅页 {path}：{os_error_text(error)}") from None
-
-
-def save_review_page(path: str, records: Sequence[Record], secrets: Sequence[str] = ()) -> None:
-    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 ReviewPageError（退出码 2），已经打印的回答不受影响。
-    页面里的密钥（如果哪里漏进来了）和打印出来的一样遮掉。"""
-    page = render_page(records, datetime.now().strftime("%Y-%m-%d %H:%M"))
-    write_page(path, mask(page, secrets))
+def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: Sequence[str] = ()) -> None:
+    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 OutputFileError（退出码 2），已经打印的回答不受影响。
+    密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）。"""
+    page = render_page(mask_data(list(records), secrets), datetime.now().strftime("%Y-%m-%d %H:%M"))
+    write_file(planned, page)

@@ -1,6 +1,7 @@
 """文字的小工具，每件事只在这里做一次：是不是中文、截短、字二元组、引用标记的写法、遮掉密钥。"""
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 # 中日韩统一表意文字：扩展 A、基本区、兼容区
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -52,11 +53,25 @@ def format_citations(numbers: Iterable[int | str]) -> str:
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:
-    """把文字里出现的每个密钥换成 mk-***。"""
-    for secret in secrets:
+    """把文字里出现的每个密钥换成 mk-***。长的先换：两个密钥有重叠时，短的那个不会把长的切成两半、露出剩下的部分。"""
+    for secret in sorted(secrets, key=len, reverse=True):
         if secret and secret in text:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def mask_data(value: Any, secrets: Sequence[str]) -> Any:
+    """在编码成 JSON、HTML 之前遮掉数据里的密钥（字典的键和值、列表里的每一项）：编码之后密钥里的 " \\ & < 会变样，
+    就找不到了。"""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return mask(value, secrets)
+    if isinstance(value, dict):
+        return {mask_data(key, secrets): mask_data(item, secrets) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_data(item, secrets) for item in value]
+    return value
 
 
 def held_prefix_length(text: str, tokens: Iterable[str]) -> int:

@@ -1,51 +1,41 @@
 """--verify：核对保存下来的回答（--json 的输出，一个对象或 JSON Lines），不搜索、不调用回答的模型。
 
-JSON Lines 一行一行地读、一行一行地写（按输入的顺序），内存不随输入变大；--jobs N 用 N 个进程一起核对，
-输出和 --jobs 1 一字不差。读的是文件时先快速过一遍，格式不对就在输出任何东西之前报错（标准输入只能读一遍，
-所以是读到哪一行出错就在哪一行停）。结束时在标准错误里给一段汇总（--summary 另存为 JSON）；标准错误是终端时
-显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看支持分拿不准的句子，这时只用一个进程）和 --html。
+一行一行地读（json_lines：唯一的读法）、一边读一边核对、按输入的顺序一行一行地写，内存不随输入变大；
+--jobs N 用 N 个进程一起核对（workers），输出和 --jobs 1 一字不差，坏的输入也一样。读的是普通文件时先快速过一遍，
+格式不对就在输出任何东西之前报错；标准输入、管道只能读一遍，所以是前面的行都输出了、再在坏的那一行报错。
+输入是流（tail -f）时，读到的记录很快就有结论。结束时在标准错误里给一段汇总（--summary 另存为 JSON）；
+标准错误是终端时显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看支持分拿不准的句子，
+这时只用一个进程）和 --html。
 
 verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
 """
 import json
-import multiprocessing
 import os
-import signal
 import stat
 import time
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sourced_answers.check_steps import Checked, check_and_fix, judge_asker
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode, InputError
+from sourced_answers.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.judge import JudgeAsk
 from sourced_answers.network import os_error_text
+from sourced_answers.output_files import write_file
 from sourced_answers.preflight import check_models, judge_key, probe_timeout
-from sourced_answers.records import (
-    Record,
-    SavedAnswer,
-    json_problem,
-    parse_saved_answers,
-    saved_answer,
-)
+from sourced_answers.records import Record, saved_answer
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
 from sourced_answers.safe_output import Output
-
-# 每个进程一次拿这么多行；同时在路上的批数最多是进程数的这么多倍（内存因此有上限）
-BATCH = 32
-WINDOW_PER_JOB = 4
-SLOWEST = 5
-
-Line = tuple[int | None, str]
-
+from sourced_answers.summary import Summary
+from sourced_answers.text import mask_data
+from sourced_answers.workers import Workers
 
 # ---------- 库函数 ----------
+
 
 def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
                   rule: str = "score") -> Record:
@@ -67,55 +57,27 @@ def open_input(path: str, stdin: IO[bytes]) -> IO[bytes]:
         raise InputError(f"读不了 {path}：{os_error_text(error)}") from None
 
 
-def decoded(raw: bytes, number: int, name: str) -> str:
+def input_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
+    """输入里的每一条记录 (行号, 文字)；读不了的时候（I/O 错误）说明是哪个文件。"""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"{name} 不是 UTF-8 编码（第 {number} 行）") from None
-    return text.removeprefix("\ufeff") if number == 1 else text
+        yield from records_of(read_lines(handle, name), name)
+    except OSError as error:
+        raise InputError(f"读不了 {name}：{os_error_text(error)}") from None
 
 
-def saved_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
-    """按行给出 (行号, 文字)。整个输入只有一个 JSON 值时给出 (None, 全文)：它可能跨好几行（缩进过的 JSON）。"""
-    rows = ((number, decoded(raw, number, name)) for number, raw in enumerate(handle, 1))
-    nonblank = ((number, text) for number, text in rows if text.strip())
-    first = next(nonblank, None)
-    if first is None:
-        raise InputError(f"{name} 是空的")
+def regular_file(path: str) -> bool:
+    """能读两遍的输入：普通文件。标准输入、管道、<(zcat …) 这样的进程替换、设备只能读一遍。"""
     try:
-        json.loads(first[1])
-    except (ValueError, RecursionError):
-        # 第一行不是完整的 JSON：整个输入是一个跨行的 JSON 值（或者格式不对，parsed 会说是第几行），一起读进来
-        rest = "".join(text for _, text in rows)
-        yield None, "\n" * (first[0] - 1) + first[1] + rest
-        return
-    second = next(nonblank, None)
-    if second is None:
-        yield None, first[1]
-        return
-    yield first
-    yield second
-    yield from nonblank
-
-
-def parsed(line: Line, name: str) -> SavedAnswer:
-    """一行 → SavedAnswer（格式不对时抛 InputError，说明是第几行）。"""
-    number, text = line
-    if number is None:
-        [answer] = parse_saved_answers(text, name)
-        return answer
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise InputError(f"{name} 第 {number} 行不是合法的 JSON：{json_problem(error)}") from None
-    return saved_answer(data, number, f"{name} 第 {number} 行：")
+        return path != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # 打不开的由 open_input 报
 
 
 # ---------- 核对一批行（可以在别的进程里） ----------
 
 @dataclass(frozen=True)
 class Options:
-    """核对每一行要知道的（能交给别的进程）。"""
+    """核对每一行要知道的（能交给别的进程）。secrets：要在输出的数据里遮掉的密钥（这次运行发出去的那几个）。"""
     name: str
     rule: str
     threshold: float | None
@@ -123,6 +85,7 @@ class Options:
     json: bool
     keep_records: bool  # --html 要把每条记录留下来做页面
     several: bool  # 多条记录时，文字输出在每条前面写“── 第 N 行 ──”
+    secrets: tuple[str, ...] = ()
     judge_model: str | None = None  # --judge（只在本进程里用）
     judge_url: str = ""
     judge_all: bool = False
@@ -144,7 +107,7 @@ class Result:
 def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> Result:
     started = time.perf_counter()
     try:
-        saved = parsed(line, options.name)
+        saved = parse_line(line, options.name)
     except InputError as error:
         return Result(line[0], error=str(error))
     config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
@@ -153,7 +116,8 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model)
     if options.json:
-        output = json.dumps(record, ensure_ascii=False) + "\n"
+        # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
+        output = json.dumps(mask_data(record, options.secrets), ensure_ascii=False) + "\n"
     else:
         header = f"── 第 {saved.line} 行 ──\n" if saved.line and options.several else ""
         output = header + render_result(checked) + "\n"
@@ -172,112 +136,11 @@ def validate_batch(batch: list[Line], name: str) -> list[str | None]:
     results: list[str | None] = []
     for line in batch:
         try:
-            parsed(line, name)
+            parse_line(line, name)
             results.append(None)
         except InputError as error:
             results.append(str(error))
     return results
-
-
-def ignore_interrupts() -> None:
-    """工作进程不理会 Ctrl-C（终端把它发给整个进程组）：由主进程结束它们，不然每个进程都会打出一段报错堆栈。"""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-class Workers:
-    """jobs 个工作进程，第一次真的需要时才启动，两遍（检查格式、核对）共用；用完 close()。
-
-    forkserver：新进程从一个干净的服务进程分出来，不继承本进程的线程和锁（直接 fork 在有线程的进程里可能卡住），
-    又不用像 spawn 那样每个进程都重新导入一遍。"""
-
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
-        self.pool: Any = None
-
-    def ordered(self, work: Callable[..., list[Any]], lines: Iterable[Line], argument: Any) -> Iterator[Any]:
-        """按输入的顺序给出 work(一批行, argument) 的每一个结果，同时在路上的批数有上限（内存不随输入变大）。
-        输入不多（不到 jobs 批）时就在本进程里做：开进程不划算。"""
-        jobs = self.jobs
-        lines = iter(lines)
-        head = [line for _, line in zip(range(jobs * BATCH), lines, strict=False)]
-        if jobs <= 1 or len(head) < jobs * BATCH:
-            for batch in batches(line for part in (head, lines) for line in part):
-                yield from work(batch, argument)
-            return
-        if self.pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["sourced_answers.verification"])
-            self.pool = context.Pool(jobs, initializer=ignore_interrupts)
-        pending: deque[Any] = deque()
-        for batch in batches(line for part in (head, lines) for line in part):
-            pending.append(self.pool.apply_async(work, (batch, argument)))
-            if len(pending) >= jobs * WINDOW_PER_JOB:
-                yield from pending.popleft().get()
-        while pending:
-            yield from pending.popleft().get()
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
-            self.pool = None
-
-
-def batches(lines: Iterable[Line], size: int = BATCH) -> Iterator[list[Line]]:
-    batch: list[Line] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def in_order(lines: Iterable[Line], options: Options, workers: Workers) -> Iterator[Result]:
-    """按输入的顺序给出每一行的结果（内存不随输入变大）。"""
-    return workers.ordered(check_batch, lines, options)
-
-
-# ---------- 汇总 ----------
-
-@dataclass
-class Summary:
-    records: int = 0
-    passed: int = 0
-    failed: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-    slowest: list[tuple[float, int | None]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def add(self, result: Result) -> None:
-        self.records += 1
-        self.passed += result.passed
-        self.failed += not result.passed
-        self.kinds.update(result.kinds)
-        self.slowest = sorted([*self.slowest, (result.seconds, result.line)], reverse=True)[:SLOWEST]
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["kinds"] = dict(self.kinds.most_common())
-        data["slowest"] = [{"line": line, "seconds": seconds} for seconds, line in self.slowest]
-        data["records_per_second"] = round(self.records / self.seconds, 1) if self.seconds else None
-        data["seconds"] = round(self.seconds, 3)
-        return data
-
-    def lines(self) -> list[str]:
-        kinds = "、".join(f"{kind} {count}" for kind, count in self.kinds.most_common()) or "无"
-        slowest = "、".join(f"第 {line} 行 {seconds:.2f} 秒" for seconds, line in self.slowest if line)
-        speed = f"，{self.records / self.seconds:.0f} 条/秒" if self.seconds else ""
-        head = f"汇总：{self.records} 条，通过 {self.passed}，没通过 {self.failed}（用时 {self.seconds:.1f} 秒{speed}）"
-        return [head, f"  问题按种类：{kinds}", *([f"  最慢的几条：{slowest}"] if slowest else [])]
-
-
-def write_summary(path: str, summary: Summary) -> None:
-    try:
-        Path(path).write_text(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"写不了汇总 {path}：{os_error_text(error)}") from None
 
 
 # ---------- --verify ----------
@@ -294,19 +157,11 @@ def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[by
         workers.close()
 
 
-def regular_file(path: str) -> bool:
-    """能读两遍的输入：普通文件。标准输入、管道、<(zcat …) 这样的进程替换只能读一遍。"""
-    try:
-        return path != "-" and stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False  # 打不开的由下面 open_input 报
-
-
 def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
                 progress_stream: Any, path: str, name: str) -> int:
     if regular_file(path):
         with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
-            for error in workers.ordered(validate_batch, saved_lines(handle, name), name):
+            for error in workers.ordered(validate_batch, input_lines(handle, name), name):
                 if error:
                     raise InputError(error)
     if config.judge:
@@ -315,35 +170,39 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
     judge = judge_asker(config, Deadline(config.timeout))
     handle = open_input(path, stdin)
     try:
-        lines = saved_lines(handle, name)
+        lines = input_lines(handle, name)
         first = next(lines)
         several = first[0] is not None
         options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
-                          config.judge, config.judge_url, config.judge_all)
+                          tuple(config.secrets), config.judge, config.judge_url, config.judge_all)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
-        return run_lines(config, [first], lines, options, workers, judge, out, log, handle, progress)
+        streaming = not regular_file(path)
+        return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)
     finally:
         if handle is not stdin:
             handle.close()
 
 
-def run_lines(config: Config, head: list[Line], rest: Iterator[Line], options: Options, workers: Workers,
+def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Options, workers: Workers,
               judge: JudgeAsk | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
-              progress: "Progress | None") -> int:
+              progress: "Progress | None", streaming: bool) -> int:
+    """核对每一行并按顺序输出。streaming：输入是流（标准输入、管道），每条结论写完就冲刷，读的人马上能看到。"""
     summary = Summary()
     started = time.perf_counter()
     reviewed: list[Record] = []
     step_error = None
-    lines = (line for part in (head, rest) for line in part)
+    lines = chained(first, rest)
     try:
         asker = [judge]  # 评判模型出错之后换成 None：剩下的回答不再问它，只做字面核对
-        results = in_order(lines, options, workers) if not judge else (check_line(line, options, asker[0])
-                                                                      for line in lines)
+        results = (workers.ordered(check_batch, lines, options) if not judge
+                   else (check_line(line, options, asker[0]) for line in lines))
         for result in results:
             if result.error:
                 raise InputError(result.error)
             out.write(result.output)
-            summary.add(result)
+            if streaming:
+                out.flush()
+            summary.add(result.passed, result.kinds, result.seconds, result.line)
             if result.step_error and not step_error:
                 step_error = result.step_error
                 asker[0] = None
@@ -359,15 +218,27 @@ def run_lines(config: Config, head: list[Line], rest: Iterator[Line], options: O
         for text in summary.lines():
             log(text)
     if config.summary:
-        write_summary(config.summary, summary)
+        write_summary(config, summary)
     if step_error:
         log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
         save_review_page(config.html, reviewed, config.secrets)
+        log(f"审阅页已写到 {config.html.path}")
     if step_error:
         return ExitCode.SERVICE
     return ExitCode.PASSED if summary.failed == 0 else ExitCode.FAILED
+
+
+def chained(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
+    yield first
+    yield from rest
+
+
+def write_summary(config: Config, summary: Summary) -> None:
+    if config.summary:
+        data = mask_data(summary.to_dict(), config.secrets)
+        write_file(config.summary, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 class Progress:
@@ -401,3 +272,4 @@ def input_size(handle: IO[bytes]) -> int | None:
     except (OSError, ValueError, AttributeError):
         return None
     return size or None
+

@@ -145,16 +145,16 @@ def test_repairs_are_listed_with_fix(tmp_path):
     assert result.returncode == 0 and "<h2>已修正</h2>" in text and "改引" in text
 
 
-def test_a_symlink_at_the_path_is_replaced_not_followed(tmp_path):
+def test_a_symlink_at_the_path_is_neither_followed_nor_replaced(tmp_path):
     precious = tmp_path / "precious.txt"
     precious.write_text("别动我", encoding="utf-8")
     link = tmp_path / "review.html"
     link.symlink_to(precious)
     result = run_cli("--verify", write_input(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS}), "--html", str(link),
                      env=cli_env())
-    assert result.returncode == 0
+    assert result.returncode == 2 and "符号链接" in result.stderr and result.stdout == ""
     assert precious.read_text(encoding="utf-8") == "别动我"
-    assert not link.is_symlink() and "<!DOCTYPE html>" in link.read_text(encoding="utf-8")
+    assert link.is_symlink()
 
 
 def test_failure_to_write_is_exit_2_and_the_answer_is_still_printed(tmp_path):
