@@ -119,9 +119,9 @@ def run_eval(config: Config, out: Output, log: Callable[[str], None], progress: 
     """progress：画进度条的地方（标准错误是终端时由 main 给出）：问题 × 模型做了几个、还要多久。"""
     questions = read_questions(config.eval or "")
     models = config.models
-    check_before_paying(config, models)  # 缺哪些模型，在第一次搜索之前一起说
-    gathered = {}
     deadline = Deadline(config.timeout)
+    check_before_paying(config, models, deadline)  # 缺哪些模型，在第一次搜索之前一起说
+    gathered = {}
     with MetasoSession(config, log, deadline) as metaso:
         for number, question in enumerate(questions, 1):
             log(f"[资料 {number}/{len(questions)}] {question}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from sourced_answers.config import Config
+from sourced_answers.errors import ConfigError
 from sourced_answers.model_client import (
     NO_KEY,
     ApiKey,
@@ -21,6 +22,7 @@ from sourced_answers.model_client import (
     key_error,
     model_error_message,
 )
+from sourced_answers.retrying import Deadline, DeadlineExceeded
 
 TIMEOUT = 3
 
@@ -87,15 +89,20 @@ def is_llama_cpp(data: object) -> bool:
 
 
 def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT,
-                 key: ApiKey = NO_KEY) -> None:
-    """付费之前确认模型服务在、密钥对、模型都在。连不上抛 ModelUnreachable；密钥被拒、确定缺模型抛 ModelError；
-    别的情况（接口报错、样子不认识）照常往下走。"""
+                 key: ApiKey = NO_KEY, setting: str = "OLLAMA_URL") -> None:
+    """付费之前确认模型服务在、密钥对、是 OpenAI 兼容的服务、模型都在。连不上抛 ModelUnreachable；
+    密钥被拒、确定缺模型抛 ModelError；/v1/models 不存在（404）或者回答的不是模型列表，说明地址不对（ConfigError，
+    点名 setting）。服务自己出错（5xx）、超时照常往下走：交给真正的请求去判断。"""
     found = probe_models(base_url, timeout, key)
     if not found.reachable:
         raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
-                               f"请先启动它：ollama serve（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）")
+                               f"请先启动它：ollama serve（或把 {setting} 设成你的 OpenAI 兼容服务地址）")
     if found.status in (401, 403):
         raise key_error(found.status, found.message, base_url, key)
+    if found.status in (404, 405) or (found.answered and found.models is None):
+        what = f"回答 HTTP {found.status}" if found.status != 200 else "回答的不是模型列表"
+        raise ConfigError(f"{setting}（{base_url}）不像 OpenAI 兼容的模型服务：GET /v1/models {what}。"
+                          f"请写服务的根地址，例如 Ollama 是 http://127.0.0.1:11434（不要带 /api 之类的路径）")
     listed = found.models
     if listed is None or found.accepts_any:
         return
@@ -144,9 +151,12 @@ def remote_notices(config: Config) -> list[str]:
     return [f"注意：模型服务 {host} 不在本机或局域网，问题和资料原文会发送到那里" for host in hosts]
 
 
-def probe_timeout(config: Config) -> float:
-    """预检每个请求的超时：平常 3 秒，--timeout 更短时按 --timeout。"""
-    return min(TIMEOUT, config.timeout) if config.timeout else TIMEOUT
+def probe_timeout(deadline: Deadline) -> float:
+    """预检每个请求的超时：平常 3 秒，--timeout 剩下的时间更短时按剩下的（预检用的时间也算在 --timeout 里）。"""
+    try:
+        return deadline.timeout(TIMEOUT, TIMEOUT)[1]
+    except DeadlineExceeded as error:
+        raise ModelError(str(error)) from None
 
 
 def model_key(config: Config) -> ApiKey:
@@ -157,9 +167,16 @@ def judge_key(config: Config) -> ApiKey:
     return ApiKey(config.judge_key, config.judge_key_name)
 
 
-def check_before_paying(config: Config, models: list[str]) -> None:
-    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在 Config 里已经检查过。"""
-    check_models(config.model_url, models, timeout=probe_timeout(config), key=model_key(config))
+def check_before_paying(config: Config, models: list[str], deadline: Deadline) -> None:
+    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在 Config 里已经检查过。
+    deadline：这次运行的总时限（预检的时间也算在里面）。"""
+    check_models(config.model_url, models, timeout=probe_timeout(deadline), key=model_key(config))
+    check_judge(config, deadline)
+
+
+def check_judge(config: Config, deadline: Deadline) -> None:
+    """用了 --judge 时：评判模型的服务在、密钥对、是 OpenAI 兼容的服务、模型在。"""
     if config.judge:
-        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config),
-                     key=judge_key(config))
+        setting = "--judge-url" if config.judge_url != config.model_url else "OLLAMA_URL"
+        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(deadline),
+                     key=judge_key(config), setting=setting)

@@ -24,7 +24,7 @@ from sourced_answers.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.judge import JudgeAsk
 from sourced_answers.network import os_error_text
 from sourced_answers.output_files import write_file
-from sourced_answers.preflight import check_models, judge_key, probe_timeout
+from sourced_answers.preflight import check_judge
 from sourced_answers.records import Record, saved_answer
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
@@ -164,10 +164,9 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
             for error in workers.ordered(validate_batch, input_lines(handle, name), name):
                 if error:
                     raise InputError(error)
-    if config.judge:
-        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(config),
-                     key=judge_key(config))
-    judge = judge_asker(config, Deadline(config.timeout))
+    deadline = Deadline(config.timeout)
+    check_judge(config, deadline)
+    judge = judge_asker(config, deadline)
     handle = open_input(path, stdin)
     try:
         lines = input_lines(handle, name)

@@ -1,5 +1,6 @@
 """付费之前先检查：地址写错（退出码 2）、模型服务不在、模型没下载（退出码 3）都在第一次请求秘塔之前发现。"""
 import json
+import time
 
 import pytest
 
@@ -70,14 +71,43 @@ def test_model_name_without_tag_means_latest(fake_metaso, model_server):
     assert "ollama pull tagged" in result.stderr and len(fake_metaso.requests) == 3
 
 
+@pytest.mark.parametrize("reply", [(500, "{}", "application/json"), (503, "busy", "text/plain")])
+def test_a_server_error_from_the_models_endpoint_is_not_a_failure(fake_metaso, model_server, reply):
+    model_server.models_reply = reply  # 服务自己出错：不确定，交给真正的请求去判断
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 0, result.stderr
+
+
 @pytest.mark.parametrize("reply", [(404, "404 page not found", "text/plain"),
                                    (200, json.dumps({"models": "?"}), "application/json"),
                                    (200, "not json", "text/plain"),
-                                   (500, "{}", "application/json")])
-def test_odd_models_endpoint_is_not_a_failure(fake_metaso, model_server, reply):
+                                   (200, "<html>Metaso</html>", "text/html")])
+def test_a_server_that_is_not_openai_compatible_stops_before_paying(fake_metaso, model_server, reply):
     model_server.models_reply = reply
     result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 2 and "不像 OpenAI 兼容的模型服务" in result.stderr and "OLLAMA_URL" in result.stderr
+    assert len(fake_metaso.requests) == 0
+
+
+@pytest.mark.parametrize("suffix", ["/api", "/v1/chat", "/api/v1"])
+def test_a_base_url_with_a_wrong_path_stops_before_paying(fake_metaso, model_server, suffix):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good",
+                                           OLLAMA_URL=model_server.url + suffix))
+    assert result.returncode == 2 and "不像 OpenAI 兼容的模型服务" in result.stderr
+    assert len(fake_metaso.requests) == 0
+
+
+def test_the_metaso_address_as_the_model_server_stops_before_paying(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good", OLLAMA_URL=fake_metaso.base_url))
+    assert result.returncode == 2 and [method for method, _ in fake_metaso.requests] == ["GET"]  # 只有预检，没有付费
+
+
+def test_the_probe_counts_against_the_timeout(fake_metaso, model_server):
+    model_server.models_delay = 1.5  # 预检用掉了 --timeout 的大半
+    started = time.monotonic()
+    result = run_cli(QUESTION, "--timeout", "1", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 3 and "--timeout" in result.stderr
+    assert time.monotonic() - started < 5
 
 
 def test_eval_names_every_missing_model_before_the_first_search(fake_metaso, model_server, tmp_path):
