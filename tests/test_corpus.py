@@ -132,23 +132,29 @@ def test_progress_bar_on_a_terminal(tmp_path):
 
 
 @pytest.mark.slow
-def test_dask_local_cluster_gives_the_same_records_as_verify(tmp_path):
+def test_dask_spreads_one_file_over_partitions_and_gives_the_verify_records_and_summary(tmp_path):
     pytest.importorskip("distributed")
     from sourced_answers import cluster
-    first = corpus(tmp_path, 30, "a.jsonl")
-    second = corpus(tmp_path, 20, "b.jsonl")
+    path = corpus(tmp_path, 150, "big.jsonl")  # 大约 600 KB：会被切成好几块，两个 worker 都有活干
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # 开头有 BOM：和 --verify 一样去掉
     out = tmp_path / "out"
-    summary = cluster.run(str(tmp_path / "*.jsonl"), str(out), workers=2)
-    produced = [json.loads(line) for part in sorted(out.glob("*.jsonl"), key=lambda p: int(p.stem))
-                for line in part.read_text(encoding="utf-8").splitlines()]
-    expected = []
-    for path in (first, second):
-        result = run_cli("--verify", str(path), "--json", "--jobs", "1", env=cli_env())
-        expected += [json.loads(line) for line in result.stdout.splitlines()]
-    assert produced == expected
-    assert summary == {"records": 50, "passed": sum(r["passed"] for r in expected),
-                       "failed": sum(not r["passed"] for r in expected), "errors": 0,
-                       "kinds": summary["kinds"]} and summary["kinds"]["empty_answer"] == 8
+    code = cluster.main([str(path), "--out", str(out), "--workers", "2", "--summary", str(tmp_path / "dask.json")])
+    parts = sorted(out.glob("*.jsonl"), key=lambda part: int(part.stem))
+    texts = [part.read_text(encoding="utf-8") for part in parts]
+    assert len(parts) >= 2 and all(text.endswith("\n") for text in texts)
+    produced = [json.loads(line) for text in texts for line in text.splitlines()]
+    result = run_cli("--verify", str(path), "--json", "--jobs", "1", "--summary", str(tmp_path / "verify.json"),
+                     env=cli_env())
+    assert produced == [json.loads(line) for line in result.stdout.splitlines()]
+    assert code == result.returncode == 1
+
+    def comparable(summary):
+        return {name: value for name, value in summary.items() if name not in ("seconds", "records_per_second",
+                                                                              "slowest")}
+    dask_summary = json.loads((tmp_path / "dask.json").read_text(encoding="utf-8"))
+    verify_summary = json.loads((tmp_path / "verify.json").read_text(encoding="utf-8"))
+    assert set(dask_summary) == set(verify_summary)
+    assert comparable(dask_summary) == comparable(verify_summary) and dask_summary["records"] == 150
 
 
 @pytest.mark.slow

@@ -30,7 +30,7 @@ def test_bundled_model_extra_pins_the_server_that_local_model_installs():
 
 
 def test_console_command_points_at_the_entry_point():
-    assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "answer_with_sources:console_main"
+    assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.command:main"
 
 
 @pytest.fixture(scope="module")

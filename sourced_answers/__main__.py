@@ -1,0 +1,5 @@
+"""python -m sourced_answers：和 answer-with-sources 命令一样。"""
+from sourced_answers.command import main
+
+if __name__ == "__main__":
+    main()

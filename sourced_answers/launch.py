@@ -1,0 +1,70 @@
+"""每个入口共用的最外一层：answer-with-sources 命令、python answer_with_sources.py、python -m sourced_answers、
+python -m sourced_answers.cluster、python -m sourced_answers.local_model 和 quickstart。
+
+  · Ctrl-C 在任何时候（导入模块的那零点几秒也算）都是退出码 130 和一行“已中断”，没有报错堆栈；
+  · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
+    加 --debug 才显示报错堆栈（像 httpie 那样）；
+  · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
+这个模块只导入标准库，所以它自己几乎不花时间导入。
+"""
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+INTERRUPTED = 130  # 和 errors.ExitCode 一样（这里不导入它：这个模块只用标准库，导入要快）
+INTERNAL = 4
+REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段说明和运行的命令（去掉密钥）报告给维护者；"
+          "加 --debug 可以看到报错堆栈")
+
+
+def interrupted_at_startup(signum: int, frame: object) -> NoReturn:
+    """还在导入模块时按下了 Ctrl-C。"""
+    print_error("\n已中断")
+    raise SystemExit(INTERRUPTED)
+
+
+def guard_startup(module_name: str = "__main__") -> None:
+    """在入口模块的最开头调用（只在它作为程序运行时生效）：从现在到 run() 之前按 Ctrl-C 也安静地结束。"""
+    if module_name == "__main__":
+        signal.signal(signal.SIGINT, interrupted_at_startup)
+
+
+def print_error(text: str) -> None:
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # 连标准错误都写不进去了：只能安静地结束
+
+
+def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
+    """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
+    arguments = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # 导入完了：之后的 Ctrl-C 由 main 自己接住
+    try:
+        code = main()
+    except KeyboardInterrupt:  # main 之外按下的 Ctrl-C
+        print_error("\n已中断")
+        code = INTERRUPTED
+    except Exception as error:  # noqa: BLE001  最后一道防线：程序的 bug 也不显示英文的报错堆栈
+        print_error(f"✗ 程序内部出错（{type(error).__name__}: {str(error)[:200]}）。{REPORT}")
+        if "--debug" in arguments:
+            print_error("".join(traceback.format_exception(error)))
+        code = INTERNAL
+    finish_stdout()
+    sys.exit(code)
+
+
+def finish_stdout() -> None:
+    """最后冲刷一次标准输出；已经断了就指向 /dev/null，免得解释器退出时再冲刷一次、打出一段英文的报错。"""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
