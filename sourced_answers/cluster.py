@@ -163,13 +163,13 @@ def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2)) -> Jo
     workers = args.workers
     blocks = split(paths, workers)
     outputs = OutputFiles(paths, streams)
+    summary = outputs.plan(args.summary, "汇总") if args.summary else None  # 先查完别的，最后才建结果目录
     files: list[PlannedFile | str] = []
     if is_remote(args.out):
         filesystem(args.out)
         files = [f"{args.out.rstrip('/')}/{number}.jsonl" for _, _, _, number in blocks]
     else:
         files = local_result_files(args.out, paths, blocks, outputs)
-    summary = outputs.plan(args.summary, "汇总") if args.summary else None
     return Job(paths, args.out, files, blocks, args.scheduler.strip() if args.scheduler else None, workers,
                args.rule, args.threshold, args.fix, summary)
 

@@ -63,10 +63,11 @@ def split_block(block: bytes, name: str, first_number: int, file_start: bool) ->
         yield number, decoded(raw, number, name, file_start and offset == 0)
 
 
-def records_of(lines: Iterator[tuple[int, str]], name: str) -> Iterator[Line]:
+def records_of(lines: Iterator[tuple[int, str]], name: str, stream: bool = False) -> Iterator[Line]:
     """--verify 的输入：JSON Lines，或者一个（可能跨好几行的、缩进过的）JSON 值。跳过空行。
     第一行本身不是完整的 JSON 时，整个输入当作一个 JSON 值（一起最多 MAX_RECORD_BYTES）；只有一行时也当作
-    一个 JSON 值（行号为 None）。"""
+    一个 JSON 值（行号为 None）。stream：输入是一直开着的流（管道、终端）——不往后多看一行（那会一直等下去），
+    第一行就按 JSON Lines 的第 1 行处理。"""
     nonblank = ((number, text) for number, text in lines if text.strip())
     first = next(nonblank, None)
     if first is None:
@@ -84,6 +85,10 @@ def records_of(lines: Iterator[tuple[int, str]], name: str) -> Iterator[Line]:
             if size > MAX_RECORD_BYTES:
                 raise too_long(name, number) from None
         yield None, "".join(pieces)
+        return
+    if stream:
+        yield first
+        yield from nonblank
         return
     second = next(nonblank, None)
     if second is None:  # 只有一条：它是一个 JSON 对象，不是 JSON Lines（输出不标行号）

@@ -81,9 +81,15 @@ def model_error_message(body_text: str) -> str:
 
 @dataclass(frozen=True)
 class ApiKey:
-    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。"""
+    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
+    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
     value: str = ""
     name: str = "ANS_API_KEY"
+    run_secrets: tuple[str, ...] = ()
+
+    @property
+    def masked(self) -> list[str]:
+        return [self.value, *self.run_secrets]
 
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.value}"} if self.value else {}
@@ -148,12 +154,12 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
         text, finish, tokens = read_stream(response, received)
         # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
-        return ChatResult(mask(text, [key.value]), finish, tokens, time.monotonic() - started,
+        return ChatResult(mask(text, key.masked), finish, tokens, time.monotonic() - started,
                           first[0] if first else None, pieces[0])
     text, finish, tokens = read_whole(response)
     if on_text:
         on_text(text)
-    return ChatResult(mask(text, [key.value]), finish, tokens, time.monotonic() - started)
+    return ChatResult(mask(text, key.masked), finish, tokens, time.monotonic() - started)
 
 
 def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadline: Deadline,

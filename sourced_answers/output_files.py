@@ -31,6 +31,7 @@ class PlannedFile:
     path: str
     target: str
     what: str
+    identity: tuple[int, int] | None = None  # 已经存在的文件：(设备, inode)，认得出硬链接
 
 
 def identity(path: str) -> tuple[int, int] | None:
@@ -67,16 +68,17 @@ class OutputFiles:
             raise self.refuse(repr(path), what, "路径是空的")
         if path.endswith(("/", os.sep)):
             raise self.refuse(path, what, "路径以 / 结尾，是一个目录；请写上文件名")
-        if os.path.islink(path):
-            raise self.refuse(path, what, f"它是一个符号链接（指向 {os.readlink(path)}）：程序不跟着链接写，"
-                                          "也不把链接换掉；要写到它指向的文件，请直接写那个路径")
         target = os.path.realpath(path)  # 上层目录可以是符号链接：比较时用解析过的真实路径
         try:
-            status: os.stat_result | None = os.stat(target)
+            status: os.stat_result | None = os.stat(path)  # 跟着链接走（/dev/stdout 这样的也认得出是谁）
         except FileNotFoundError:
             status = None
         except OSError as error:
             raise self.refuse(path, what, os_error_text(error)) from None
+        self.check_not_used(path, target, status, what)  # 先说最要紧的：它就是输入、标准输出……
+        if os.path.islink(path):
+            raise self.refuse(path, what, f"它是一个符号链接（指向 {os.readlink(path)}）：程序不跟着链接写，"
+                                          "也不把链接换掉；要写到它指向的文件，请直接写那个路径")
         if status is not None:
             if stat.S_ISDIR(status.st_mode):
                 raise self.refuse(path, what, "这是一个目录")
@@ -85,8 +87,7 @@ class OutputFiles:
         parent = os.path.dirname(target) or "."
         if not os.path.isdir(parent):
             raise self.refuse(path, what, f"目录 {os.path.dirname(path) or '.'} 不存在")
-        self.check_not_used(path, target, status, what)
-        planned = PlannedFile(path, target, what)
+        planned = PlannedFile(path, target, what, (status.st_dev, status.st_ino) if status is not None else None)
         self.planned.append(planned)
         return planned
 
@@ -100,7 +101,7 @@ class OutputFiles:
             if same is not None and stream_identity(fd) == same:
                 raise self.refuse(path, what, f"它就是这次运行的{STREAM_NAMES.get(fd, '输出')}，请换一个文件名")
         for earlier in self.planned:
-            if earlier.target == target:
+            if earlier.target == target or (same is not None and earlier.identity == same):
                 raise self.refuse(path, what, f"这次运行已经要把{earlier.what}写到这个文件（{earlier.path}）")
 
 

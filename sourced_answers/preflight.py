@@ -160,11 +160,11 @@ def probe_timeout(deadline: Deadline) -> float:
 
 
 def model_key(config: Config) -> ApiKey:
-    return ApiKey(config.model_key, "ANS_API_KEY")
+    return ApiKey(config.model_key, "ANS_API_KEY", tuple(config.secrets))
 
 
 def judge_key(config: Config) -> ApiKey:
-    return ApiKey(config.judge_key, config.judge_key_name)
+    return ApiKey(config.judge_key, config.judge_key_name, tuple(config.secrets))
 
 
 def check_before_paying(config: Config, models: list[str], deadline: Deadline) -> None:

@@ -9,6 +9,7 @@
 
 verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
 """
+import io
 import json
 import os
 import stat
@@ -60,9 +61,18 @@ def open_input(path: str, stdin: IO[bytes]) -> IO[bytes]:
 def input_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
     """输入里的每一条记录 (行号, 文字)；读不了的时候（I/O 错误）说明是哪个文件。"""
     try:
-        yield from records_of(read_lines(handle, name), name)
+        yield from records_of(read_lines(handle, name), name, stream=is_stream(handle))
     except OSError as error:
         raise InputError(f"读不了 {name}：{os_error_text(error)}") from None
+
+
+def is_stream(handle: IO[bytes]) -> bool:
+    """输入是不是一直开着、读下一行可能要等的流（管道、终端、套接字）。普通文件和内存里的字节不是。"""
+    try:
+        mode = os.fstat(handle.fileno()).st_mode
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return not stat.S_ISREG(mode)
 
 
 def regular_file(path: str) -> bool:

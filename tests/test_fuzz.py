@@ -179,3 +179,93 @@ def test_any_metaso_reply(fake_metaso, model_server, search, reader, status):
     result = run_cli(QUESTION, "--json", "--no-cache", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert_invariants(result, secret=fake_metaso.key, json_output=True)
     assert result.returncode in (0, 1, 3)
+
+
+# ---------- 密钥里有 JSON、HTML 的特殊字符：每一种输出里都遮掉 ----------
+
+metachar_keys = st.text(alphabet=string.ascii_letters + string.digits + "\"\\&<>'`/%;=-_", min_size=10, max_size=40).map(
+    lambda text: "sk-" + text)
+
+
+def encodings(key):
+    """密钥在各种输出里可能的样子：原样、JSON 转义过、HTML 转义过。"""
+    import html
+    return {key, json.dumps(key, ensure_ascii=False)[1:-1], html.escape(key, quote=True), html.escape(key, quote=False)}
+
+
+@FUZZ
+@given(key=metachar_keys)
+def test_a_sent_key_with_metacharacters_never_shows_in_any_output(tmp_path_factory, model_server, key):
+    folder = tmp_path_factory.mktemp("keys")
+    answer = f"家用 NAS 至少选两盘位，方便做 RAID1 镜像，调试信息 {key} [1]。"
+    (folder / "saved.json").write_text(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES},
+                                                  ensure_ascii=False), encoding="utf-8")
+    for mode in (["--json"], []):
+        page, summary = folder / f"page{len(mode)}.html", folder / f"summary{len(mode)}.json"
+        # --judge 和回答用同一个服务：ANS_API_KEY 这次会发出去，所以每种输出都要遮掉它
+        result = run_cli("--verify", str(folder / "saved.json"), *mode, "--judge", "judge-yes", "--html", str(page),
+                         "--summary", str(summary), env=cli_env(None, model_server, ANS_API_KEY=key))
+        assert_invariants(result, json_output=bool(mode))
+        outputs = [result.stdout, result.stderr, page.read_text(encoding="utf-8"),
+                   summary.read_text(encoding="utf-8")]
+        for shown in encodings(key):
+            assert not any(shown in output for output in outputs), shown
+
+
+def test_overlapping_keys_are_masked_longest_first(tmp_path, fake_metaso, model_server):
+    # 回答的服务用 ANS_API_KEY，评判模型在另一个服务上用 ANS_JUDGE_API_KEY：两个都发出去，一个包含另一个
+    short, long = "sk-OVERLAP-123456", "sk-OVERLAP-123456-EXTRA99"
+    from tests.support import ScriptedModel
+    judge = ScriptedModel()
+    try:
+        echoed = f"家用 NAS 至少选两盘位，方便做 RAID1 镜像，调试 {long} 和 {short} [1]。"
+        model_server.fuzz_reply = (json.dumps({"choices": [{"message": {"content": echoed}, "finish_reason": "stop"}]},
+                                              ensure_ascii=False), "application/json")
+        page = tmp_path / "page.html"
+        result = run_cli(QUESTION, "--json", "--html", str(page), "--judge", "judge-yes", "--judge-url", judge.url,
+                         env=cli_env(fake_metaso, model_server, ANS_MODEL="fuzz", ANS_API_KEY=short,
+                                     ANS_JUDGE_API_KEY=long))
+        assert result.returncode in (0, 1), result.stderr
+        for output in (result.stdout, result.stderr, page.read_text(encoding="utf-8")):
+            assert "OVERLAP" not in output and "EXTRA99" not in output
+        assert "调试 mk-*** 和 mk-***" in json.loads(result.stdout)["answer"]
+    finally:
+        judge.close()
+
+
+def test_a_key_the_run_does_not_send_rewrites_nothing_anywhere(tmp_path):
+    # ANS_API_KEY=password：--verify 不找模型服务，这个值不发出去，也就不拿它改写任何文字，JSON 和页面一样
+    answer = "忘了密码请打开 https://example.com/password-reset 页面 [1]。"
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"answer": answer, "sources": [{"text": answer}]}, ensure_ascii=False),
+                    encoding="utf-8")
+    page = tmp_path / "page.html"
+    result = run_cli("--verify", str(path), "--json", "--html", str(page), env=cli_env(ANS_API_KEY="password"))
+    assert json.loads(result.stdout)["answer"] == answer
+    assert "password-reset" in page.read_text(encoding="utf-8") and "mk-***" not in page.read_text(encoding="utf-8")
+
+
+# ---------- 一行在哪里结束：只有 \n（\r\n 也认） ----------
+
+record_lines = st.lists(st.sampled_from([
+    json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
+    json.dumps({"answer": "家用 NAS\u2028至少选两盘位 [1]。", "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
+    json.dumps({"answer": "行内有\r回车 [1]。", "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
+    "", "  ", "{", "[]", "\ufeff{}"]), min_size=1, max_size=6)
+
+
+@FUZZ
+@given(lines=record_lines, ending=st.sampled_from(["\n", "\r\n", "\r", "\u2028", "\n\r"]),
+       bom=st.booleans(), data=st.data())
+def test_any_line_endings_give_the_same_verdicts_through_every_reader(tmp_path_factory, lines, ending, bom, data):
+    text = ("\ufeff" if bom else "") + ending.join(lines)
+    folder = tmp_path_factory.mktemp("endings")
+    (folder / "in.jsonl").write_text(text, encoding="utf-8")
+    from_file = run_cli("--verify", str(folder / "in.jsonl"), "--json", env=cli_env())
+    from_stdin = run_cli("--verify", "-", "--json", "--jobs", str(data.draw(st.sampled_from([1, 2]))),
+                         env=cli_env(), stdin=text)
+    for result in (from_file, from_stdin):
+        assert_invariants(result, json_output=True)
+        assert result.returncode in (0, 1, 2)
+    if from_file.returncode in (0, 1):  # 格式对的输入：从文件读和从标准输入读，结论一字不差
+        assert from_stdin.stdout == from_file.stdout and from_stdin.returncode == from_file.returncode

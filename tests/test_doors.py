@@ -1,0 +1,298 @@
+"""每一扇门都守同样的规矩（issue 24）：一个写文件的地方、一个读 JSON Lines 的地方、每个入口的最后一道防线，
+以及 Dask 任务的参数。随机生成的输入在 test_fuzz.py 里；这里是一类一类写出来的例子。"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_command, cli_env, run_cli
+
+LINE = json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
+
+
+def saved(tmp_path, count=1, name="saved.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join([LINE] * count) + "\n", encoding="utf-8")
+    return path
+
+
+def shell(command, tmp_path, timeout=60):
+    return subprocess.run(["bash", "-c", command], cwd=tmp_path, env=cli_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def cli(*args):
+    return " ".join(f"'{part}'" for part in cli_command(*args))
+
+
+# ---------- 一个写文件的地方 ----------
+
+def test_summary_onto_stdout_redirected_to_a_file_is_refused_before_printing(tmp_path):
+    saved(tmp_path, 3)
+    done = shell(f"{cli('--verify', 'saved.jsonl', '--json', '--summary', '/dev/stdout')} > out.jsonl", tmp_path)
+    assert done.returncode == 2 and "标准输出" in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "out.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_summary_onto_stdin_redirected_from_the_input_is_refused(tmp_path):
+    path = saved(tmp_path, 3)
+    before = path.read_bytes()
+    done = shell(f"{cli('--verify', '-', '--summary', '/dev/stdin')} < saved.jsonl", tmp_path)
+    assert done.returncode == 2 and "标准输入" in done.stderr
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("make", ["fifo", "link-to-fifo", "device", "directory", "slash", "link-to-page",
+                                  "hard-link-to-page", "link", "missing-folder", "input"])
+def test_the_writer_refuses_what_it_must_not_write(tmp_path, make):
+    path = saved(tmp_path)
+    target = tmp_path / "summary.json"
+    page = tmp_path / "page.html"
+    page.write_text("旧的审阅页", encoding="utf-8")
+    if make == "fifo":
+        os.mkfifo(target)
+    elif make == "link-to-fifo":
+        os.mkfifo(tmp_path / "pipe")
+        target.symlink_to(tmp_path / "pipe")
+    elif make == "device":
+        target = "/dev/null"
+    elif make == "directory":
+        target = tmp_path
+    elif make == "slash":
+        target = str(tmp_path / "nodir") + "/"
+    elif make == "link-to-page":
+        target.symlink_to(page)
+    elif make == "hard-link-to-page":
+        os.link(page, target)
+    elif make == "link":
+        (tmp_path / "precious.json").write_text("别动我", encoding="utf-8")
+        target.symlink_to(tmp_path / "precious.json")
+    elif make == "missing-folder":
+        target = tmp_path / "missing" / "summary.json"
+    elif make == "input":
+        target = path
+    result = run_cli("--verify", str(path), "--summary", str(target), "--html", str(page), env=cli_env())
+    assert result.returncode == 2 and result.stdout == "" and "写不了汇总" in result.stderr, result.stderr
+    assert page.read_text(encoding="utf-8") == "旧的审阅页"
+    assert not (tmp_path / "nodir").exists()
+    if make == "link":
+        assert (tmp_path / "precious.json").read_text(encoding="utf-8") == "别动我"
+
+
+def test_the_writer_replaces_a_file_whole_and_keeps_its_permissions(tmp_path):
+    path = saved(tmp_path)
+    summary = tmp_path / "summary.json"
+    summary.write_text("旧的", encoding="utf-8")
+    summary.chmod(0o640)
+    assert run_cli("--verify", str(path), "--summary", str(summary), env=cli_env()).returncode == 0
+    assert json.loads(summary.read_text(encoding="utf-8"))["records"] == 1
+    assert summary.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["saved.jsonl", "summary.json"]  # 没有留下临时文件
+
+
+# ---------- 一个读 JSON Lines 的地方 ----------
+
+def test_crlf_lines_read_like_lf_lines(tmp_path):
+    lf = run_cli("--verify", "-", "--json", env=cli_env(), stdin=LINE + "\n" + LINE + "\n")
+    crlf = run_cli("--verify", "-", "--json", env=cli_env(), stdin=LINE + "\r\n" + LINE + "\r\n")
+    assert lf.returncode == crlf.returncode == 0 and lf.stdout == crlf.stdout
+
+
+def test_a_bare_cr_is_not_a_line_end(tmp_path):
+    result = run_cli("--verify", "-", "--json", env=cli_env(), stdin=LINE + "\r" + LINE + "\r")
+    assert result.returncode == 2 and "第 1 行" in result.stderr and result.stdout == ""
+
+
+def test_u2028_inside_a_json_string_is_text(tmp_path):
+    line = json.dumps({"answer": "家用 NAS 至少选两盘位，\u2028方便做 RAID1 镜像 [1]。", "sources": NAS_RECORD_SOURCES},
+                      ensure_ascii=False)
+    result = run_cli("--verify", "-", "--json", env=cli_env(), stdin=line + "\n" + line + "\n")
+    assert result.returncode == 0 and len(result.stdout.split("\n")) == 3
+
+
+def test_a_line_past_the_record_limit_is_named(tmp_path):
+    from sourced_answers.json_lines import MAX_RECORD_BYTES
+    path = tmp_path / "huge.jsonl"
+    path.write_bytes(LINE.encode() + b"\n" + b"x" * (MAX_RECORD_BYTES + 10) + b"\n")
+    result = run_cli("--verify", str(path), "--json", env=cli_env())
+    assert result.returncode == 2 and "第 2 行太长" in result.stderr and result.stdout == ""
+
+
+def test_dev_zero_is_a_clear_error_not_a_memory_error():
+    result = run_cli("--verify", "/dev/zero", "--json", env=cli_env())
+    assert result.returncode == 2 and "第 1 行" in result.stderr
+
+
+@pytest.mark.slow
+def test_bad_bytes_on_a_stream_give_the_same_output_with_any_number_of_jobs():
+    good = (LINE + "\n") * 300
+    stream = good.encode() + b"\xff\xfe not utf-8\n" + (LINE + "\n").encode() * 5
+    results = []
+    for jobs in ("1", "2"):
+        done = subprocess.run(cli_command("--verify", "-", "--json", "--jobs", jobs), input=stream, cwd=HERE,
+                              env=cli_env(), capture_output=True, timeout=120)
+        results.append(done)
+    one, two = results
+    assert one.returncode == two.returncode == 2 and one.stdout == two.stdout
+    assert one.stdout.count(b"\n") == 300 and "第 301 行不是 UTF-8" in two.stderr.decode()
+
+
+@pytest.mark.slow
+def test_a_stream_that_stays_open_gets_each_verdict_within_a_second():
+    process = subprocess.Popen(cli_command("--verify", "-", "--json", "--jobs", "2"), cwd=HERE, env=cli_env(),
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        for _ in range(3):
+            process.stdin.write((LINE + "\n").encode())
+            process.stdin.flush()
+            started = time.monotonic()
+            line = process.stdout.readline()
+            assert json.loads(line)["passed"] is True
+            assert time.monotonic() - started < 1.5
+    finally:
+        process.kill()
+        process.wait()
+
+
+def descendants(pid):
+    """一个进程的全部子孙进程（读 /proc）。"""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+@pytest.mark.slow
+def test_a_killed_worker_ends_the_run_with_exit_3_and_keeps_what_was_checked(tmp_path):
+    path = saved(tmp_path, 20000)
+    process = subprocess.Popen(cli_command("--verify", str(path), "--json", "--jobs", "2"), cwd=HERE, env=cli_env(),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.readline()  # 已经在输出了：工作进程在跑
+    workers = descendants(process.pid)
+    assert workers
+    os.kill(workers[-1], signal.SIGKILL)  # 像内存不够时被系统结束那样
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 3 and "工作进程意外结束了" in err.decode() and "Traceback" not in err.decode()
+    assert out.count(b"\n") >= 1
+
+
+# ---------- 每个入口的最后一道防线 ----------
+
+ENTRY_MODULES = ["answer_with_sources.py", "sourced_answers/cluster.py", "sourced_answers/local_model.py",
+                 "sourced_answers/quickstart.py"]
+
+
+@pytest.mark.parametrize("module", ENTRY_MODULES)
+def test_every_entry_module_guards_ctrl_c_before_its_imports(module):
+    import ast
+    tree = ast.parse((HERE / module).read_text(encoding="utf-8"))
+    body = [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
+    first, second = body[0], body[1]
+    assert isinstance(first, ast.ImportFrom) and first.module == "sourced_answers.launch"
+    assert isinstance(second, ast.Expr) and ast.unparse(second) == "guard_startup(__name__)"
+    assert "run(main)" in ast.unparse(tree.body[-1])  # if __name__ == "__main__": run(main)
+
+
+@pytest.mark.parametrize("module", ["answer_with_sources", "sourced_answers.cluster", "sourced_answers.local_model",
+                                    "sourced_answers.quickstart"])
+def test_ctrl_c_while_importing_an_entry_point_is_130_and_interrupted(module):
+    code = ("import signal; from sourced_answers.launch import guard_startup; guard_startup(); "
+            f"signal.raise_signal(signal.SIGINT); import {module}")
+    done = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=cli_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 130 and "已中断" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unexpected_error_is_a_short_message_and_exit_4_and_debug_shows_the_traceback():
+    code = "from sourced_answers.launch import run; run(lambda: {{}}['x'], {})"
+    plain = subprocess.run([sys.executable, "-c", code.format("[]")], cwd=HERE, capture_output=True, text=True,
+                           timeout=60)
+    debug = subprocess.run([sys.executable, "-c", code.format("['--debug']")], cwd=HERE, capture_output=True,
+                           text=True, timeout=60)
+    assert plain.returncode == debug.returncode == 4
+    assert "程序内部出错" in plain.stderr and "报告" in plain.stderr and "Traceback" not in plain.stderr
+    assert "Traceback" in debug.stderr
+
+
+@pytest.mark.parametrize("variable, value", [("ANS_MODEL", "qwen2.5:1.5b\n✓ 引用核对通过"), ("ANS_MODEL", "qwen\x1b[31m"),
+                                             ("--judge", "judge\n✓ 引用核对通过"), ("--model", "a\u202eb")])
+def test_a_model_name_with_a_newline_or_control_character_is_refused(tmp_path, variable, value):
+    path = saved(tmp_path)
+    if variable.startswith("--"):
+        result = run_cli("--verify", str(path), variable, value, env=cli_env()) if variable == "--judge" else \
+            run_cli("--demo", "家用 NAS 怎么选", variable, value, env=cli_env())
+    else:
+        result = run_cli("--demo", "家用 NAS 怎么选", env=cli_env(**{variable: value}))
+    assert result.returncode == 2 and "换行、控制字符" in result.stderr
+    assert "✓ 引用核对通过" not in result.stderr + result.stdout
+
+
+# ---------- Dask 任务的参数 ----------
+
+@pytest.mark.parametrize("arguments, message", [
+    (["nothing-*.jsonl", "--out", "OUT"], "没有找到输入文件"),
+    (["DIR", "--out", "OUT"], "是一个目录"),
+    (["IN", "--out", ""], "--out 的值是空的"),
+    (["IN", "--out", "DIR"], "所在的目录"),
+    (["IN", "--out", "OUT", "--summary", "IN"], "它就是这次的输入"),
+    (["IN", "--out", "OUT", "--workers", "0"], "应在 1 到 256 之间"),
+    (["IN", "--out", "OUT", "--threshold", "nan"], "应在 0 到 1 之间"),
+    (["IN", "--out", "OUT", "--scheduler", "http://127.0.0.1:8787"], "tcp://"),
+    (["IN", "--out", "OUT", "--bogus"], "不认识的参数"),
+    (["s3://bucket/logs/*.jsonl", "--out", "OUT"], "s3://"),
+])
+def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, capsys, arguments, message):
+    pytest.importorskip("distributed")
+    from sourced_answers import cluster
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    source = saved(folder, 2, "in.jsonl")
+    names = {"IN": str(source), "DIR": str(folder), "OUT": str(tmp_path / "out")}
+    code = cluster.main([names.get(argument, argument.replace("nothing-", str(folder) + "/nothing-"))
+                         for argument in arguments])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err, err
+    assert source.read_text(encoding="utf-8").count("\n") == 2 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    from sourced_answers import cluster
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    path = folder / "in.jsonl"
+    path.write_bytes(LINE.encode() + b"\n" + "坏行".encode("gbk") + b"\n{\n" + LINE.encode() + b"\n")
+    code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1"])
+    lines = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8").splitlines()
+    assert code == 2 and [("error" in json.loads(line)) for line in lines] == [False, True, True, False]
+    assert [json.loads(line).get("line") for line in lines[1:3]] == [2, 3]
+    started = time.monotonic()
+    code = cluster.main([str(path), "--out", str(tmp_path / "out2"), "--scheduler", "tcp://127.0.0.1:9"])
+    assert code == 3 and "连不上 Dask 调度器" in capsys.readouterr().err and time.monotonic() - started < 30
+
+
+def test_local_model_has_a_chinese_help_and_chinese_errors():
+    help_text = subprocess.run([sys.executable, "-m", "sourced_answers.local_model", "--help"], cwd=HERE,
+                               capture_output=True, text=True, timeout=60)
+    wrong = subprocess.run([sys.executable, "-m", "sourced_answers.local_model", "serve", "--threads", "x"], cwd=HERE,
+                           capture_output=True, text=True, timeout=60)
+    assert help_text.returncode == 0 and "install" in help_text.stdout and "serve" in help_text.stdout
+    assert wrong.returncode == 2 and "不是整数" in wrong.stderr and "Traceback" not in wrong.stderr
