@@ -6,6 +6,8 @@
 一句话的代价只看它自己的词，不随资料变长：目标比值 ≤ 2。
 最后是整个 --verify（在本进程里调用 main，含读文件、核对、“可以 --fix 几处”的提示和输出）对两种以前是平方复杂度的
 输入：很多条资料（每句都引错了资料，要找更合适的一条）和很多个没有引用的列表项；输入多 10 倍，目标用时比值 ≤ 15。
+还有各种“词”的形状：一长串数字、字母和数字交替、标点、“[”后面一长串空格、“月”后面一长串空格、全角字符，
+各 1k / 10k / 100k 个字符，同时放在回答和资料里：每长 10 倍用时约长 10 倍（目标比值 ≤ 15），没有在长串上来回回溯的正则。
   python -m bench.benchmark_check
 """
 import io
@@ -124,6 +126,40 @@ def verify_scaling():
               f"比值 {second / first:.1f}（线性约为 10，目标 ≤ 15）")
 
 
+SHAPES = {
+    "数字": lambda n: "1234567890" * (n // 10),
+    "字母和数字交替": lambda n: "a1" * (n // 2),
+    "大写字母": lambda n: "RAID" * (n // 4),
+    "标点": lambda n: "。，！？；、" * (n // 6),
+    "[ 后面的空格": lambda n: "[" + " " * (n - 1),
+    "月 后面的空格": lambda n: "月" + " " * (n - 1),
+    "全角": lambda n: "ＲＡＩＤ５，" * (n // 6),
+    "中文数字": lambda n: "三千二百" * (n // 4) + "块",
+}
+
+
+def token_shapes():
+    """每种形状 1k、10k、100k 个字符：放进回答的一句话和它引用的资料里，核对一遍的用时（3 次取最快）。"""
+    print(f"{'形状':<14}{'1k 秒':>9}{'10k 秒':>9}{'100k 秒':>9}{'10k/1k':>8}{'100k/10k':>9}（线性约为 10，目标 ≤ 15）")
+    for label, make in SHAPES.items():
+        timings = []
+        for size in (1_000, 10_000, 100_000):
+            run = make(size)
+            sources = [Source(title="资料", text=f"RAID5 至少三块盘。{run}。可以容忍一块盘损坏。")]
+            answer = f"RAID5 至少三块盘，{run}，可以容忍一块盘损坏 [1]。"
+            best = float("inf")
+            for attempt in range(3):
+                # 每次换一个编号：同样的回答和资料第二次核对会用上缓存（拆好的结构、建好的索引），那就不是在量核对了
+                fresh = [Source(title=f"资料 {attempt}", text=source.text) for source in sources]
+                started = time.perf_counter()
+                check_answer(f"{attempt} {answer}", fresh)
+                best = min(best, time.perf_counter() - started)
+            timings.append(best)
+        print(f"{label:<14}{timings[0]:>9.4f}{timings[1]:>9.4f}{timings[2]:>9.4f}"
+              f"{timings[1] / timings[0]:>8.1f}{timings[2] / timings[1]:>9.1f}")
+
+
 if __name__ == "__main__":
     main()
     verify_scaling()
+    token_shapes()

@@ -49,6 +49,7 @@ DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年[ \t]*|[{_CHINESE_DIGIT}]{{
                   r"|(?<![0-9])[0-9]{4}[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})(?![0-9])")
 ISO_DATE = re.compile(r"[0-9]{4}[-/.][0-9]")
 DATE_UNIT = "日期"
+MAX_DIGITS = 30
 # 数字后面的“万”“亿”是数的一部分：“42万人”= 420000 人，“1.75万亿”= 1.75e12
 MAGNITUDES = {"万": 10_000, "亿": 100_000_000}
 # 总数：“共有 90 个议席”“一共三块盘”“total of 12”。最接近的一句常常只说了其中一部分（“其中 30 个议席……”）
@@ -189,7 +190,10 @@ def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
             if CHAIN.fullmatch(text, *between) or DIMENSION.fullmatch(text, *between) and (next_too or last_too):
                 units[index] = units[index + 1]  # 一串数字共用最后那个单位
         for match, unit, (factor, _) in zip(matches, units, factors, strict=True):
-            value = float(match.group(1).replace(",", "") + (match.group(2) or "")) * factor
+            digits = match.group(1).replace(",", "")
+            if len(digits) > MAX_DIGITS:
+                continue  # 几十位以上的一串数字不是一个数量（编号、哈希之类）；float() 读它还要花平方级的时间
+            value = float(digits + (match.group(2) or "")[:MAX_DIGITS]) * factor
             found.add((value, unit))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
