@@ -25,7 +25,7 @@ from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.checker import check, support
 from sourced_answers.cli import build_parser
-from sourced_answers.config import Config, build_config, secrets_to_mask
+from sourced_answers.config import Config, build_config, secrets_to_mask, sent_secrets
 from sourced_answers.errors import AppError, ExitCode
 from sourced_answers.evaluation import run_eval
 from sourced_answers.gather import MetasoSession
@@ -152,10 +152,11 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser()
         parser.output = output
         args = parser.parse_args(argv)
+        # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），配置的报错和每种输出都一样
+        errors.secrets = output.secrets = sent_secrets(args, environ)
         config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
         if adjust:
             config = adjust(config)
-        # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），每种输出都一样。
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         errors.secrets = list(config.secrets)
         output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)

@@ -17,7 +17,7 @@ from sourced_answers.errors import ConfigError, ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
 from sourced_answers.secrets import METASO_MIN_LENGTH, check_secret, maskable
-from sourced_answers.text import excerpt, mask
+from sourced_answers.text import excerpt, json_value, mask
 
 DEFAULT_BASE = "https://metaso.cn/api/v1"
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -117,7 +117,7 @@ def error_in_body(data: object) -> tuple[int | str, str] | None:
 
 def parse_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_value(text)
     except (ValueError, RecursionError):
         return None
 

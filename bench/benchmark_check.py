@@ -5,7 +5,8 @@
 再测资料长度：同一个回答对 10 KB 和 100 KB 的资料各核对一次。每条资料只建一次索引（每个词出现在哪几句），
 一句话的代价只看它自己的词，不随资料变长：目标比值 ≤ 2。
 最后是整个 --verify（在本进程里调用 main，含读文件、核对、“可以 --fix 几处”的提示和输出）对两种以前是平方复杂度的
-输入：很多条资料（每句都引错了资料，要找更合适的一条）和很多个没有引用的列表项；输入多 10 倍，目标用时比值 ≤ 15。
+输入：很多条资料（每句都引错了资料，要找更合适的一条）和很多个没有引用的列表项，以及写审阅页时的很多个列表项
+（各不相同的、一模一样的）；输入多 10 倍，目标用时比值 ≤ 15。
 还有各种“词”的形状：一长串数字、字母和数字交替、标点、“[”后面一长串空格、“月”后面一长串空格、全角字符，
 各 1k / 10k / 100k 个字符，同时放在回答和资料里：每长 10 倍用时约长 10 倍（目标比值 ≤ 15），没有在长串上来回回溯的正则。
   python -m bench.benchmark_check
@@ -105,23 +106,33 @@ def many_list_items(count):
     return {"answer": "以下几点：\n\n" + items, "sources": [{"title": s.title, "text": s.text} for s in SOURCES]}
 
 
-def verify_seconds(record, rounds=3):
+def same_list_items(count):
+    """count 个一模一样、没有引用的列表项（审阅页要把每个问题对到它那一项上，不能每项对所有问题）。"""
+    items = "\n".join("- NAS 两盘位" for _ in range(count))
+    return {"answer": "家用 NAS 两盘位 [1]。\n\n" + items, "sources": [{"title": "资料", "text": "家用 NAS 两盘位。"}]}
+
+
+def verify_seconds(record, rounds=3, page=False):
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "saved.json"
         path.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
+        extra = ["--html", str(Path(directory) / "page.html")] if page else []
         best = float("inf")
         for _ in range(rounds):
             started = time.perf_counter()
-            answer_with_sources.main(["--verify", str(path), "--json"], io.StringIO(), io.StringIO(), environ={})
+            answer_with_sources.main(["--verify", str(path), "--json", *extra], io.StringIO(), io.StringIO(),
+                                     environ={})
             best = min(best, time.perf_counter() - started)
     return best
 
 
 def verify_scaling():
-    for label, build, small in (("条资料（每句都引错）", many_sources, 200),
-                                ("个没有引用的列表项", many_list_items, 2000)):
-        first = verify_seconds(build(small))
-        second = verify_seconds(build(small * 10))
+    for label, build, small, page in (("条资料（每句都引错）", many_sources, 200, False),
+                                      ("个没有引用的列表项", many_list_items, 2000, False),
+                                      ("个没有引用的列表项，写审阅页", many_list_items, 1000, True),
+                                      ("个一样的列表项，写审阅页", same_list_items, 2000, True)):
+        first = verify_seconds(build(small), page=page)
+        second = verify_seconds(build(small * 10), page=page)
         print(f"--verify {small} {label}：{first:.3f} 秒；{small * 10} {label}：{second:.3f} 秒；"
               f"比值 {second / first:.1f}（线性约为 10，目标 ≤ 15）")
 

@@ -24,6 +24,7 @@ guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 import argparse
 import glob
 import json
+import logging
 import math
 import os
 import re
@@ -39,6 +40,8 @@ from sourced_answers.cli import ChineseArgumentParser, ChineseHelpFormatter, in_
 from sourced_answers.config import Config
 from sourced_answers.errors import AppError, ExitCode, InputError, ServiceError, UsageError
 from sourced_answers.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
+from sourced_answers.local_cluster import local_cluster
+from sourced_answers.network import os_error_text
 from sourced_answers.output_files import OutputFiles, PlannedFile, write_file
 from sourced_answers.safe_output import SafeWriter
 from sourced_answers.summary import Summary
@@ -49,7 +52,7 @@ BLOCKS_PER_WORKER = 4
 MIN_BLOCK = 256 * 1024
 MAX_BLOCK = 64 * 1024 * 1024
 CONNECT_SECONDS = 10
-SCHEDULER = re.compile(r"(?:tcp|tls)://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):[0-9]{1,5}")
+SCHEDULER = re.compile(r"tcp://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<port>[0-9]{1,5})")
 
 
 @dataclass(frozen=True)
@@ -115,8 +118,9 @@ def filesystem(url: str) -> Any:
     protocol = url.split("://", 1)[0]
     try:
         return fsspec.filesystem(protocol)
-    except ImportError as error:
-        raise UsageError(f"读写 {protocol}:// 要先装对应的包：{error}（比如 pip install s3fs）") from None
+    except ImportError:
+        raise UsageError(f"读写 {protocol}:// 要先装对应的包（比如 s3:// 要 pip install s3fs，gs:// 要 gcsfs）") \
+            from None
     except ValueError:
         raise UsageError(f"不认识的地址类型 {protocol}://") from None
 
@@ -127,7 +131,7 @@ def remote_files(pattern: str) -> list[str]:
     try:
         files = [f"{protocol}://{path}" for path in sorted(fs.glob(pattern)) if fs.isfile(path)]
     except OSError as error:
-        raise ServiceError(f"读不了 {pattern}：{error}") from None
+        raise ServiceError(f"读不了 {pattern}：{os_error_text(error)}") from None
     if not files:
         raise UsageError(f"没有找到输入文件：{pattern}")
     return files
@@ -154,9 +158,10 @@ def split(paths: list[str], workers: int) -> list[tuple[str, int, int, int]]:
 
 def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2)) -> Job:
     """参数 → Job：和主程序一样在做任何事之前检查（路径、输出文件、调度器地址）。"""
-    if args.scheduler and not SCHEDULER.fullmatch(args.scheduler.strip()):
-        raise UsageError(f"--scheduler 的值“{args.scheduler}”不是 Dask 调度器的地址：要写成 tcp://主机:端口"
-                         f"（dask scheduler 默认的端口是 8786；不是 http:// 的面板地址）")
+    address = SCHEDULER.fullmatch(args.scheduler.strip()) if args.scheduler else None
+    if args.scheduler and not (address and 1 <= int(address["port"]) <= 65535):
+        raise UsageError(f"--scheduler 的值“{args.scheduler}”不是 Dask 调度器的地址：要写成 tcp://主机:端口，"
+                         f"端口 1–65535（dask scheduler 默认的端口是 8786；不是 http:// 的面板地址，tls:// 还不支持）")
     if not args.out.strip():
         raise UsageError("--out 的值是空的：请给出结果目录")
     paths = expand(args.paths)
@@ -272,21 +277,26 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
 
 # ---------- 在这里（客户端）运行 ----------
 
-def run_job(job: Job) -> Summary:
+def run_job(job: Job, debug: bool = False) -> Summary:
     """在 Dask 上核对每一块，每块算完就把结果写进它的文件，返回合起来的汇总。
-    先数每一块里的换行（算行号，和 --verify 报的行号一样），再核对。"""
-    from distributed import Client, LocalCluster, as_completed
+    先数每一块里的换行（算行号，和 --verify 报的行号一样），再核对。没给 --scheduler 时在本机起一个小集群。"""
+    if not debug:  # Dask 自己的英文日志（连接、关闭时的警告）不混进我们的输出；--debug 时照常显示
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    if job.scheduler is not None:
+        return run_on(job.scheduler, job)
+    with local_cluster(job.workers, debug) as address:
+        return run_on(address, job)
 
-    cluster = None
+
+def run_on(address: str, job: Job) -> Summary:
+    from distributed import Client, KilledWorker, as_completed
+
     started = time.perf_counter()
     try:
-        if job.scheduler is None:
-            cluster = LocalCluster(n_workers=job.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None)
-        client = Client(job.scheduler or cluster, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError) as error:
-        raise ServiceError(f"连不上 Dask 调度器 {job.scheduler}：{error}。请确认 dask scheduler 在运行、地址和端口对") \
-            from None
+        client = Client(address, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError):
+        raise ServiceError(f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
+                           f"地址和端口对") from None
     total = Summary()
     try:
         options = (job.rule, job.threshold, job.fix, job.secrets)
@@ -302,10 +312,13 @@ def run_job(job: Job) -> Summary:
             results, part = future.result()
             write_results(job.files[futures[future]], results)
             total.merge(Summary.from_dict(part))
+    except KilledWorker:
+        raise ServiceError("一个 Dask worker 意外结束了（常见的原因是内存不够）：已经写好的结果文件保留，"
+                           "其余的没有核对") from None
+    except OSError as error:  # worker 读输入时出的错（比如文件在运行中被删了），原样传回到这里
+        raise ServiceError(f"worker 读不了输入：{os_error_text(error)}") from None
     finally:
         client.close()
-        if cluster is not None:
-            cluster.close()
     total.seconds = time.perf_counter() - started
     return total
 
@@ -321,7 +334,7 @@ def write_results(target: PlannedFile | str, results: list[str]) -> None:
         with fsspec.open(target, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as error:
-        raise ServiceError(f"写不了结果 {target}：{error}") from None
+        raise ServiceError(f"写不了结果 {target}：{os_error_text(error)}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,7 +352,11 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             raise UsageError("没有安装 Dask：pip install '.[cluster]'（每个 worker 上也要装本项目）") from None
         job = job_from(args)
-        summary = run_job(job)
+        summary = run_job(job, args.debug)
+        for line in summary.lines():
+            log(line)
+        if job.summary:  # 汇总已经打印了：这里写不了只是报错（退出码 2），结果文件都已写好
+            write_file(job.summary, json.dumps(summary.to_dict(), ensure_ascii=False, indent=2) + "\n")
     except SystemExit as done:  # -h
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:
@@ -348,10 +365,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         log("\n已中断")
         return ExitCode.INTERRUPTED
-    for line in summary.lines():
-        log(line)
-    if job.summary:
-        write_file(job.summary, json.dumps(summary.to_dict(), ensure_ascii=False, indent=2) + "\n")
     log(f"结果写在 {job.out}（{len(job.files)} 个文件，按编号接起来就是输入的顺序）")
     if summary.errors:
         return ExitCode.USAGE

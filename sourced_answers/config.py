@@ -7,6 +7,7 @@ import argparse
 import ipaddress
 import os
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from sourced_answers.metaso_cache import default_directory
 from sourced_answers.output_files import OutputFiles, PlannedFile
 from sourced_answers.safe_output import TerminalFilter
 from sourced_answers.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, check_secret, maskable
+from sourced_answers.text import SURROGATE
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -28,7 +30,6 @@ MAX_QUESTION = 1000
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 # 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
-SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,9 @@ def clean_question(text: str, where: str = "问题") -> str:
     return question
 
 
-NAME_PROBLEM = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# 模型名里不能有的：控制字符、格式字符（双向控制符、零宽字符）、行分隔符和段分隔符（U+2028、U+2029：按 Unicode
+# 分行的程序会把它当换行）、代理码位、私用区
+NAME_PROBLEM_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 MAX_NAME = 200
 
 
@@ -211,7 +214,7 @@ def clean_name(value: str, where: str) -> str:
     """模型名（回答的、评判的）：会出现在请求、说明和页面里，所以和别的输入一样检查——换行、控制字符、
     双向控制符、读不懂的字节都不行（一个换行就能在说明里伪造出一行“✓ 引用核对通过”）。"""
     name = value.strip()
-    if NAME_PROBLEM.search(name):
+    if any(unicodedata.category(char) in NAME_PROBLEM_CATEGORIES for char in name):
         raise UsageError(f"{where}的值里有换行、控制字符或读不懂的字节，请只写模型名（例如 qwen2.5:1.5b）")
     if len(name) > MAX_NAME:
         raise UsageError(f"{where}的值太长（{len(name)} 个字符），模型名最多 {MAX_NAME} 个字符")
@@ -228,7 +231,7 @@ def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str
 
 
 def secrets_to_mask(environ: Mapping[str, str]) -> list[str]:
-    """输出里一律遮掉的密钥（在检查配置之前就要用：参数写错时的报错也要遮）。太短的值不遮。"""
+    """环境里的每个密钥：参数还没解析（不知道这次运行会发哪个）时的报错要遮这些。太短的值不遮。"""
     model_keys = [environ.get(name, "").strip() for name in ("ANS_API_KEY", "ANS_JUDGE_API_KEY")]
     return [metaso_search.maskable_key(environ), *(maskable(key, MODEL_MIN_LENGTH) for key in model_keys)]
 
@@ -261,22 +264,18 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
             raise UsageError("--models 里没有模型名")
     else:
         models = [model]
-    needs_metaso = not args.verify
-    model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
+    model_url, judge_url = service_urls(args, environ)
     metaso_base = metaso_search.DEFAULT_BASE
-    if needs_metaso and not args.demo:
+    if not args.verify and not args.demo:
         metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
-    judge_url = model_url
-    if args.judge_url:
-        judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     # 只读这次运行真的会发出去的密钥：没发的既不要求，也不拿来遮任何文字
-    asks_model = not args.verify or (judge is not None and judge_url == model_url)
-    model_key = model_key_from(environ) if asks_model else ""
+    sends = keys_sent(args, model_url, judge_url)
+    model_key = model_key_from(environ) if sends.model else ""
     judge_key, judge_key_name = (model_key, "ANS_API_KEY") if judge_url == model_url else ("", "ANS_JUDGE_API_KEY")
-    if judge and judge_url != model_url:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
+    if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
         judge_key = model_key_from(environ, "ANS_JUDGE_API_KEY")
-    key = metaso_search.api_key(environ) if needs_metaso and not args.demo else ""
+    key = metaso_search.api_key(environ) if sends.metaso else ""
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
@@ -293,6 +292,44 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
         judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
         model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
         jobs=args.jobs or available_cores(), summary=summary)
+
+
+@dataclass(frozen=True)
+class KeysSent:
+    """这次运行会发出去哪几个密钥：秘塔的、回答模型的（ANS_API_KEY）、另一个评判服务的（ANS_JUDGE_API_KEY）。"""
+    metaso: bool
+    model: bool
+    judge: bool
+
+
+def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:
+    """(回答模型的地址, 评判模型的地址)。--verify 不加 --judge 时不找模型服务，OLLAMA_URL 不读。"""
+    model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
+    judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES) if args.judge_url else model_url
+    return model_url, judge_url
+
+
+def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysSent:
+    """哪几个密钥会发出去——build_config 只读这几个，报错和每种输出也只遮这几个（sent_secrets）。"""
+    judge = bool((args.judge or "").strip())
+    return KeysSent(metaso=not args.verify and not args.demo,
+                    model=not args.verify or (judge and judge_url == model_url),
+                    judge=judge and judge_url != model_url)
+
+
+def sent_secrets(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str]:
+    """参数解析好、配置还没检查时就要遮的密钥：这次运行会发出去的那几个（和 Config.secrets 一样），
+    这样配置出错时的说明和之后的每种输出遮的一样。地址本身写错了（运行到此为止），就全部遮上。"""
+    try:
+        sends = keys_sent(args, *service_urls(args, environ))
+    except UsageError:
+        return secrets_to_mask(environ)
+    model_key = environ.get("ANS_API_KEY", "").strip()
+    judge_key = environ.get("ANS_JUDGE_API_KEY", "").strip()
+    keys = [metaso_search.maskable_key(environ) if sends.metaso else "",
+            maskable(model_key, MODEL_MIN_LENGTH) if sends.model else "",
+            maskable(judge_key, MODEL_MIN_LENGTH) if sends.judge else ""]
+    return [key for key in keys if key]
 
 
 def available_cores() -> int:

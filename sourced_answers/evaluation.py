@@ -10,9 +10,10 @@ from typing import Any
 
 from sourced_answers.check_steps import rewriter
 from sourced_answers.checker import Source, check_answer
-from sourced_answers.config import Config, clean_question
-from sourced_answers.errors import ExitCode, UsageError
+from sourced_answers.config import MAX_QUESTION, Config, clean_question
+from sourced_answers.errors import ExitCode, InputError, UsageError
 from sourced_answers.gather import MetasoSession
+from sourced_answers.json_lines import read_lines
 from sourced_answers.model_client import ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
 from sourced_answers.preflight import check_before_paying, model_key
@@ -29,18 +30,23 @@ EvalRecord = dict[str, Any]
 
 
 def read_questions(path: str) -> list[str]:
+    """问题文件：每行一个问题，# 开头的行是注释。和 --verify 的输入一样一行一行地读，每行有上限（/dev/zero 这样
+    没有换行的输入也不会把内存读满）。"""
+    name = f"问题文件 {path}"
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            lines = handle.read().splitlines()
+        with open(path, "rb") as handle:
+            lines = list(read_lines(handle, name, MAX_QUESTION * 4, question_too_long))
     except OSError as error:
         raise UsageError(f"读不了问题文件 {path}：{os_error_text(error)}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"问题文件 {path} 不是 UTF-8 编码") from None
-    questions = [clean_question(line, f"问题文件 {path} 第 {number} 行的问题")
-                 for number, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")]
+    questions = [clean_question(line, f"{name} 第 {number} 行的问题")
+                 for number, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not questions:
         raise UsageError(f"问题文件 {path} 里没有问题（每行一个，# 开头的行是注释）")
     return questions
+
+
+def question_too_long(name: str, number: int) -> InputError:
+    return InputError(f"{name} 第 {number} 行的问题太长，请控制在 {MAX_QUESTION} 个字符以内")
 
 
 def eval_one(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline) -> EvalRecord:

@@ -5,14 +5,16 @@
   · 文件开头的 BOM 去掉；每行按 UTF-8 解码，解不了就说是第几行；
   · 一条记录最多 MAX_RECORD_BYTES：更长的一行（包括 /dev/zero 这样一直没有换行的输入）说是第几行太长，
     读的时候也只读这么多，内存有上限；
-  · 空行跳过；每行必须是一个 JSON 对象，字段由 records.saved_answer 检查。
+  · 空行跳过；每行必须是一个 JSON 对象，字段由 records.saved_answer 检查；
+  · 字符串里的 \\ud800 这样单独的代理码位换成 U+FFFD（它们编不成 UTF-8，写页面、缓存、结果文件时会出错）。
 """
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from sourced_answers.errors import InputError
 from sourced_answers.records import SavedAnswer, json_problem, saved_answer
+from sourced_answers.text import json_value
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 MAX_RECORD_TEXT = "16 MB"
@@ -38,16 +40,18 @@ def too_long(name: str, number: int) -> InputError:
     return InputError(f"{name} 第 {number} 行太长（一条记录最多 {MAX_RECORD_TEXT}），或者它根本不是 JSON Lines")
 
 
-def read_lines(handle: IO[bytes], name: str) -> Iterator[tuple[int, str]]:
-    """按行给出 (行号, 文字)，空行也给（行号要对）。每次最多读一条记录的上限。"""
+def read_lines(handle: IO[bytes], name: str, limit: int = MAX_RECORD_BYTES,
+               too_long_error: Callable[[str, int], InputError] = too_long) -> Iterator[tuple[int, str]]:
+    """按行给出 (行号, 文字)，空行也给（行号要对）。每次最多读一行的上限 limit 个字节，更长的一行报
+    too_long_error(name, 行号)。--verify 和 --eval 的问题文件都这样读。"""
     number = 0
     while True:
-        raw = handle.readline(MAX_RECORD_BYTES + 2)
+        raw = handle.readline(limit + 2)
         if not raw:
             return
         number += 1
-        if len(raw) >= MAX_RECORD_BYTES + 2 and not raw.endswith(b"\n"):
-            raise too_long(name, number)
+        if len(raw) >= limit + 2 and not raw.endswith(b"\n"):
+            raise too_long_error(name, number)
         yield number, decoded(raw, number, name, number == 1)
 
 
@@ -103,7 +107,7 @@ def parse_line(line: Line, name: str) -> SavedAnswer:
     """一行 → SavedAnswer；格式不对时抛 InputError，说明是第几行、哪个字段。"""
     number, text = line
     try:
-        data: Any = json.loads(text)
+        data: Any = json_value(text)
     except (ValueError, RecursionError) as error:
         if number is None and isinstance(error, json.JSONDecodeError):
             number = error.lineno  # 跨行的 JSON 值：说它自己是在第几行出的错

@@ -3,7 +3,6 @@
 只用 /v1/chat/completions。reasoning / reasoning_content 字段不会进入回答；
 回答里的 <think>…</think> 由 thinking.py 去掉。
 """
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sourced_answers.errors import ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.text import excerpt, mask
+from sourced_answers.text import excerpt, json_value, mask
 
 if TYPE_CHECKING:
     import requests
@@ -68,7 +67,7 @@ def chat_url(base_url: str) -> str:
 def model_error_message(body_text: str) -> str:
     """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
     try:
-        data = json.loads(body_text)
+        data = json_value(body_text)
     except (ValueError, RecursionError):
         return excerpt(body_text, 200)
     if isinstance(data, dict):
@@ -238,7 +237,7 @@ def read_whole(response: "requests.Response") -> tuple[str, str | None, int | No
     except requests.RequestException:
         raise ModelError("模型服务的回答中途断开了，回答不完整", transient=False) from None
     try:
-        data = response.json()
+        data = json_value(response.text)
         choice = first_choice(data)
         message = choice.get("message") if choice else None
         if not isinstance(message, dict):
@@ -269,7 +268,7 @@ def read_stream(response: "requests.Response",
                 done = True
                 break
             try:
-                event = json.loads(payload)
+                event = json_value(payload)
             except (ValueError, RecursionError):
                 raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
             if not isinstance(event, dict):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sourced_answers.errors import UsageError
 from sourced_answers.network import os_error_text
+from sourced_answers.text import SURROGATE
 
 STREAM_NAMES = {0: "标准输入", 1: "标准输出", 2: "标准错误"}
 
@@ -113,7 +114,7 @@ def write_file(planned: PlannedFile, text: str) -> None:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(text)
+                out.write(SURROGATE.sub("\ufffd", text))  # 编不成 UTF-8 的单独代理码位：和屏幕上一样换成 �
             os.chmod(temporary, mode if mode is not None else 0o666 & ~current_umask())
             os.replace(temporary, target)
         except BaseException:

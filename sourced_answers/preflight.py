@@ -23,6 +23,7 @@ from sourced_answers.model_client import (
     model_error_message,
 )
 from sourced_answers.retrying import Deadline, DeadlineExceeded
+from sourced_answers.text import json_value
 
 TIMEOUT = 3
 
@@ -72,7 +73,7 @@ def probe_models(base_url: str, timeout: float = TIMEOUT, key: ApiKey = NO_KEY) 
     if response.status_code != 200:
         return ModelList(reachable=True, status=response.status_code, message=model_error_message(response.text))
     try:
-        data = response.json()
+        data = json_value(response.text)
     except (ValueError, RecursionError, requests.RequestException):
         return ModelList(reachable=True, status=200)
     return ModelList(reachable=True, status=200, models=listed_models(data), accepts_any=is_llama_cpp(data))
@@ -122,7 +123,7 @@ def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
     import requests
     try:
         response = requests.get(root + "/api/version", timeout=timeout)
-        data = response.json() if response.status_code == 200 else None
+        data = json_value(response.text) if response.status_code == 200 else None
         return isinstance(data, dict) and "version" in data
     except (requests.RequestException, ValueError, RecursionError):
         return False

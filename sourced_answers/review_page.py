@@ -70,35 +70,74 @@ def link_citations(text: str, prefix: str, count: int) -> str:
 
 
 def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[Problem]]:
-    """每个句子（在 claims 里的下标）对应的问题列表。"""
+    """每个句子（在 claims 里的下标）对应的问题列表。用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
+
+      · 引了不存在的资料：引了这个编号的每一句（同一组编号只算一次）；
+      · 说的是某一句的问题：同一段里文字相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
+        问题比句子少时，后面那几句跟着标最后一个；
+      · 整段没有引用：这一段里依次出现在那段文字中的、没有引用的句子。"""
     flags: dict[int, list[Problem]] = {}
-    by_paragraph: dict[int, list[int]] = {}
+    same_text: dict[tuple[int, str], list[int]] = {}
+    same_uncited: dict[tuple[int, str], list[int]] = {}  # 同上，只算没有引用的句子
+    uncited: dict[int, list[int]] = {}
     by_citation: dict[int, list[int]] = {}
     for index, (claim, _) in enumerate(claims):
-        by_paragraph.setdefault(claim.paragraph, []).append(index)
+        text = without_citations(claim.text)
+        same_text.setdefault((claim.paragraph, text), []).append(index)
+        if not claim.citations:
+            same_uncited.setdefault((claim.paragraph, text), []).append(index)
+            uncited.setdefault(claim.paragraph, []).append(index)
         for number in set(claim.citations):
             by_citation.setdefault(number, []).append(index)
-    for problem in record.get("problems", []):
-        if problem.get("kind") == "missing_source":
-            numbers = [n for n in problem.get("citations") or [] if isinstance(n, int)]
-            nearby = sorted({i for n in numbers for i in by_citation.get(n, [])})
-        else:
-            nearby = by_paragraph.get(problem.get("paragraph"), [])
-        for index in nearby:
-            if claim_has(problem, claims[index][0]):
-                flags.setdefault(index, []).append(problem)
+    problems = [(problem, problem_key(problem)) for problem in record.get("problems", [])]
+    totals: dict[tuple[str, int, str], int] = {}
+    for _, key in problems:
+        if key:
+            totals[key] = totals.get(key, 0) + 1
+    taken: dict[tuple[str, int, str], int] = {}  # (种类, 段, 文字) → 已经对上了几句
+    missing_seen: set[tuple[int, ...]] = set()
+    for problem, key in problems:
+        kind, paragraph = problem.get("kind"), problem.get("paragraph")
+        if kind == "missing_source":
+            numbers = tuple(sorted({n for n in problem.get("citations") or [] if isinstance(n, int)}))
+            if numbers not in missing_seen:
+                missing_seen.add(numbers)
+                for index in sorted({i for n in numbers for i in by_citation.get(n, [])}):
+                    flags.setdefault(index, []).append(problem)
+            continue
+        if key is None or not isinstance(paragraph, int):
+            continue
+        text = key[2]
+        matching = (same_uncited if kind == "uncited_paragraph" else same_text).get((paragraph, text), [])
+        if matching:
+            count = taken.get(key, 0)
+            taken[key] = count + 1
+            if count < len(matching):
+                rest = matching[count + 1:] if count + 1 == totals[key] else []  # 最后一个问题：剩下的句子也标它
+                for index in (matching[count], *rest):
+                    flags.setdefault(index, []).append(problem)
+            continue
+        if kind == "uncited_paragraph":  # 整段文字：没有引用的句子在里面依次出现，每句只在紧跟着的一小段里找
+            position = 0
+            for index in uncited.get(paragraph, []):
+                claim_text = without_citations(claims[index][0].text)
+                found = text.find(claim_text, position, position + len(claim_text) + NEARBY)
+                if found >= 0:
+                    flags.setdefault(index, []).append(problem)
+                    position = found + len(claim_text)
     return flags
 
 
-def claim_has(problem: Problem, claim: Claim) -> bool:
-    kind = problem.get("kind")
-    if kind == "missing_source":
-        return any(n in (problem.get("citations") or []) for n in claim.citations)
-    if problem.get("paragraph") != claim.paragraph or not problem.get("sentence"):
-        return False
-    if kind == "uncited_paragraph":
-        return not claim.citations and without_citations(claim.text) in without_citations(problem["sentence"])
-    return without_citations(claim.text) == without_citations(problem["sentence"])
+NEARBY = 64  # 一段里相邻两句之间最多隔着这么多字（句末标点、空白）
+
+
+def problem_key(problem: Problem) -> tuple[str, int, str] | None:
+    """说的是某一句（或某一段）的问题：(种类, 段, 去掉引用标记的文字)；别的（引了不存在的资料）为 None。"""
+    paragraph, sentence = problem.get("paragraph"), problem.get("sentence")
+    if problem.get("kind") == "missing_source" or not isinstance(paragraph, int) or not isinstance(sentence, str) \
+            or not sentence:
+        return None
+    return str(problem.get("kind")), paragraph, without_citations(sentence)
 
 
 class Evidence:

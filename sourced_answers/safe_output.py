@@ -14,9 +14,7 @@ from typing import Protocol
 
 from sourced_answers.errors import AppError, ExitCode, UsageError
 from sourced_answers.network import os_error_text
-from sourced_answers.text import held_prefix_length, mask
-
-SURROGATE = re.compile("[\\ud800-\\udfff]")
+from sourced_answers.text import SURROGATE, held_prefix_length, mask
 
 ESC = "\x1b"
 # 双向文本控制符：可以让显示顺序和实际内容不一样

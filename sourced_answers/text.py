@@ -1,4 +1,5 @@
-"""文字的小工具，每件事只在这里做一次：是不是中文、截短、字二元组、引用标记的写法、遮掉密钥。"""
+"""文字的小工具，每件事只在这里做一次：是不是中文、截短、字二元组、引用标记的写法、遮掉密钥、解析外来的 JSON。"""
+import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -9,6 +10,8 @@ CJK_CHAR = re.compile(f"[{CJK}]")
 TAG = re.compile(r"<[^>]*>")
 # 遮掉之后显示的样子
 REDACTED = "mk-***"
+# 单独的代理码位：JSON 里的 "\\ud800"、命令行里解不了码的字节会变成它们；它们编不成 UTF-8，写出去之前换成 U+FFFD
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def is_chinese_char(char: str) -> bool:
@@ -72,6 +75,24 @@ def mask_data(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, list | tuple):
         return [mask_data(item, secrets) for item in value]
     return value
+
+
+def without_surrogates(value: Any) -> Any:
+    """数据里每个字符串（字典的键和值、列表里的每一项）中单独的代理码位换成 U+FFFD。"""
+    if isinstance(value, str):
+        return SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {without_surrogates(key): without_surrogates(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_surrogates(item) for item in value]
+    return value
+
+
+def json_value(text: str) -> Any:
+    """解析一段外来的 JSON（输入文件、秘塔和模型服务的回答）：和 json.loads 一样，只是 "\\ud800" 这样的转义解出的
+    单独代理码位换成 U+FFFD——它们编不成 UTF-8，留着的话写页面、缓存、请求时才出错。出错时抛 ValueError。"""
+    value = json.loads(text)
+    return without_surrogates(value) if "\\u" in text else value
 
 
 def held_prefix_length(text: str, tokens: Iterable[str]) -> int:

@@ -7,19 +7,26 @@
   · 工作进程被系统结束（比如内存不够）时，已经交出的结果保留，其余的报 WorkerDied（退出码 3），不会一直等下去；
   · 输入不多、来得也不快时，根本不开进程（开进程要半秒多）。
 
-工作进程用 forkserver 启动（不继承本进程的线程和锁），不理会 Ctrl-C：Ctrl-C 由主进程处理，它结束工作进程。
+工作进程是全新启动的 Python（不继承本进程的线程和锁），每个一条套接字：主进程把一批交给空闲的进程，从套接字
+收回结果；一个进程死了，它的套接字就读到结尾。没有后台线程、队列和信号量，所以主进程随时可以结束它们（Ctrl-C、
+输出被关掉、出错）而不会卡在往一个没人读的管道里写。工作进程各在自己的会话里：终端的 Ctrl-C 只发给主进程，
+由它结束工作进程，工作进程不会各自打出一段报错堆栈——连它们还在导入模块的时候也不会。主进程没了，工作进程
+读到套接字的结尾，自己结束。
 """
-import multiprocessing
+import os
 import queue
 import signal
+import socket
+import subprocess
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
 from sourced_answers.errors import ServiceError
+from sourced_answers.network import os_error_text
 
 # 每个进程一次拿这么多行；同时在路上的批数最多是进程数的这么多倍
 BATCH = 32
@@ -29,15 +36,34 @@ PAUSE = 0.05
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+Work = Callable[[list[Any], Any], list[Any]]
 
 
 class WorkerDied(ServiceError):
     """工作进程意外结束了（退出码 3）。"""
 
 
-def ignore_interrupts() -> None:
-    """工作进程不理会 Ctrl-C（终端把它发给整个进程组）：由主进程结束它们，不然每个进程都会打出一段报错堆栈。"""
+def serve(connection: Connection) -> None:
+    """工作进程：收一批 (work, 一批, argument)，回 ("ok", 结果) 或 ("error", 异常)；收到 None 或管道断了就结束。"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        work, batch, argument = message
+        try:
+            reply: tuple[str, Any] = ("ok", work(batch, argument))
+        except Exception as error:  # noqa: BLE001  出错的那一批由主进程按顺序报出来
+            reply = ("error", error)
+        try:
+            connection.send(reply)
+        except OSError:
+            return
+        except Exception as error:  # noqa: BLE001  结果或异常传不回去（不能序列化）：至少说清是什么
+            connection.send(("error", RuntimeError(f"工作进程的结果传不回来：{type(error).__name__}")))
 
 
 def read_ahead(items: Iterable[Item], box: "queue.Queue[tuple[str, Any]]") -> None:
@@ -51,12 +77,24 @@ def read_ahead(items: Iterable[Item], box: "queue.Queue[tuple[str, Any]]") -> No
     box.put(("end", None))
 
 
+class Worker:
+    """一个工作进程和通向它的管道；busy 是它手上那一批的序号。"""
+
+    def __init__(self, process: "subprocess.Popen[bytes]", connection: Connection) -> None:
+        self.process = process
+        self.connection = connection
+        self.busy: int | None = None
+
+
 class Workers:
     """jobs 个工作进程，第一次真的需要时才启动，几遍（检查格式、核对）共用；用完 close()。"""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = max(1, jobs)
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: list[Worker] | None = None
+        self.waiting: deque[tuple[int, list[Any]]] = deque()  # 交了还没有进程接手的批
+        self.finished: dict[int, tuple[str, Any]] = {}
+        self.counter = 0
 
     def ordered(self, work: Callable[[list[Item], Any], list[Result]], items: Iterable[Item],
                 argument: Any) -> Iterator[Result]:
@@ -69,24 +107,25 @@ class Workers:
         threading.Thread(target=read_ahead, args=(items, box), daemon=True).start()
         yield from self.drain(work, box, argument)
 
-    def drain(self, work: Callable[[list[Item], Any], list[Result]], box: "queue.Queue[tuple[str, Any]]",
-              argument: Any) -> Iterator[Result]:
-        pending: deque[Future[list[Result]]] = deque()
-        batch: list[Item] = []
+    def drain(self, work: Work, box: "queue.Queue[tuple[str, Any]]", argument: Any) -> Iterator[Any]:
+        pending: deque[int] = deque()  # 交出去、还没有按顺序给出结果的批的序号
+        batch: list[Any] = []
         failure: BaseException | None = None
         ended = False
         while not ended or batch or pending:
-            while pending and pending[0].done():
-                yield from self.result(pending.popleft())
+            if pending:
+                self.collect(work, argument, 0)
+            while pending and pending[0] in self.finished:
+                yield from self.outcome(pending.popleft())
             if ended:
                 if batch:
                     pending.append(self.submit(work, batch, argument))
                     batch = []
                 elif pending:
-                    wait([pending[0]], timeout=1.0, return_when=FIRST_COMPLETED)
+                    self.collect(work, argument, 1.0)
                 continue
             if len(pending) >= self.jobs * WINDOW_PER_JOB:
-                wait([pending[0]], timeout=1.0)
+                self.collect(work, argument, 1.0)
                 continue
             try:
                 kind, item = box.get(timeout=PAUSE if batch or pending else 1.0)
@@ -109,22 +148,48 @@ class Workers:
         if failure is not None:
             raise failure
 
-    def submit(self, work: Callable[[list[Item], Any], list[Result]], batch: list[Item],
-               argument: Any) -> "Future[list[Result]]":
+    def submit(self, work: Work, batch: list[Any], argument: Any) -> int:
+        """把一批排上队，有空闲的进程就交给它；返回这一批的序号。"""
         if self.pool is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["sourced_answers.verification"])
-            self.pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=ignore_interrupts)
-        try:
-            return self.pool.submit(work, batch, argument)
-        except BrokenProcessPool:
-            raise self.died() from None
+            self.pool = start(self.jobs)
+        self.counter += 1
+        self.waiting.append((self.counter, batch))
+        self.dispatch(work, argument)
+        return self.counter
 
-    def result(self, future: "Future[list[Result]]") -> list[Result]:
-        try:
-            return future.result()
-        except BrokenProcessPool:
-            raise self.died() from None
+    def dispatch(self, work: Work, argument: Any) -> None:
+        for worker in self.pool or []:
+            if not self.waiting:
+                return
+            if worker.busy is None:
+                number, batch = self.waiting.popleft()
+                try:
+                    worker.connection.send((work, batch, argument))
+                except OSError:
+                    raise self.died() from None
+                worker.busy = number
+
+    def collect(self, work: Work, argument: Any, timeout: float) -> None:
+        """最多等 timeout 秒，收回做完的批；有进程死了就报 WorkerDied。"""
+        pool = self.pool or []
+        workers = {worker.connection: worker for worker in pool}
+        for ready in wait(list(workers), timeout):
+            worker = workers[ready]  # type: ignore[index]
+            try:
+                reply = worker.connection.recv()  # 一个进程死了，它的套接字读到结尾
+            except (EOFError, OSError):
+                raise self.died() from None
+            if worker.busy is None:
+                raise self.died()
+            self.finished[worker.busy] = reply
+            worker.busy = None
+        self.dispatch(work, argument)
+
+    def outcome(self, number: int) -> list[Any]:
+        kind, value = self.finished.pop(number)
+        if kind == "error":
+            raise value
+        return value
 
     def died(self) -> WorkerDied:
         return WorkerDied("一个工作进程意外结束了（常见的原因是内存不够、被系统结束了）：前面已经核对的记录都已输出，"
@@ -133,12 +198,56 @@ class Workers:
     def close(self) -> None:
         """结束工作进程（包括正在干活的：Ctrl-C、出错时不等它们做完）。"""
         pool, self.pool = self.pool, None
-        if pool is None:
-            return
-        processes = list(getattr(pool, "_processes", {}).values())  # 标准库没有公开“立刻结束”的办法
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
-            process.join(timeout=5)
+        self.waiting.clear()
+        self.finished.clear()
+        stop(pool or [])
+
+
+# 工作进程的入口：先用主进程的 sys.path（从哪个目录、用哪份代码运行都一样），再听那条套接字
+BOOT = ("import sys; sys.path[:0] = sys.argv[2:]; "
+        "from sourced_answers.workers import serve_socket; serve_socket(int(sys.argv[1]))")
+
+
+def serve_socket(fd: int) -> None:
+    serve(Connection(fd))
+
+
+def start(jobs: int) -> list[Worker]:
+    """启动 jobs 个工作进程：各在自己的会话里（终端的 Ctrl-C 只到主进程），标准输入、输出、错误都不接。"""
+    paths = [path or os.getcwd() for path in sys.path]
+    pool: list[Worker] = []
+    try:
+        for _ in range(jobs):
+            ours, theirs = socket.socketpair()
+            try:
+                process = subprocess.Popen([sys.executable or "python3", "-c", BOOT, str(theirs.fileno()), *paths],
+                                           pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                           start_new_session=True)
+            except BaseException:
+                ours.close()
+                raise
+            finally:
+                theirs.close()
+            pool.append(Worker(process, Connection(ours.detach())))
+    except OSError as error:
+        stop(pool)
+        raise ServiceError(f"启动不了工作进程：{os_error_text(error)}") from None
+    except BaseException:
+        stop(pool)
+        raise
+    return pool
+
+
+def stop(pool: list[Worker]) -> None:
+    """结束这些工作进程：先请它们结束（SIGTERM），5 秒还不走就强行结束。"""
+    for worker in pool:
+        if worker.process.poll() is None:
+            worker.process.terminate()
+    for worker in pool:
+        try:
+            worker.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            worker.process.kill()
+            worker.process.wait()
+        worker.connection.close()

@@ -2,6 +2,7 @@
 以及 Dask 任务的参数。随机生成的输入在 test_fuzz.py 里；这里是一类一类写出来的例子。"""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -193,6 +194,40 @@ def test_a_killed_worker_ends_the_run_with_exit_3_and_keeps_what_was_checked(tmp
     assert out.count(b"\n") >= 1
 
 
+@pytest.mark.slow
+def test_ctrl_c_while_the_workers_are_still_starting_prints_no_traceback(tmp_path):
+    """工作进程刚启动、还在导入模块时按 Ctrl-C（终端把它发给整个进程组）：只有主进程的“已中断”。"""
+    path = saved(tmp_path, 3000)
+    for _ in range(3):
+        process = subprocess.Popen(cli_command("--verify", str(path), "--json", "--jobs", "2"), cwd=HERE,
+                                   env=cli_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   start_new_session=True)
+        deadline = time.monotonic() + 30
+        while not descendants(process.pid) and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        text = err.decode("utf-8", "replace")
+        assert process.returncode == 130 and "Traceback" not in text and "Exception" not in text, text[-800:]
+        assert not descendants(process.pid)
+
+
+@pytest.mark.slow
+def test_output_closed_early_with_workers_ends_quietly_and_promptly(tmp_path):
+    """--jobs 2 的输出接在 head -1 后面：很快以 130 结束，不卡住，不打英文报错。"""
+    path = saved(tmp_path, 5000)
+    for _ in range(3):
+        process = subprocess.Popen(cli_command("--verify", str(path), "--json", "--jobs", "2"), cwd=HERE,
+                                   env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.readline()
+        process.stdout.close()  # 像 head -1 读完一行就走
+        assert process.wait(timeout=30) == 130
+        err = process.stderr.read().decode("utf-8", "replace")
+        process.stderr.close()
+        assert "Traceback" not in err and "Exception" not in err and "Warning" not in err, err[-800:]
+
+
 # ---------- 每个入口的最后一道防线 ----------
 
 ENTRY_MODULES = ["answer_with_sources.py", "sourced_answers/cluster.py", "sourced_answers/local_model.py",
@@ -255,8 +290,10 @@ def test_a_model_name_with_a_newline_or_control_character_is_refused(tmp_path, v
     (["IN", "--out", "OUT", "--workers", "0"], "应在 1 到 256 之间"),
     (["IN", "--out", "OUT", "--threshold", "nan"], "应在 0 到 1 之间"),
     (["IN", "--out", "OUT", "--scheduler", "http://127.0.0.1:8787"], "tcp://"),
+    (["IN", "--out", "OUT", "--scheduler", "tls://127.0.0.1:8786"], "tls:// 还不支持"),
+    (["IN", "--out", "OUT", "--scheduler", "tcp://127.0.0.1:99999"], "端口 1–65535"),
     (["IN", "--out", "OUT", "--bogus"], "不认识的参数"),
-    (["s3://bucket/logs/*.jsonl", "--out", "OUT"], "s3://"),
+    (["s3://bucket/logs/*.jsonl", "--out", "OUT"], "pip install s3fs"),
 ])
 def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, capsys, arguments, message):
     pytest.importorskip("distributed")
@@ -269,6 +306,7 @@ def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, caps
                          for argument in arguments])
     err = capsys.readouterr().err
     assert code == 2 and message in err, err
+    assert not re.search(r"[A-Za-z]{3,} [a-z]{3,} [a-z]{3,}", err.replace("pip install", "")), err  # 没有夹着英文句子
     assert source.read_text(encoding="utf-8").count("\n") == 2 and not (tmp_path / "out").exists()
 
 
@@ -286,7 +324,62 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
     assert [json.loads(line).get("line") for line in lines[1:3]] == [2, 3]
     started = time.monotonic()
     code = cluster.main([str(path), "--out", str(tmp_path / "out2"), "--scheduler", "tcp://127.0.0.1:9"])
-    assert code == 3 and "连不上 Dask 调度器" in capsys.readouterr().err and time.monotonic() - started < 30
+    err = capsys.readouterr().err
+    assert code == 3 and "连不上 Dask 调度器" in err and "Timed out" not in err and time.monotonic() - started < 30
+
+
+@pytest.mark.slow
+def test_cluster_survives_a_lone_surrogate_and_an_unwritable_summary(tmp_path, capsys, monkeypatch):
+    """JSON 里的 \\ud800 不让写结果出错；汇总写不进去是退出码 2 的说明，结果文件照样写好。"""
+    pytest.importorskip("distributed")
+    from sourced_answers import cluster, output_files
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    path = folder / "in.jsonl"
+    path.write_text(LINE + "\n" + LINE.replace("家用", "家用\\ud800", 1) + "\n", encoding="utf-8")
+    summary = tmp_path / "summary.json"
+    real_replace = output_files.os.replace
+
+    def refuse_summary(source, target):
+        if str(target) == str(summary):
+            raise PermissionError(13, "Permission denied")
+        real_replace(source, target)
+
+    monkeypatch.setattr(output_files.os, "replace", refuse_summary)
+    code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1", "--summary", str(summary)])
+    err = capsys.readouterr().err
+    assert code == 2 and "写不了汇总" in err and "内部出错" not in err, err
+    lines = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2 and "\ufffd" in json.loads(lines[1])["answer"] and not summary.exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_cluster_job_ends_it_quietly_and_leaves_no_processes(tmp_path):
+    pytest.importorskip("distributed")
+    path = saved(tmp_path, 20000)
+    process = subprocess.Popen([sys.executable, "-m", "sourced_answers.cluster", str(path), "--out",
+                                str(tmp_path / "out")], cwd=HERE, env=cli_env(), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(descendants(process.pid)) < 3 and time.monotonic() < deadline:  # 集群进程和两个 worker 都起来了
+        time.sleep(0.05)
+    time.sleep(1)
+    family = descendants(process.pid)
+    os.killpg(process.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给前台的进程组
+    _, err = process.communicate(timeout=60)
+    text = err.decode("utf-8", "replace")
+    assert process.returncode == 130 and "已中断" in text, text[-800:]
+    assert "Traceback" not in text and "WARNING" not in text and "Exception" not in text, text[-800:]
+    time.sleep(0.5)
+    assert not [pid for pid in family if os.path.exists(f"/proc/{pid}") and not zombie(pid)]
+
+
+def zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 def test_local_model_has_a_chinese_help_and_chinese_errors():

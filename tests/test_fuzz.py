@@ -13,6 +13,7 @@ import json
 import os
 import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -243,6 +244,22 @@ def test_a_key_the_run_does_not_send_rewrites_nothing_anywhere(tmp_path):
     result = run_cli("--verify", str(path), "--json", "--html", str(page), env=cli_env(ANS_API_KEY="password"))
     assert json.loads(result.stdout)["answer"] == answer
     assert "password-reset" in page.read_text(encoding="utf-8") and "mk-***" not in page.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("where", ["page_in_missing_folder", "missing_input", "page_written", "summary_in_missing_folder"])
+def test_a_key_the_run_does_not_send_is_shown_the_same_way_in_every_message(tmp_path, where):
+    # 没发出去的 ANS_API_KEY 也出现在路径里：配置阶段的报错、读输入的报错、写完的提示都一样，原样显示
+    key = "sk-notsent-123456"
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
+                    encoding="utf-8")
+    arguments = {"page_in_missing_folder": ["--verify", str(path), "--html", str(tmp_path / "nodir" / f"{key}.html")],
+                 "missing_input": ["--verify", str(tmp_path / f"missing-{key}.json")],
+                 "page_written": ["--verify", str(path), "--html", str(tmp_path / f"{key}.html")],
+                 "summary_in_missing_folder": ["--verify", str(path), "--summary",
+                                               str(tmp_path / "nodir" / f"{key}.json")]}[where]
+    result = run_cli(*arguments, env=cli_env(ANS_API_KEY=key))
+    assert key in result.stderr and "mk-***" not in result.stderr, result.stderr
 
 
 # ---------- 一行在哪里结束：只有 \n（\r\n 也认） ----------

@@ -124,6 +124,22 @@ def test_every_link_to_a_reason_or_evidence_has_one_target(tmp_path):
     assert {"why-0", "ev-1"} <= links and links <= set(ids)
 
 
+def test_identical_uncited_items_each_get_their_own_reason_once(tmp_path):
+    """三个一样的、没有引用的列表项是三个问题：每项标一次、各有一段原因（不是每项都挂上全部三个）。
+    整段没有引用的段落：里面的每一句都标出来。"""
+    answer = ("家用 NAS 至少选两盘位 [1]。\n\n- NAS 两盘位\n- NAS 两盘位\n- NAS 两盘位\n\n"
+              "第一句没有引用。第二句也没有。")
+    result, page = review(tmp_path, {"answer": answer, "sources": NAS})
+    problems = [p for p in json.loads(run_cli("--verify", write_input(tmp_path, {"answer": answer, "sources": NAS}),
+                                              "--json", env=cli_env()).stdout)["problems"]]
+    assert [p["kind"] for p in problems].count("uncited_paragraph") == 4
+    text = page.read_text(encoding="utf-8")
+    elements = parse(text)
+    assert elements.count("claim flagged") == 5
+    assert text.count("第 2 段第 1 项没有引用") == 1 and text.count("第 2 段第 3 项没有引用") == 1
+    assert text.count("第 3 段没有引用") == 2  # 那一段的两句各自链到同一个原因
+
+
 def test_a_better_source_is_linked(tmp_path):
     _, page = review(tmp_path, {"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS})
     text = page.read_text(encoding="utf-8")
