@@ -32,9 +32,19 @@ def answer_of_size(size):
     return (PARAGRAPH * repeats).encode("utf-8")[:size].decode("utf-8", errors="ignore")
 
 
+FRESH = iter(range(1_000_000))
+
+
+def fresh(sources):
+    """同样的资料换一个标题：核对会按（标题，正文）缓存资料的索引和结论，不换的话第二次量到的只是查缓存。"""
+    tag = next(FRESH)
+    return [Source(title=f"{source.title} #{tag}", text=source.text) for source in sources]
+
+
 def timed(answer):
+    sources = fresh(SOURCES)
     started = time.perf_counter()
-    report = check_answer(answer, SOURCES)
+    report = check_answer(answer, sources)
     return time.perf_counter() - started, len(report.problems)
 
 
@@ -80,8 +90,9 @@ def source_length(rounds=5):
         sources = long_sources(size)
         best = float("inf")
         for _ in range(rounds):
+            renamed = fresh(sources)
             started = time.perf_counter()
-            check_answer(answer, sources)
+            check_answer(answer, renamed)
             best = min(best, time.perf_counter() - started)
         timings[label] = best
         print(f"100 KB 的回答对每条 {label} 的资料：{best:.3f} 秒（{rounds} 次里最快的）")
