@@ -29,6 +29,8 @@ from sourced_answers.config import Config, build_config, secrets_to_mask, sent_s
 from sourced_answers.errors import AppError, ExitCode
 from sourced_answers.evaluation import run_eval
 from sourced_answers.gather import MetasoSession
+from sourced_answers.launch import program_name
+from sourced_answers.local_serving import bundled_model
 from sourced_answers.model_client import ModelError, chat, chat_url
 from sourced_answers.preflight import check_before_paying, model_key, remote_notices
 from sourced_answers.prompts import build_messages, context_warning
@@ -132,11 +134,10 @@ def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: A
 # ---------- 命令行入口 ----------
 
 def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None,
-         environ: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None,
-         adjust: Callable[[Config], Config] | None = None) -> int:
+         environ: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None, prog: str | None = None) -> int:
     """命令行入口：只有这里读环境变量、决定打印什么、退出码是多少。
 
-    environ 默认是 os.environ；adjust 让 quickstart 在配置建好之后换掉其中几项（比如改用本机启动的模型服务）。"""
+    environ 默认是 os.environ；prog 是用法和提示里的程序名（默认按怎样启动的来猜，见 launch.program_name）。"""
     environ = os.environ if environ is None else environ
     # 密钥太短时不遮（会误伤正常文字）；要用它时 Config 会拒绝它
     secrets = secrets_to_mask(environ)
@@ -149,21 +150,20 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
     output: SafeWriter = SafeWriter(raw_out, secrets)
     try:
-        parser = build_parser()
+        parser = build_parser(prog or program_name())
         parser.output = output
         args = parser.parse_args(argv)
         # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），配置的报错和每种输出都一样
         errors.secrets = output.secrets = sent_secrets(args, environ)
         config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
-        if adjust:
-            config = adjust(config)
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
         errors.secrets = list(config.secrets)
         output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)
-        # 进度条只在标准错误是终端时画，NO_COLOR 或 --json 时不画
+        # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
-        progress = (err or sys.stderr) if errors.isatty() and not environ.get("NO_COLOR") and not config.json else None
-        return program(config, output, log, stdin or input_bytes(), progress)
+        progress = (err or sys.stderr) if errors.isatty() and not config.quiet else None
+        with bundled_model(config, log) as config:  # --local-model：在本机启动自带的模型（付费之前）
+            return program(config, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:

@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
 from sourced_answers.check_steps import check_and_fix
 from sourced_answers.checker import RULES
-from sourced_answers.cli import ChineseArgumentParser, ChineseHelpFormatter, in_range
 from sourced_answers.config import Config
 from sourced_answers.errors import AppError, ExitCode, InputError, ServiceError, UsageError
 from sourced_answers.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long

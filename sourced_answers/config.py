@@ -14,9 +14,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import metaso_search
+from sourced_answers import local_model
 from sourced_answers.checker import SupportRule
 from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
+from sourced_answers.model_client import DEFAULT_MAX_TOKENS
 from sourced_answers.output_files import OutputFiles, PlannedFile
 from sourced_answers.safe_output import TerminalFilter
 from sourced_answers.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, check_secret, maskable
@@ -42,7 +44,7 @@ class Config:
     models: list[str] = field(default_factory=list)
     # 秘塔
     demo: bool = False
-    demo_pages: str = "nas"
+    demo_pages: str | None = None  # None：按问题的语言选 nas 或 nas-en
     metaso_key: str = ""
     metaso_base: str = metaso_search.DEFAULT_BASE
     size: int = 5
@@ -57,7 +59,8 @@ class Config:
     cache_max_mb: int = 200
     # 模型
     model: str = DEFAULT_MODEL
-    model_url: str = DEFAULT_OLLAMA_URL
+    model_url: str = DEFAULT_OLLAMA_URL  # --local-model 时是空的，直到本机模型服务启动（local_serving）
+    local_model: bool = False
     max_tokens: int = 1024
     timeout: float | None = None
     context_window: int = 4096
@@ -81,7 +84,8 @@ class Config:
     # --verify：几个进程、汇总存到哪里；progress：标准错误是终端时画进度条（main 决定）
     jobs: int = 1
     summary: PlannedFile | None = None
-    progress: bool = False
+    quiet: bool = False  # -q：不画进度条
+    prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
 
     @property
     def support_rule(self) -> SupportRule:
@@ -167,6 +171,8 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--models 要和 --eval 一起用")
     if (args.judge or args.judge_url) and args.eval:
         raise UsageError("--judge 用于回答问题和 --verify")
+    if args.local_model and (args.model or args.models):
+        raise UsageError("--local-model 用的是自带的 SmolLM2-135M，不要同时给 --model 或 --models")
     if args.judge_url and not args.judge:
         raise UsageError("--judge-url 要和 --judge 一起用")
     if args.judge_all and not args.judge:
@@ -188,7 +194,7 @@ def check_flags(args: argparse.Namespace) -> None:
             raise UsageError("--eval 从文件读问题，不要同时给出问题")
         return
     if args.question is None or not args.question.strip():
-        raise UsageError("请给出要问的问题，例如：python answer_with_sources.py \"家用 NAS 怎么选\"")
+        raise UsageError(f"请给出要问的问题，例如：{args.prog} \"家用 NAS 怎么选\"")
 
 
 def clean_question(text: str, where: str = "问题") -> str:
@@ -257,8 +263,8 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
     streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
     check_flags(args)
     question = clean_question(args.question) if not (args.verify or args.eval) else None
-    model = model_from(environ, args.model)
-    if args.eval:
+    model = local_model.MODEL_NAME if args.local_model else model_from(environ, args.model)
+    if args.eval and not args.local_model:
         models = [clean_name(m, "--models 里的模型名") for m in (args.models or model).split(",") if m.strip()]
         if not models:
             raise UsageError("--models 里没有模型名")
@@ -286,12 +292,18 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
         size=args.size, read=args.read, max_chars=args.max_chars, cache_dir=default_directory(environ),
         no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
         cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
-        max_tokens=args.max_tokens, timeout=args.timeout, context_window=args.context_window, stream=args.stream,
+        local_model=args.local_model, max_tokens=args.max_tokens or default_max_tokens(args.local_model),
+        timeout=args.timeout, context_window=args.context_window, stream=args.stream,
         rule=args.rule, threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
         judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
         model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
-        jobs=args.jobs or available_cores(), summary=summary)
+        jobs=args.jobs or available_cores(), summary=summary, quiet=args.quiet, prog=args.prog)
+
+
+def default_max_tokens(bundled: bool) -> int:
+    """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
+    return local_model.BUNDLED_MAX_TOKENS if bundled else DEFAULT_MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -303,8 +315,12 @@ class KeysSent:
 
 
 def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:
-    """(回答模型的地址, 评判模型的地址)。--verify 不加 --judge 时不找模型服务，OLLAMA_URL 不读。"""
-    model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
+    """(回答模型的地址, 评判模型的地址)。--verify 不加 --judge 时不找模型服务，OLLAMA_URL 不读；
+    --local-model 时也不读，地址是空的，等本机模型服务启动后才知道（没给 --judge-url 的评判模型也用它）。"""
+    if args.local_model:
+        model_url = ""
+    else:
+        model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
     judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES) if args.judge_url else model_url
     return model_url, judge_url
 
@@ -313,7 +329,7 @@ def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysS
     """哪几个密钥会发出去——build_config 只读这几个，报错和每种输出也只遮这几个（sent_secrets）。"""
     judge = bool((args.judge or "").strip())
     return KeysSent(metaso=not args.verify and not args.demo,
-                    model=not args.verify or (judge and judge_url == model_url),
+                    model=not args.local_model and (not args.verify or (judge and judge_url == model_url)),
                     judge=judge and judge_url != model_url)
 
 

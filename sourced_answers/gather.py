@@ -5,6 +5,7 @@
 import threading
 from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 import metaso_search
 from metaso_search import MetasoError
@@ -13,6 +14,7 @@ from sourced_answers.checker import Source
 from sourced_answers.config import Config
 from sourced_answers.passages import select_passages
 from sourced_answers.retrying import Deadline
+from sourced_answers.text import has_chinese
 
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
 READ_LIMIT = 200_000
@@ -93,7 +95,9 @@ class MetasoSession:
     """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
     def __init__(self, config: Config, log: Log, deadline: Deadline) -> None:
-        self.fake = None
+        self.fake: Any = None  # --demo 的模拟秘塔（fake_metaso.FakeMetaso）和它用的那组页面
+        self.fake_pages = ""
+        self.client: metaso_search.Client | None
         self.cache: metaso_cache.MetasoCache | None = None
         self.log = log
         self.config = config
@@ -101,11 +105,10 @@ class MetasoSession:
         def on_retry(message: str) -> None:
             log(f"  {message}")
 
+        self.on_retry = on_retry
+        self.deadline = deadline
         if config.demo:
-            from fake_metaso import PAGE_SETS, FakeMetaso
-            self.fake = FakeMetaso(PAGE_SETS[config.demo_pages]).start()
-            self.client = metaso_search.Client(self.fake.key, self.fake.base_url, deadline, on_retry)
-            log(f"使用内置的模拟秘塔服务（--demo）：{self.fake.base_url}")
+            self.client = None  # 模拟服务等知道了问题（和它的语言）再启动
         else:
             self.client = metaso_search.Client(config.metaso_key, config.metaso_base, deadline, on_retry)
             if not config.no_cache and config.cache_dir is None:
@@ -126,10 +129,23 @@ class MetasoSession:
         if self.cache:
             self.cache.close()
 
+    def demo_client(self, question: str) -> metaso_search.Client:
+        """--demo：启动（或换成）问题的语言那一组页面的模拟服务。--demo-pages 没给时，中文问题用 nas，其他用 nas-en。"""
+        from fake_metaso import PAGE_SETS, FakeMetaso
+        pages = self.config.demo_pages or ("nas" if has_chinese(question) else "nas-en")
+        if self.fake is None or self.fake_pages != pages:
+            if self.fake:
+                self.fake.close()
+            self.fake = FakeMetaso(PAGE_SETS[pages]).start()
+            self.fake_pages = pages
+            self.log(f"使用内置的模拟秘塔服务（--demo，页面 {pages}）：{self.fake.base_url}")
+        return metaso_search.Client(self.fake.key, self.fake.base_url, self.deadline, self.on_retry)
+
     def gather(self, question: str) -> list[Source]:
         """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
         config = self.config
-        sources = gather(question, config.size, config.read, config.max_chars, self.client, self.log, self.cache)
+        client = self.demo_client(question) if config.demo or self.client is None else self.client
+        sources = gather(question, config.size, config.read, config.max_chars, client, self.log, self.cache)
         if not sources:
             raise MetasoError("秘塔没有搜到结果", next_step="换个说法再试")
         return sources

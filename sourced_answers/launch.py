@@ -32,6 +32,16 @@ def guard_startup(module_name: str = "__main__") -> None:
         signal.signal(signal.SIGINT, interrupted_at_startup)
 
 
+def program_name(argv0: str | None = None) -> str:
+    """用法和提示里写的程序名：按这个进程是怎样启动的（sys.argv[0]）。认不出来时是装好的命令名。"""
+    name = os.path.basename(sys.argv[0] if argv0 is None else argv0)
+    if name == "answer_with_sources.py":
+        return "python answer_with_sources.py"
+    if name == "__main__.py":
+        return "python -m sourced_answers"
+    return "answer-with-sources"
+
+
 def print_error(text: str) -> None:
     try:
         sys.stderr.write(text + "\n")

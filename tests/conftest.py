@@ -23,6 +23,13 @@ def cache_home(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.fixture(autouse=True)
+def hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """本进程里的运行也不受用户环境影响（NO_COLOR、COLUMNS、TERM、密钥……），和 cli_env 去掉的是同一组变量。"""
+    for name in support.USER_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """本进程里的运行重试前只等几十毫秒（次数、说明都不变）；子进程里的运行照常退避。"""
     monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.01)

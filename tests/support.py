@@ -278,10 +278,17 @@ class ScriptedModel:
 CACHE_HOME: Path | None = None
 
 
+# 用户自己环境里会改变程序行为的变量：测试不继承它们（谁 export 了 NO_COLOR、COLUMNS，测试结果都一样）
+USER_SETTINGS = frozenset({
+    "METASO_API_KEY", "METASO_BASE", "OLLAMA_URL", "ANS_MODEL", "ANS_API_KEY", "ANS_JUDGE_API_KEY",
+    "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "COLUMNS", "LINES", "TQDM_DISABLE",
+    "PYTHONWARNINGS", "SCHEDULER",
+})
+
+
 def cli_env(fake: Any = None, model: Any = None, **extra: str) -> dict[str, str]:
     """运行命令行用的环境变量：fake 是模拟秘塔、model 是（任何有 url 的）模型服务，extra 覆盖其余变量。"""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("METASO_API_KEY", "METASO_BASE", "OLLAMA_URL", "ANS_MODEL")}
+    env = {k: v for k, v in os.environ.items() if k not in USER_SETTINGS}
     env["PYTHONIOENCODING"] = "utf-8"
     # 每个测试一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache
     if CACHE_HOME is not None:

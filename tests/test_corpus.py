@@ -97,7 +97,7 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
 
 @pytest.mark.slow
 def test_progress_bar_on_a_terminal(tmp_path):
-    """真正的终端（pty）：进度条画在标准错误上；设了 NO_COLOR 就不画。"""
+    """真正的终端（pty）上的标准错误：进度条照画——标准输出接到文件、用 --json、设了 NO_COLOR 都一样；-q 不画。"""
     import fcntl
     import os
     import pty
@@ -107,28 +107,34 @@ def test_progress_bar_on_a_terminal(tmp_path):
 
     from tests.support import HERE, cli_command
     path = corpus(tmp_path, 500)
-    for no_color, expected in ((None, True), ("1", False)):
+    cases = [((), {}, True), (("--json",), {}, True), ((), {"NO_COLOR": "1"}, True), (("-q",), {}, False),
+             (("--quiet", "--json"), {}, False)]
+    for flags, extra, expected in cases:
         leader, follower = pty.openpty()
         # 像真终端一样有宽度（新开的 pty 是 0 列，tqdm 会什么也不画）
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-        env = cli_env() if no_color is None else cli_env(NO_COLOR=no_color)
-        process = subprocess.Popen(cli_command("--verify", str(path), "--jobs", "1"), env=env, cwd=HERE,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=follower)
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                data = os.read(leader, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            chunks.append(data)
-        process.wait(timeout=120)
+        with open(tmp_path / "checked.jsonl", "wb") as stdout:  # 标准输出是文件，像 README 里的批量用法
+            process = subprocess.Popen(cli_command("--verify", str(path), "--jobs", "1", *flags),
+                                       env=cli_env(**extra), cwd=HERE, stdin=subprocess.DEVNULL, stdout=stdout,
+                                       stderr=follower)
+            os.close(follower)
+            chunks = []
+            while True:
+                try:
+                    data = os.read(leader, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            process.wait(timeout=120)
         os.close(leader)
         stderr = b"".join(chunks).decode("utf-8", "replace")
         redrawn = re.search(r"\r(?!\n)", stderr) is not None  # 回车回到行首重画（终端把 \n 变成 \r\n，不算）
-        assert ("条/秒" in stderr and "核对" in stderr and redrawn) is expected, stderr[-500:]
+        assert (redrawn and "条/秒" in stderr) is expected, (flags, extra, stderr[-500:])
+        assert "500 条" in stderr  # 汇总照样打印，-q 只关进度条
+        if "--json" in flags:
+            assert len((tmp_path / "checked.jsonl").read_text(encoding="utf-8").splitlines()) == 500
 
 
 @pytest.mark.slow

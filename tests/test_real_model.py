@@ -94,6 +94,20 @@ def test_eval_table_from_the_real_model(real_model):
     assert float(cells[10]) > 0  # token/秒
 
 
+def test_the_installed_command_runs_the_bundled_model_with_local_model():
+    """pip install 之后不靠 quickstart：--local-model 自己启动 llama.cpp、回答、核对，结束时关掉服务。"""
+    from sourced_answers.local_model import server_installed
+    if not server_installed():
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
+    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")  # Ollama 不在也没关系
+    result = run_cli("How should I choose a home NAS?", "--demo", "--local-model", "--read", "0",
+                     "--max-tokens", "60", "--json", env=env)
+    assert result.returncode in (0, 1), result.stderr
+    record = json.loads(result.stdout)
+    assert record["model"] == "smollm2-135m" and record["answer"]
+    assert "本机模型服务在 http://127.0.0.1:" in result.stderr and "页面 nas-en" in result.stderr
+
+
 def test_quickstart_falls_back_to_the_bundled_model():
     from sourced_answers.local_model import server_installed
     if not server_installed():

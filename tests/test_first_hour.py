@@ -1,0 +1,127 @@
+"""新用户第一个小时会碰到的门：自带模型（--local-model）、按问题语言选的演示页面、程序名和 --version、
+只启动需要的东西（quickstart --verify）。"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fake_metaso import ENGLISH_PAGES, NAS_PAGES
+from sourced_answers import __version__, local_model, local_serving
+from tests.support import HERE, cli_env, run_cli
+
+
+def prompt_of(model_server) -> str:
+    return model_server.requests[-1]["body"]["messages"][-1]["content"]
+
+
+def test_demo_pages_follow_the_language_of_the_question(model_server):
+    env = cli_env(None, model_server, ANS_MODEL="good")
+    english = run_cli("--demo", "How should I choose a home NAS?", "--read", "0", env=env)
+    assert "页面 nas-en" in english.stderr
+    assert ENGLISH_PAGES[0]["title"] in prompt_of(model_server) and NAS_PAGES[0]["title"] not in prompt_of(model_server)
+    chinese = run_cli("--demo", "家用 NAS 怎么选", "--read", "0", env=env)
+    assert "页面 nas）" in chinese.stderr and NAS_PAGES[0]["title"] in prompt_of(model_server)
+    chosen = run_cli("--demo", "How should I choose a home NAS?", "--demo-pages", "nas", "--read", "0", env=env)
+    assert "页面 nas）" in chosen.stderr and NAS_PAGES[0]["title"] in prompt_of(model_server)
+
+
+@pytest.mark.parametrize("entry", [["answer_with_sources.py"], ["-m", "sourced_answers"]])
+def test_each_entry_point_names_itself_and_has_a_version(entry):
+    name = "python answer_with_sources.py" if entry[0].endswith(".py") else "python -m sourced_answers"
+    if entry[0].endswith(".py"):
+        entry = [str(HERE / entry[0])]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *entry, *args], cwd=HERE, env=cli_env(), capture_output=True,
+                              text=True, encoding="utf-8", timeout=60, stdin=subprocess.DEVNULL)
+
+    version = run("--version")
+    assert version.returncode == 0 and version.stdout == f"{name} {__version__}\n"
+    missing = run()
+    assert missing.returncode == 2 and f"例如：{name} \"家用 NAS 怎么选\"" in missing.stderr
+    wrong = run("--size", "0")
+    assert wrong.returncode == 2 and f"（{name} -h 查看用法）" in wrong.stderr
+    assert run("-h").stdout.startswith(f"用法：{name} \"问题\" [选项]")
+
+
+def test_the_version_has_one_source():
+    import tomllib
+    project = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    result = run_cli("--version", env=cli_env())
+    assert result.returncode == 0 and result.stdout.strip().endswith(__version__)
+
+
+def test_help_is_grouped_by_task():
+    result = run_cli("-h", env=cli_env())
+    groups = [line[:-1] for line in result.stdout.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert groups == ["参数", "回答问题", "核对保存下来的回答（--verify）和判断规则", "修正和第二意见",
+                      "比较模型（--eval）", "输出", "网络和缓存", "其他"]
+
+
+def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(monkeypatch, fake_metaso):
+    monkeypatch.setattr(local_model, "server_installed", lambda: False)
+    result = run_cli("How should I choose a home NAS?", "--local-model", env=cli_env(fake_metaso))
+    assert result.returncode == 2
+    assert "--local-model" in result.stderr and local_model.INSTALL_HINT in result.stderr
+    assert fake_metaso.requests == []  # 付费之前就停下
+
+
+class NoServer:
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("这次运行不该启动本机模型")
+
+
+def test_local_model_starts_nothing_when_only_verifying(monkeypatch, tmp_path):
+    monkeypatch.setattr(local_model, "LocalModelServer", NoServer)
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--local-model", env=cli_env())
+    assert result.returncode == 0, result.stderr
+    assert "本机" not in result.stderr
+
+
+def test_local_model_conflicts_with_a_model_name():
+    result = run_cli("How?", "--local-model", "--model", "qwen2.5:1.5b", env=cli_env())
+    assert result.returncode == 2 and "--local-model" in result.stderr and "--model" in result.stderr
+
+
+def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monkeypatch, fake_metaso, model_server):
+    """不真的启动 llama.cpp（那是 test_real_model 的事）：换成脚本模型服务，看配置怎样交给它。"""
+    class Started:
+        def __init__(self, n_ctx: int = 4096, **kwargs):
+            self.url, self.threads, self.n_ctx = model_server.url, 1, n_ctx
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+    monkeypatch.setattr(local_model, "server_installed", lambda: True)
+    monkeypatch.setattr(local_model, "LocalModelServer", Started)
+    monkeypatch.setattr(local_model, "MODEL_NAME", "good")  # 脚本服务里有这个名字
+    result = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", env=cli_env(fake_metaso))
+    assert result.stderr.count(local_serving.ENGLISH_ONLY) == 1
+    body = model_server.requests[-1]["body"]
+    assert body["model"] == "good" and body["max_tokens"] == local_model.BUNDLED_MAX_TOKENS
+    longer = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", "--max-tokens", "50", env=cli_env(fake_metaso))
+    assert longer.returncode in (0, 1) and model_server.requests[-1]["body"]["max_tokens"] == 50
+
+
+def test_quickstart_verify_starts_nothing(tmp_path):
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    # 模型服务的地址指向没人听的端口：要是 quickstart 去找模型、装或启动 llama.cpp，标准错误里会说
+    env = cli_env(OLLAMA_URL="http://127.0.0.1:9")
+    result = run_cli("--verify", str(saved), env=env, module="sourced_answers.quickstart")
+    assert result.returncode == 0, result.stderr
+    assert "模拟秘塔" not in result.stderr and "llama.cpp" not in result.stderr and "模型服务" not in result.stderr
+    assert "✓ 引用核对通过" in result.stdout
+
+
+def test_quickstart_names_itself_in_messages():
+    result = run_cli("--size", "0", env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
+    assert result.returncode == 2 and "bash quickstart.sh -h 查看用法" in result.stderr
