@@ -33,7 +33,7 @@ from sourced_answers.launch import program_name
 from sourced_answers.local_serving import bundled_model
 from sourced_answers.model_client import ModelError, chat, chat_url
 from sourced_answers.preflight import check_before_paying, model_key, remote_notices
-from sourced_answers.prompts import build_messages, context_warning
+from sourced_answers.prompts import context_warning, fitted_prompt, shortening_note
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
@@ -60,10 +60,13 @@ def run_question(config: Config, out: Output, log: Log) -> int:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
     stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
-    messages = build_messages(question, sources)
+    messages, limit = fitted_prompt(question, sources, config.max_tokens, config.context_window)
+    note = shortening_note("回答", limit, config.context_window)
+    if note:
+        log(note)
     answer = ask_model(messages, model, config, stream, deadline, out, log)
     # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
-    checked = check_and_fix(answer, sources, config, rewriter(question, messages, model, config, deadline, log),
+    checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
                             log, judge_asker(config, deadline))
     # 4. 输出：文字或 JSON，（--html）审阅页
     record = checked.record(question, model)

@@ -13,15 +13,11 @@ from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.model_client import Message, ModelError, chat
 from sourced_answers.preflight import judge_key, model_key
-from sourced_answers.prompts import rewrite_messages
+from sourced_answers.prompts import JUDGE_MAX_TOKENS, rewrite_messages, shortening_note
 from sourced_answers.records import Record, result_record
 from sourced_answers.repair import Repair, Rewriter, fix_answer, repairable
 from sourced_answers.retrying import Deadline
-from sourced_answers.text import has_chinese
 from sourced_answers.thinking import without_thinking
-
-# 评判模型只需要回答“是”或“否”；留一点余地给先写一两句的模型
-JUDGE_MAX_TOKENS = 64
 
 Log = Callable[[str], None]
 
@@ -102,7 +98,8 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
         which = "每一个带引用的句子" if config.judge_all else "支持分拿不准的句子"
         log(f"请评判模型 {config.judge} 看{which}…")
         try:
-            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule)
+            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule,
+                                    config.context_window)
         except ModelError as error:
             # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
             judged = Judged(config.judge, config.judge_url, [], 0, str(error))
@@ -128,11 +125,18 @@ def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:
     return ask
 
 
-def rewriter(question: str, messages: list[Message], model: str, config: Config, deadline: Deadline,
+def rewriter(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline,
              log: Log) -> Rewriter:
-    """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。"""
+    """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。
+    改写的提示词比回答时的还长（多了当前回答和问题清单）：放不下上下文窗口时资料缩短，说明只说一次。"""
+    noted: set[int | None] = {None}
+
     def ask(answer: str, report: Report) -> str:
-        request = rewrite_messages(messages, answer, report, has_chinese(question))
+        request, limit = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window)
+        note = shortening_note("修正", limit, config.context_window)
+        if note and limit not in noted:
+            noted.add(limit)
+            log(f"  {note}")
         try:
             result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,
                           deadline=deadline, key=model_key(config))

@@ -17,7 +17,7 @@ from sourced_answers.json_lines import read_lines
 from sourced_answers.model_client import ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
 from sourced_answers.preflight import check_before_paying, model_key
-from sourced_answers.prompts import build_messages
+from sourced_answers.prompts import fitted_prompt
 from sourced_answers.repair import fix_answer
 from sourced_answers.retrying import Deadline
 from sourced_answers.safe_output import Output
@@ -54,7 +54,7 @@ def eval_one(question: str, sources: Sequence[Source], model: str, config: Confi
     record: EvalRecord = {"model": model, "question": question, "passed": False, "problems": {}, "error": None,
                           "seconds": None, "first_text_seconds": None, "completion_tokens": None,
                           "tokens_per_second": None}
-    messages = build_messages(question, sources)
+    messages, _ = fitted_prompt(question, sources, config.max_tokens, config.context_window)
     try:
         result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
                       deadline=deadline, key=model_key(config))
@@ -76,7 +76,7 @@ def eval_one(question: str, sources: Sequence[Source], model: str, config: Confi
     record["problems"] = dict(Counter(p.kind for p in report.problems))
     if config.fix:
         started = time.monotonic()
-        ask = rewriter(question, messages, model, config, deadline, lambda message: None)
+        ask = rewriter(question, sources, model, config, deadline, lambda message: None)
         _, fixed_report, repairs = fix_answer(answer, sources, config.support_rule, config.fix_rounds, ask)
         record.update(passed_after_fix=fixed_report.passed, repairs=len(repairs),
                       fix_seconds=round(time.monotonic() - started, 3))

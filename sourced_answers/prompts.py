@@ -1,14 +1,19 @@
 """发给模型的全部提示词：回答问题、改写被标出的句子（--fix）、评判一句话（--judge）。
 
+每个提示词都要放得进模型的上下文窗口（--context-window）：放不下时先缩短资料（每条资料只留和问题、句子最相关的
+段落，缩到刚好放得下），还放不下才提醒（fitted_prompt 和 judge_messages 用同一个估计）。
+
 提示词写成一段话而不是编号列表：小模型会把编号列表原样抄进回答。问题里没有汉字时用英文说明：
 只会英文的小模型看不懂中文的要求。资料来自任意网页，可能写着“忽略之前的所有指令”：资料放在 <source> 里
 当作数据，并且明确说它不是指令。
 """
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from sourced_answers.checker import Report, Source
 from sourced_answers.model_client import Message
+from sourced_answers.passages import select_passages
 from sourced_answers.text import count_chinese, has_chinese
 
 SYSTEM_PROMPT = (
@@ -37,8 +42,12 @@ JUDGE_PROMPT = ("只根据下面这条资料判断：资料是否完全支持这
                 "资料：\n{source}\n\n这句话：{sentence}")
 JUDGE_PROMPT_ENGLISH = ("Using only the source below, answer: does the source fully support the sentence? "
                         "Answer only \"yes\" or \"no\".\n\nSource:\n{source}\n\nSentence: {sentence}")
-# 评判时每条资料最多给这么多字
+# 评判时每条资料最多给这么多字（上下文窗口更小时更少）
 JUDGE_SOURCE_LIMIT = 4000
+# 评判模型只需要回答“是”或“否”；留一点余地给先写一两句的模型
+JUDGE_MAX_TOKENS = 64
+# token 数只是估计：算上下文窗口时再留这么多
+MARGIN = 64
 
 SOURCE_TAG = re.compile(r"<\s*(/?)\s*source", re.IGNORECASE)
 
@@ -74,9 +83,49 @@ def estimate_tokens(text: str) -> int:
     return chinese + (len(text) - chinese + 3) // 4
 
 
+def prompt_tokens(messages: Sequence[Message]) -> int:
+    return sum(estimate_tokens(m["content"]) for m in messages)
+
+
+def shortened(sources: Sequence[Source], question: str, limit: int) -> list[Source]:
+    """每条资料最多 limit 个字：挑和问题最相关的段落（passages.select_passages）。"""
+    return [replace(source, text=select_passages(source.text, question, limit)) if len(source.text) > limit else source
+            for source in sources]
+
+
+def fitted_prompt(question: str, sources: Sequence[Source], reserve: int, window: int,
+                  extend: Callable[[list[Message]], list[Message]] = list) -> tuple[list[Message], int | None]:
+    """放得进上下文窗口的提示词：build_messages 的资料块（extend 在后面接上别的消息，比如 --fix 的当前回答），
+    加上 reserve 个 token（回答的上限）不超过 window。放不下时把每条资料缩到同样的长度上限（二分查找
+    刚好放得下的最长上限），返回 (消息, 上限)。不用缩时上限是 None；缩到没有资料还放不下时不缩（上限也是
+    None），由 context_warning 提醒。"""
+    budget = window - reserve - MARGIN
+    messages = extend(build_messages(question, sources))
+    if prompt_tokens(messages) <= budget or not sources:
+        return messages, None
+    if prompt_tokens(extend(build_messages(question, shortened(sources, question, 0)))) > budget:
+        return messages, None  # 没有资料也放不下（回答上限本身太大）：不缩，由 context_warning 提醒
+    low, high = 0, max(len(source.text) for source in sources)
+    while low < high:  # 每条资料最多留多少字：放得下的最大值
+        middle = (low + high + 1) // 2
+        if prompt_tokens(extend(build_messages(question, shortened(sources, question, middle)))) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return extend(build_messages(question, shortened(sources, question, low))), low
+
+
+def shortening_note(what: str, limit: int | None, window: int) -> str | None:
+    """资料被缩短时的一句说明（没缩短时 None）。"""
+    if limit is None:
+        return None
+    return (f"⚠ {what}的提示词放不下模型的上下文窗口 {window}（--context-window）：每条资料只留最相关的 {limit} 个字。"
+            f"上下文更大的模型可以用更大的 --context-window（例如 OLLAMA_CONTEXT_LENGTH=8192 ollama serve）")
+
+
 def context_warning(messages: list[Message], max_tokens: int, window: int) -> str | None:
     """提示词加上回答上限可能超过模型的上下文窗口时，返回一句提醒；否则返回 None。"""
-    prompt = sum(estimate_tokens(m["content"]) for m in messages)
+    prompt = prompt_tokens(messages)
     if prompt + max_tokens <= window:
         return None
     return (f"⚠ 提示词约 {prompt} 个 token，加上回答上限 {max_tokens}，可能超过模型的上下文窗口 {window}"
@@ -84,17 +133,22 @@ def context_warning(messages: list[Message], max_tokens: int, window: int) -> st
             f"可以减小 --read、--max-chars 或 --max-tokens，或者用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动")
 
 
-def rewrite_messages(base_messages: list[Message], answer: str, report: Report, chinese: bool) -> list[Message]:
-    """--fix 的改写：在回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题。"""
+def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,
+                     window: int) -> tuple[list[Message], int | None]:
+    """--fix 的改写：回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题；资料按上下文窗口缩短
+    （fitted_prompt）。返回 (消息, 每条资料的字数上限或 None)。"""
     lines = []
     for problem in report.problems:
         where = f"第 {problem.paragraph} 段：" if problem.paragraph else ""
         lines.append(f"- {where}{problem.message}")
-    if chinese:
+    if has_chinese(question):
         request = f"{REWRITE_PROMPT}\n\n当前回答：\n{answer}\n\n有问题的地方：\n" + "\n".join(lines)
     else:
         request = f"{REWRITE_PROMPT_ENGLISH}\n\nCurrent answer:\n{answer}\n\nFlagged:\n" + "\n".join(lines)
-    return base_messages + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
+
+    def extend(base: list[Message]) -> list[Message]:
+        return base + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
+    return fitted_prompt(question, sources, max_tokens, window, extend)
 
 
 def is_minicheck(model: str) -> bool:
@@ -102,11 +156,21 @@ def is_minicheck(model: str) -> bool:
     return model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0] == "bespoke-minicheck"
 
 
-def judge_messages(model: str, sentence: str, source_text: str) -> list[Message]:
+def judge_messages(model: str, sentence: str, source_text: str, window: int = 4096) -> list[Message]:
     """--judge：只根据这条资料，问它是否完全支持这句话。Bespoke-MiniCheck 按它自己的格式问：一条用户消息
-    “Document: 资料\nClaim: 句子”，没有别的说明（它回答 Yes 或 No）。"""
-    document = source_text[:JUDGE_SOURCE_LIMIT]
+    “Document: 资料\nClaim: 句子”，没有别的说明（它回答 Yes 或 No）。资料太长（超过 JUDGE_SOURCE_LIMIT 字，
+    或者放不下上下文窗口 window）时只给和这句话最相关的段落。"""
     if is_minicheck(model):
-        return [{"role": "user", "content": f"Document: {document}\nClaim: {sentence}"}]
-    template = JUDGE_PROMPT if has_chinese(sentence + source_text[:200]) else JUDGE_PROMPT_ENGLISH
+        template = "Document: {source}\nClaim: {sentence}"
+    else:
+        template = JUDGE_PROMPT if has_chinese(sentence + source_text[:200]) else JUDGE_PROMPT_ENGLISH
+    budget = window - JUDGE_MAX_TOKENS - MARGIN - estimate_tokens(template.format(source="", sentence=sentence))
+    document = source_text
+    if len(document) > JUDGE_SOURCE_LIMIT or estimate_tokens(document) > budget:
+        # 按这段资料的字/token 比例换算成字数，再挑最相关的段落；估计偏了就再砍掉结尾
+        per_token = len(document) / max(1, estimate_tokens(document))
+        limit = max(0, min(JUDGE_SOURCE_LIMIT, int(budget * per_token)))
+        document = select_passages(document, sentence, limit)
+        while document and estimate_tokens(document) > budget:
+            document = document[:len(document) * 9 // 10]
     return [{"role": "user", "content": template.format(source=document, sentence=sentence)}]
