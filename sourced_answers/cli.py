@@ -44,7 +44,7 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
         description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
         epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果；"
                "4 程序内部出错（请报告，加 --debug 看报错堆栈）；130 被中断（Ctrl-C，或者标准输出被对方关掉）。"
-               "完整说明见 docs/usage.md。")
+               "参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
     parser.set_defaults(prog=prog)
     parser._positionals.title = "参数"
     parser.add_argument("question", nargs="?", help="要问的问题")
