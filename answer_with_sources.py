@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any, TextIO
 
-from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
+from sourced_answers.check_steps import answer_of, check_and_fix, judge_asker, rewriter
 
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.checker import check, support
@@ -37,7 +37,7 @@ from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
 from sourced_answers.safe_output import Output, SafeWriter
 from sourced_answers.text import mask_data
-from sourced_answers.thinking import ThinkFilter, without_thinking
+from sourced_answers.thinking import ThinkFilter
 from sourced_answers.verification import verify
 
 __all__ = ["check", "support", "main", "run_question"]
@@ -107,15 +107,10 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
         raise
-    answer = without_thinking(result.text)
     if stream:
         rest = shown.finish()
         out.write((rest if started[0] else rest.lstrip()) + "\n\n")
-    if result.finish_reason == "length":
-        log(f"⚠ 回答达到长度上限（--max-tokens {config.max_tokens}）被截断了")
-    if not answer:
-        raise ModelError(f"模型 {model} 返回了空回答")
-    return answer
+    return answer_of(result, model, config.max_tokens, log)
 
 
 def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
