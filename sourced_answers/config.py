@@ -165,8 +165,6 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
-    if (args.judge or args.judge_url) and args.eval:
-        raise UsageError("--judge 用于回答问题和 --verify")
     if args.judge_url and not args.judge:
         raise UsageError("--judge-url 要和 --judge 一起用")
     if args.judge_all and not args.judge:
