@@ -7,6 +7,7 @@
 两个名字其实是同一个模型时要让人看得见。模型服务半路没了：已经完成的结果照常输出，退出码 3。
 """
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -113,6 +114,13 @@ def served_differs(record: EvalRecord) -> bool:
     return isinstance(served, str) and ollama_name(served) != ollama_name(record["model"])
 
 
+def short_name(served: str) -> str:
+    """表格里的模型名：llama.cpp 报告的是模型文件的完整路径，表里只写文件名（--json 和提醒里是完整的）。"""
+    if served.startswith("/") or re.match(r"[A-Za-z]:[\\/]", served):
+        return re.split(r"[\\/]", served)[-1] or served
+    return served
+
+
 def served_notes(records: Sequence[EvalRecord]) -> list[str]:
     """实际回答的模型和请求的不一样时要说的话；几个名字是同一个模型回答的，特别说一句（比较它们没有意义）。"""
     notes = []
@@ -159,7 +167,8 @@ def eval_table(records: Sequence[EvalRecord], models: Sequence[str], fix: bool =
         if fix:
             rows[-1] += fix_cells(runs)
         if show_served:
-            rows[-1].append("、".join(dict.fromkeys(r["served_model"] for r in runs if r.get("served_model"))) or "-")
+            served = dict.fromkeys(short_name(r["served_model"]) for r in runs if r.get("served_model"))
+            rows[-1].append("、".join(served) or "-")
     return "\n".join(" | ".join(row) for row in rows) + "\n"
 
 

