@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any, TextIO
 
-from sourced_answers.check_steps import check_and_fix, judge_asker, rewriter
+from sourced_answers.check_steps import answer_of, check_and_fix, judge_asker, rewriter
 
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.checker import check, support
@@ -33,13 +33,13 @@ from sourced_answers.launch import program_name
 from sourced_answers.local_serving import bundled_model
 from sourced_answers.model_client import ModelError, chat, chat_url
 from sourced_answers.preflight import check_before_paying, model_key, remote_notices
-from sourced_answers.prompts import context_warning, fitted_prompt, shortening_note
+from sourced_answers.prompts import answer_prompt
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
 from sourced_answers.review_page import save_review_page
 from sourced_answers.safe_output import Output, SafeWriter
 from sourced_answers.text import mask_data
-from sourced_answers.thinking import ThinkFilter, without_thinking
+from sourced_answers.thinking import ThinkFilter
 from sourced_answers.verification import verify
 
 __all__ = ["check", "support", "main", "run_question"]
@@ -60,8 +60,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
     stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
-    messages, limit = fitted_prompt(question, sources, config.max_tokens, config.context_window)
-    note = shortening_note("回答", limit, config.context_window)
+    messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window)
     if note:
         log(note)
     answer = ask_model(messages, model, config, stream, deadline, out, log)
@@ -89,9 +88,6 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
               out: Output, log: Log) -> str:
     """请模型回答，返回去掉思考过程的回答。stream 时边收边显示（<think> 部分不显示）。"""
     log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
-    warning = context_warning(messages, config.max_tokens, config.context_window)
-    if warning:
-        log(warning)
     shown = ThinkFilter()
     started = [False]
 
@@ -112,15 +108,10 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
         raise
-    answer = without_thinking(result.text)
     if stream:
         rest = shown.finish()
         out.write((rest if started[0] else rest.lstrip()) + "\n\n")
-    if result.finish_reason == "length":
-        log(f"⚠ 回答达到长度上限（--max-tokens {config.max_tokens}）被截断了")
-    if not answer:
-        raise ModelError(f"模型 {model} 返回了空回答")
-    return answer
+    return answer_of(result, model, config.max_tokens, log)
 
 
 def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:

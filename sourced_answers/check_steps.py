@@ -1,8 +1,10 @@
 """第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看支持分拿不准的句子。
+还有第 2 步的收尾（answer_of）：模型的回复怎样变成要核对的回答。
 
-回答问题和 --verify 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
+回答问题、--verify 和 --eval 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
 出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
 """
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +13,7 @@ from sourced_answers.checker import Report, Source, SourceIndexes, check_answer
 from sourced_answers.config import Config
 from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
-from sourced_answers.model_client import Message, ModelError, chat
+from sourced_answers.model_client import ChatResult, Message, ModelError, chat
 from sourced_answers.preflight import judge_key, model_key
 from sourced_answers.prompts import JUDGE_MAX_TOKENS, rewrite_messages, shortening_note
 from sourced_answers.records import Record, result_record
@@ -24,10 +26,12 @@ Log = Callable[[str], None]
 
 @dataclass
 class Fixed:
-    """--fix 的结果：修正前后的回答和改了什么。"""
+    """--fix 的结果：修正前后的回答、改了什么、修正前的核对结果（--eval 比较修正前后）和修正用了几秒。"""
     original: str
     answer: str
     repairs: list[Repair]
+    before: Report
+    seconds: float = 0.0
 
 
 @dataclass
@@ -88,9 +92,10 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
     fixable = 0
     if config.fix:
         rounds = config.fix_rounds if rewrite else 0
-        fixed, report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
-        fix = Fixed(answer, fixed, repairs)
-        answer = fixed
+        started = time.monotonic()
+        fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
+        fix = Fixed(answer, fixed, repairs, report, time.monotonic() - started)
+        answer, report = fixed, fixed_report
     elif not report.passed:
         fixable = repairable(answer, sources, rule, report, indexes)
     judged = None
@@ -107,6 +112,17 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
             report.problems = verdicts.problems
             judged = Judged(config.judge, config.judge_url, verdicts.calls, verdicts.skipped)
     return Checked(answer, report, fix, fixable, judged, list(sources))
+
+
+def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> str:
+    """第 2 步的收尾：去掉思考过程的回答。被长度上限截断时说一句（回答照样核对）；
+    什么也没有时是 ModelError（退出码 3：没有可用的结果）。"""
+    if result.truncated:
+        log(f"⚠ 回答达到长度上限（--max-tokens {max_tokens}）被截断了")
+    answer = without_thinking(result.text)
+    if not answer:
+        raise ModelError(f"模型 {model} 返回了空回答")
+    return answer
 
 
 def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:

@@ -169,8 +169,6 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
-    if (args.judge or args.judge_url) and args.eval:
-        raise UsageError("--judge 用于回答问题和 --verify")
     if args.local_model and (args.model or args.models):
         raise UsageError("--local-model 用的是自带的 SmolLM2-135M，不要同时给 --model 或 --models")
     if args.judge_url and not args.judge:

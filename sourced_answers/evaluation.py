@@ -1,32 +1,33 @@
 """--eval：几个模型回答同一组问题，比较通过率、各类问题的个数和速度。
 
 每个问题只搜索、读取一次，所有模型用同样的资料（也省秘塔的积分）；缺哪些模型在第一次搜索之前一起说。
+每个回答走的是和回答问题同一段代码（check_steps：长度上限、空回答、核对、--fix、--judge），
+表的“各类问题”一栏一栏来自 checker 的 PROBLEM_KINDS，新加的种类自动多一栏。
+记录里有服务报告的、实际回答的模型（served_model）：llama.cpp 这类服务不管请求哪个名字都用同一个模型回答，
+两个名字其实是同一个模型时要让人看得见。模型服务半路没了：已经完成的结果照常输出，退出码 3。
 """
 import json
-import time
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sourced_answers.check_steps import rewriter
-from sourced_answers.checker import Source, check_answer
+from sourced_answers.check_steps import Checked, answer_of, check_and_fix, judge_asker, rewriter
+from sourced_answers.checker import PROBLEM_KINDS, Source
 from sourced_answers.config import MAX_QUESTION, Config, clean_question
 from sourced_answers.errors import ExitCode, InputError, UsageError
 from sourced_answers.gather import MetasoSession
 from sourced_answers.json_lines import read_lines
-from sourced_answers.model_client import ModelError, ModelUnreachable, chat
+from sourced_answers.model_client import ChatResult, ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
-from sourced_answers.preflight import check_before_paying, model_key
-from sourced_answers.prompts import fitted_prompt
-from sourced_answers.repair import fix_answer
+from sourced_answers.preflight import check_before_paying, model_key, ollama_name
+from sourced_answers.prompts import answer_prompt
 from sourced_answers.retrying import Deadline
 from sourced_answers.safe_output import Output
-from sourced_answers.thinking import without_thinking
-
-PROBLEM_KINDS = ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
-KIND_HEADERS = ("编号不存在", "段落无引用", "对不上", "数字不符")
+from sourced_answers.text import mask_data
 
 EvalRecord = dict[str, Any]
+Log = Callable[[str], None]
 
 
 def read_questions(path: str) -> list[str]:
@@ -49,57 +50,125 @@ def question_too_long(name: str, number: int) -> InputError:
     return InputError(f"{name} 第 {number} 行的问题太长，请控制在 {MAX_QUESTION} 个字符以内")
 
 
-def eval_one(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline) -> EvalRecord:
-    """一个模型回答一个问题并核对。返回一条记录（--json 的一行）。"""
-    record: EvalRecord = {"model": model, "question": question, "passed": False, "problems": {}, "error": None,
-                          "seconds": None, "first_text_seconds": None, "completion_tokens": None,
-                          "tokens_per_second": None}
-    messages, _ = fitted_prompt(question, sources, config.max_tokens, config.context_window)
+def eval_one(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline,
+             log: Log = lambda message: None) -> EvalRecord:
+    """一个模型回答一个问题，和回答问题时一样收尾、核对（--fix 修正、--judge 请评判模型）。
+    返回一条记录（--json 的一行）。连不上模型服务时抛 ModelUnreachable（剩下的也不用跑了）；
+    别的出错记在记录的 error 里。"""
+    record: EvalRecord = {"model": model, "served_model": None, "question": question, "passed": False,
+                          "problems": {}, "error": None, "truncated": False, "seconds": None,
+                          "first_text_seconds": None, "completion_tokens": None, "tokens_per_second": None}
+    messages, _ = answer_prompt(question, sources, config.max_tokens, config.context_window)  # 提醒在 gather_all
     try:
         result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
-                      deadline=deadline, key=model_key(config))
-        answer = without_thinking(result.text)
-        first = result.first_text_seconds
-        speed = result.tokens_per_second
-        record.update(seconds=round(result.seconds, 3), completion_tokens=result.generated_tokens,
-                      first_text_seconds=round(first, 3) if first else None,
-                      tokens_per_second=round(speed, 1) if speed else None)
-        if not answer:
-            raise ModelError("模型返回了空回答")
+                      deadline=deadline, on_retry=log, key=model_key(config))
+        record.update(answer_fields(result))
+        answer = answer_of(result, model, config.max_tokens, log)
     except ModelUnreachable:
-        raise  # 服务不在，剩下的也不用跑了
+        raise
     except ModelError as error:
         record["error"] = str(error)
         return record
-    report = check_answer(answer, sources, config.support_rule)
-    record["passed"] = report.passed
-    record["problems"] = dict(Counter(p.kind for p in report.problems))
-    if config.fix:
-        started = time.monotonic()
-        ask = rewriter(question, sources, model, config, deadline, lambda message: None)
-        _, fixed_report, repairs = fix_answer(answer, sources, config.support_rule, config.fix_rounds, ask)
-        record.update(passed_after_fix=fixed_report.passed, repairs=len(repairs),
-                      fix_seconds=round(time.monotonic() - started, 3))
+    checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
+                            log, judge_asker(config, deadline))
+    record.update(check_fields(checked))
     return record
 
 
+def answer_fields(result: ChatResult) -> EvalRecord:
+    """记录里说回答本身的字段：实际回答的模型、是否被长度上限截断、用时和速度。"""
+    first = result.first_text_seconds
+    speed = result.tokens_per_second
+    return {"served_model": result.served_model, "truncated": result.truncated, "seconds": round(result.seconds, 3),
+            "completion_tokens": result.generated_tokens, "first_text_seconds": round(first, 3) if first else None,
+            "tokens_per_second": round(speed, 1) if speed else None}
+
+
+def check_fields(checked: Checked) -> EvalRecord:
+    """记录里说核对的字段。用了 --fix 时 passed、problems 说的是修正前的回答，passed_after_fix 是修正（和评判）之后的；
+    评判模型出错时 error 是它的说明（字面核对的结论照样在）。"""
+    before = checked.fix.before if checked.fix else checked.report
+    fields: EvalRecord = {"passed": before.passed, "problems": dict(Counter(p.kind for p in before.problems))}
+    if checked.fix:
+        fields.update(passed_after_fix=checked.report.passed, repairs=len(checked.fix.repairs),
+                      fix_seconds=round(checked.fix.seconds, 3))
+    if checked.judged:
+        fields["judge_calls"] = len(checked.judged.calls)
+    if checked.step_error:
+        fields["error"] = checked.step_error
+    return fields
+
+
+def kind_columns(records: Sequence[EvalRecord]) -> dict[str, str]:
+    """表里“各类问题”的列：PROBLEM_KINDS 的每一种（按它的顺序），再加上记录里出现、却没登记的种类（不悄悄丢掉）。"""
+    columns = dict(PROBLEM_KINDS)
+    for record in records:
+        for kind in record["problems"]:
+            columns.setdefault(kind, kind)
+    return columns
+
+
+def served_differs(record: EvalRecord) -> bool:
+    """服务报告的模型名和请求的不一样（Ollama 的“名字”和“名字:latest”算一样）。"""
+    served = record.get("served_model")
+    return isinstance(served, str) and ollama_name(served) != ollama_name(record["model"])
+
+
+def short_name(served: str) -> str:
+    """表格里的模型名：llama.cpp 报告的是模型文件的完整路径，表里只写文件名（--json 和提醒里是完整的）。"""
+    if served.startswith("/") or re.match(r"[A-Za-z]:[\\/]", served):
+        return re.split(r"[\\/]", served)[-1] or served
+    return served
+
+
+def served_notes(records: Sequence[EvalRecord]) -> list[str]:
+    """实际回答的模型和请求的不一样时要说的话；几个名字是同一个模型回答的，特别说一句（比较它们没有意义）。"""
+    notes = []
+    answered_by: dict[str, list[str]] = {}
+    for record in records:
+        served = record.get("served_model")
+        if not served:
+            continue
+        names = answered_by.setdefault(served, [])
+        if record["model"] not in names:
+            names.append(record["model"])
+            if served_differs(record):
+                notes.append(f"⚠ 请求的模型是 {record['model']}，模型服务报告回答的是 {served}")
+    for served, names in answered_by.items():
+        if len(names) > 1:
+            notes.append(f"⚠ 模型 {'、'.join(names)} 都是 {served} 回答的（模型服务报告的名字相同）："
+                         f"比较的很可能是同一个模型。llama.cpp 这类服务不管请求哪个名字，都用它加载的那一个模型回答")
+    return notes
+
+
 def eval_table(records: Sequence[EvalRecord], models: Sequence[str], fix: bool = False) -> str:
-    header = ["模型", "问题", "通过", "通过率", *KIND_HEADERS, "出错", "平均用时(秒)", "token/秒"]
+    """每个模型一行（还没有结果的模型不列）。实际回答的模型和请求的不一样时，最后多一列“服务报告的模型”。"""
+    kinds = kind_columns(records)
+    header = ["模型", "问题", "通过", "通过率", *kinds.values(), "截断", "出错", "平均用时(秒)", "token/秒"]
     if fix:
         header += ["修正后通过", "修正后通过率", "每个回答修正处数", "修正用时(秒)"]
+    show_served = any(served_differs(r) for r in records)
+    if show_served:
+        header.append("服务报告的模型")
     rows = [header]
     for model in models:
         runs = [r for r in records if r["model"] == model]
+        if not runs:
+            continue
         passed = sum(r["passed"] for r in runs)
-        kinds = [sum(r["problems"].get(kind, 0) for r in runs) for kind in PROBLEM_KINDS]
+        counts = [sum(r["problems"].get(kind, 0) for r in runs) for kind in kinds]
         timed = [r["seconds"] for r in runs if r["seconds"] is not None]
         speeds = [r["tokens_per_second"] for r in runs if r["tokens_per_second"]]
-        rows.append([model, str(len(runs)), str(passed), f"{passed / len(runs):.0%}", *map(str, kinds),
+        rows.append([model, str(len(runs)), str(passed), f"{passed / len(runs):.0%}", *map(str, counts),
+                     str(sum(bool(r.get("truncated")) for r in runs)),
                      str(sum(r["error"] is not None for r in runs)),
                      f"{sum(timed) / len(timed):.1f}" if timed else "-",
                      f"{sum(speeds) / len(speeds):.1f}" if speeds else "-"])
         if fix:
             rows[-1] += fix_cells(runs)
+        if show_served:
+            served = dict.fromkeys(short_name(r["served_model"]) for r in runs if r.get("served_model"))
+            rows[-1].append("、".join(served) or "-")
     return "\n".join(" | ".join(row) for row in rows) + "\n"
 
 
@@ -121,39 +190,83 @@ def progress_bar(total: int, stream: Any) -> Any:
     return tqdm(total=total, unit="个", file=stream, dynamic_ncols=True, leave=False, desc="问题 × 模型")
 
 
-def run_eval(config: Config, out: Output, log: Callable[[str], None], progress: Any = None) -> int:
+def progress_lines(record: EvalRecord, notes: Sequence[str], done: int, total: int) -> list[str]:
+    """一个回答做完时标准错误里的几行：结论和用时，下面缩进的是这一个回答的提醒（截断、修正、评判）和出错的说明。"""
+    verdict = "出错" if record["error"] else "通过" if record["passed"] else "没通过"
+    took = f"，{record['seconds']:.1f} 秒" if record["seconds"] is not None else ""
+    lines = [f"[{done}/{total}] {record['model']} · {record['question']} → {verdict}{took}"]
+    lines += [f"  {note}" for note in notes]
+    if record["error"]:
+        lines.append(f"  {record['error']}")
+    return lines
+
+
+def stopped_message(error: ModelError, done: int, total: int) -> str:
+    """模型服务半路没了：说清楚停在哪里、已经完成的结果在哪里（付过费的回答一个也不丢）。"""
+    kept = f"已经完成的 {done} 个结果照常输出（表格，或 --json 的每一行）" if done else "还没有完成的结果"
+    return f"{error}\n--eval 在第 {done + 1}/{total} 个回答时停下了：{kept}，剩下的 {total - done} 个没有做"
+
+
+def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int:
     """progress：画进度条的地方（标准错误是终端时由 main 给出）：问题 × 模型做了几个、还要多久。"""
     questions = read_questions(config.eval or "")
     models = config.models
     deadline = Deadline(config.timeout)
     check_before_paying(config, models, deadline)  # 缺哪些模型，在第一次搜索之前一起说
-    gathered = {}
     with MetasoSession(config, log, deadline) as metaso:
-        for number, question in enumerate(questions, 1):
-            log(f"[资料 {number}/{len(questions)}] {question}")
-            gathered[question] = metaso.gather(question)
-    records = []
+        gathered = gather_all(metaso, questions, config, log)
+    records: list[EvalRecord] = []
     total = len(models) * len(questions)
     bar = progress_bar(total, progress)
-    for model in models:
-        for question in questions:
-            record = eval_one(question, gathered[question], model, config, deadline)
-            records.append(record)
-            if bar is not None:
-                bar.update(1)
-            verdict = "出错" if record["error"] else "通过" if record["passed"] else "没通过"
-            took = f"，{record['seconds']:.1f} 秒" if record["seconds"] is not None else ""
-            log(f"[{len(records)}/{total}] {model} · {question} → {verdict}{took}")
-            if record["error"]:
-                log(f"  {record['error']}")
-            if config.json:
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                out.flush()
-    if bar is not None:
-        bar.close()
-    if not config.json:
-        out.write(eval_table(records, models, config.fix))
+    said: set[str] = set()
+    stopped = None
+    try:
+        for model in models:
+            for question in questions:
+                notes: list[str] = []
+                records.append(eval_one(question, gathered[question], model, config, deadline, notes.append))
+                if bar is not None:
+                    bar.update(1)
+                report_one(records, notes, total, said, config, out, log)
+    except ModelUnreachable as error:
+        stopped = error  # 服务没了：下面照常输出已经完成的结果，再报告
+    finally:
+        # 出了任何事（连不上、Ctrl-C、程序自己的错）也先把已经付过费的结果写出来
+        if bar is not None:
+            bar.close()
+        if records and not config.json:
+            out.write(eval_table(records, models, config.fix))
     metaso.report_savings()
+    if stopped is not None:
+        raise ModelUnreachable(stopped_message(stopped, len(records), total)) from None
     if any(r["error"] for r in records):
         return ExitCode.SERVICE
     return ExitCode.PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else ExitCode.FAILED
+
+
+def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config, log: Log) -> dict[str, list[Source]]:
+    """每个问题搜索、读取一次（所有模型共用）；提示词可能超过上下文窗口时和回答问题时一样提醒。"""
+    gathered = {}
+    for number, question in enumerate(questions, 1):
+        log(f"[资料 {number}/{len(questions)}] {question}")
+        gathered[question] = metaso.gather(question)
+        _, note = answer_prompt(question, gathered[question], config.max_tokens, config.context_window)
+        if note:
+            log(f"  {note}")
+    return gathered
+
+
+def report_one(records: Sequence[EvalRecord], notes: Sequence[str], total: int, said: set[str], config: Config,
+               out: Output, log: Log) -> None:
+    """刚做完的一个（records 的最后一条）：标准错误里的进度和提醒；实际回答的模型第一次不对时说一次（said：说过的）；
+    --json 时立刻写出这一行（服务半路没了，写出去的都还在）。"""
+    record = records[-1]
+    for line in progress_lines(record, notes, len(records), total):
+        log(line)
+    for note in served_notes(records):
+        if note not in said:
+            said.add(note)
+            log(note)
+    if config.json:
+        out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
+        out.flush()

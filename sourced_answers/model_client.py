@@ -6,12 +6,12 @@
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sourced_answers.errors import ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.text import excerpt, json_value, mask
+from sourced_answers.text import excerpt, json_value, mask, truncate
 
 if TYPE_CHECKING:
     import requests
@@ -42,6 +42,14 @@ class ChatResult:
     seconds: float  # 从发出请求到收完回答
     first_text_seconds: float | None = None  # 流式时，从发出请求到收到第一段回答
     pieces: int = 0  # 流式时收到的片段数（每段大约一个 token）
+    # 服务报告的、实际回答的模型（回答里的 model 字段；没报告时为 None）。llama.cpp 这类服务不管请求哪个名字，
+    # 都用它加载的那一个模型回答：两个名字可能是同一个模型
+    served_model: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """回答达到 max_tokens 的上限被截断了（finish_reason 是 length）。"""
+        return self.finish_reason == "length"
 
     @property
     def generated_tokens(self) -> int | None:
@@ -55,6 +63,14 @@ class ChatResult:
         if not tokens or self.seconds <= started:
             return None
         return tokens / (self.seconds - started)
+
+
+class Reply(NamedTuple):
+    """从响应里读出的东西：回答、结束原因、生成的 token 数、服务报告的模型名。"""
+    text: str
+    finish_reason: str | None
+    completion_tokens: int | None
+    served_model: str | None
 
 
 def chat_url(base_url: str) -> str:
@@ -151,14 +167,21 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
     except DeadlineExceeded as error:
         raise ModelError(f"等模型服务时{error}") from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
-        text, finish, tokens = read_stream(response, received)
+        reply = read_stream(response, received)
         # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
-        return ChatResult(mask(text, key.masked), finish, tokens, time.monotonic() - started,
-                          first[0] if first else None, pieces[0])
-    text, finish, tokens = read_whole(response)
+        return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
+                          time.monotonic() - started, first[0] if first else None, pieces[0],
+                          served_name(reply.served_model, key))
+    reply = read_whole(response)
     if on_text:
-        on_text(text)
-    return ChatResult(mask(text, key.masked), finish, tokens, time.monotonic() - started)
+        on_text(reply.text)
+    return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
+                      time.monotonic() - started, served_model=served_name(reply.served_model, key))
+
+
+def served_name(value: str | None, key: ApiKey) -> str | None:
+    """服务报告的模型名：遮掉密钥、截短（它会出现在表格和日志里）。"""
+    return truncate(mask(value, key.masked), 200) if value else None
 
 
 def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadline: Deadline,
@@ -229,7 +252,13 @@ def first_choice(data: object) -> dict[str, Any] | None:
     return None
 
 
-def read_whole(response: "requests.Response") -> tuple[str, str | None, int | None]:
+def model_name(data: object) -> str | None:
+    """响应（或流里的一段）里的 model 字段：服务说是哪个模型回答的。"""
+    value = data.get("model") if isinstance(data, dict) else None
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def read_whole(response: "requests.Response") -> Reply:
     import requests
     response.encoding = "utf-8"
     try:
@@ -247,16 +276,17 @@ def read_whole(response: "requests.Response") -> tuple[str, str | None, int | No
         raise ModelError(f"模型服务的回答格式不对：{excerpt(response.text, 200)}") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     finish = choice.get("finish_reason") if choice else None
-    return text, finish if isinstance(finish, str) else None, token_count(usage.get("completion_tokens"))
+    return Reply(text, finish if isinstance(finish, str) else None, token_count(usage.get("completion_tokens")),
+                 model_name(data))
 
 
-def read_stream(response: "requests.Response",
-                on_text: Callable[[str], None]) -> tuple[str, str | None, int | None]:
+def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -> Reply:
     """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     pieces: list[str] = []
     finish = None
     tokens = None
+    served = None
     done = False
     try:
         for raw in response.iter_lines():
@@ -273,6 +303,7 @@ def read_stream(response: "requests.Response",
                 raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
             if not isinstance(event, dict):
                 continue
+            served = served or model_name(event)
             if event.get("error"):
                 message = model_error_message(payload)
                 raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
@@ -297,4 +328,4 @@ def read_stream(response: "requests.Response",
         raise ModelError(f"模型服务的流式回答中途断开了，回答不完整{detail}", "".join(pieces)) from None
     if not done and finish is None:
         raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces))
-    return "".join(pieces), finish, tokens
+    return Reply("".join(pieces), finish, tokens, served)

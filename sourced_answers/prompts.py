@@ -133,6 +133,14 @@ def context_warning(messages: list[Message], max_tokens: int, window: int) -> st
             f"可以减小 --read、--max-chars 或 --max-tokens，或者用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动")
 
 
+def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int,
+                  window: int) -> tuple[list[Message], str | None]:
+    """回答问题的提示词（按上下文窗口缩短资料）和要告诉用户的一句话：资料缩短了，或者怎么缩都放不下（没有就是 None）。
+    回答问题和 --eval 都用它。"""
+    messages, limit = fitted_prompt(question, sources, max_tokens, window)
+    return messages, shortening_note("回答", limit, window) or context_warning(messages, max_tokens, window)
+
+
 def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,
                      window: int) -> tuple[list[Message], int | None]:
     """--fix 的改写：回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题；资料按上下文窗口缩短

@@ -54,6 +54,8 @@ SCRIPTS = {
     "thinker": {"content": THINKING_ANSWER, "reasoning": "先想一想资料 [7] 说了什么"},
     "empty": {"content": "<think>只想不说</think>"},
     "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
+    # model_server.loaded 用的那个模型（像 llama.cpp 加载的模型文件）
+    "llama-real": {"content": GOOD_ANSWER},
     # 照着网页里的“指令”回答的模型
     "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
     # --fix：第一次回答，之后每次按顺序给出改写（用完就重复最后一个）
@@ -121,6 +123,10 @@ class ScriptedModel:
         self.flavor = "openai"
         self.authorizations = []  # 每个请求带的 Authorization 头
         self.models_listed = None  # 非 None 时 /v1/models 只列出这些名字（像 vLLM、LM Studio、云端服务那样）
+        # 像 llama.cpp 那样只加载了一个模型：不管请求哪个名字，都由脚本 loaded 回答，回答里的 model 是它的名字
+        self.loaded = None
+        # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
+        self.die_after = None
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -173,7 +179,10 @@ class ScriptedModel:
                 if self.path in ("/v1/models", "/api/version") and self.refused():
                     return
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models" and model_server.models_listed is not None:
+                if self.path == "/v1/models" and model_server.loaded is not None:
+                    self.send_body(200, {"object": "list", "models": [{"name": model_server.loaded}], "data": [
+                        {"id": model_server.loaded, "object": "model", "owned_by": "llamacpp"}]})
+                elif self.path == "/v1/models" and model_server.models_listed is not None:
                     self.send_body(200, {"object": "list", "data": [
                         {"id": name, "object": "model", "owned_by": "vllm"} for name in model_server.models_listed]})
                 elif self.path == "/v1/models":
@@ -193,8 +202,11 @@ class ScriptedModel:
                 if self.refused():
                     return
                 model_server.requests.append({"path": self.path, "body": body})
-                script = SCRIPTS.get(body.get("model"))
-                count = model_server.counts[body.get("model")] = model_server.counts.get(body.get("model"), 0) + 1
+                self.served = model_server.loaded or body.get("model")  # 回答里的 model：哪个模型回答的
+                script = SCRIPTS.get(self.served)
+                count = model_server.counts[self.served] = model_server.counts.get(self.served, 0) + 1
+                if model_server.die_after is not None and len(model_server.requests) >= model_server.die_after:
+                    model_server.close()  # 先停止接受新连接，再回答这一个：之后的请求一定连不上
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
                 if script and script.get("minicheck"):
@@ -241,7 +253,7 @@ class ScriptedModel:
                     if "reasoning" in script:
                         message["reasoning_content"] = script["reasoning"]
                     choices = [{"index": 0, "message": message, "finish_reason": script.get("finish_reason", "stop")}]
-                    self.send_body(200, {"id": "x", "object": "chat.completion",
+                    self.send_body(200, {"id": "x", "object": "chat.completion", "model": self.served,
                                          "choices": script.get("choices_value", choices),
                                          "usage": script.get("usage", {"prompt_tokens": 100, "completion_tokens": 50,
                                                                        "total_tokens": 150})})
@@ -268,6 +280,7 @@ class ScriptedModel:
                 self.wfile.flush()
 
             def event(self, payload):
+                payload = {"model": self.served, **payload}
                 self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n")
                 self.wfile.flush()
 
@@ -328,6 +341,13 @@ def run_cli(*args: str, env: dict[str, str], stdin: str | None = None, module: s
 def cli_command(*args: str) -> list[str]:
     """以子进程运行命令行的命令（信号、终端、并发运行这些要真进程的测试用）。"""
     return [sys.executable, str(HERE / "answer_with_sources.py"), *args]
+
+
+def eval_table(stdout: str) -> dict[str, dict[str, str]]:
+    """--eval 打印的表：模型 → {表头: 格子}（按表头取，不按第几列：问题的种类会增加）。"""
+    header, *rows = stdout.strip().splitlines()
+    names = header.split(" | ")
+    return {cells[0]: dict(zip(names, cells, strict=True)) for cells in (row.split(" | ") for row in rows)}
 
 
 class TextSink:

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
+from tests.support import CANARY_KEY, HERE, cli_command, cli_env, eval_table, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -259,21 +259,16 @@ def questions_file(tmp_path):
     return str(path)
 
 
-def eval_rows(stdout):
-    lines = stdout.strip().splitlines()
-    return {row.split(" | ")[0]: row.split(" | ") for row in lines[1:]}
-
-
 def test_eval_compares_models_on_the_same_sources(fake_metaso, model_server, tmp_path):
     result = run_cli("--eval", questions_file(tmp_path), "--models", "good,wrong-source",
                      env=cli_env(fake_metaso, model_server))
     assert result.returncode == 1, result.stderr
     header, *_ = result.stdout.splitlines()
     assert header.split(" | ")[:4] == ["模型", "问题", "通过", "通过率"]
-    rows = eval_rows(result.stdout)
-    assert rows["good"][1:4] == ["3", "3", "100%"]
-    assert rows["wrong-source"][1:4] == ["3", "0", "0%"]
-    assert rows["wrong-source"][6] == "3"  # 每个问题一次“对不上”
+    rows = eval_table(result.stdout)
+    assert [rows["good"][name] for name in ("问题", "通过", "通过率")] == ["3", "3", "100%"]
+    assert [rows["wrong-source"][name] for name in ("问题", "通过", "通过率")] == ["3", "0", "0%"]
+    assert rows["wrong-source"]["对不上"] == "3"  # 每个问题一次“对不上”
     # 每个问题只搜索一次，两个模型共用
     assert sum(1 for method, path in fake_metaso.requests if path == "/api/v1/search") == 3
     progress = [line for line in result.stderr.splitlines() if line.startswith("[") and "→" in line]
@@ -294,8 +289,8 @@ def test_eval_records_a_failing_model_and_goes_on(fake_metaso, model_server, tmp
     result = run_cli("--eval", questions_file(tmp_path), "--models", "bad-request,good",
                      env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3
-    rows = eval_rows(result.stdout)
-    assert rows["bad-request"][8] == "3" and rows["good"][2] == "3"
+    rows = eval_table(result.stdout)
+    assert rows["bad-request"]["出错"] == "3" and rows["good"]["通过"] == "3"
     assert "max_tokens is too large" in result.stderr
 
 
