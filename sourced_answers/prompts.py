@@ -88,8 +88,7 @@ def rewrite_messages(base_messages: list[Message], answer: str, report: Report, 
     """--fix 的改写：在回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题。"""
     lines = []
     for problem in report.problems:
-        where = f"第 {problem.paragraph} 段：" if problem.paragraph else ""
-        lines.append(f"- {where}{problem.message}")
+        lines.append(f"- {problem.located()}")
     if chinese:
         request = f"{REWRITE_PROMPT}\n\n当前回答：\n{answer}\n\n有问题的地方：\n" + "\n".join(lines)
     else:
