@@ -5,9 +5,10 @@
   2. 每个段落、每个列表项都要有引用（列表项可以继承引出它的那一行的引用）——uncited_paragraph；
   3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
   4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
-  5. 空的回答——empty_answer，从不通过。
+  5. 空的回答——empty_answer，从不通过；
+  6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup。
 学来的判断：
-  6. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
+  7. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
      （句子的字二元组在所引资料里出现的比例不低于 0.35）。
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
+from sourced_answers.checker.markup import copied_markup_problems
 from sourced_answers.checker.quantities import (
     Quantity,
     contradicting_quantities,
@@ -249,7 +251,8 @@ def at_paragraph(found: T, paragraph: int) -> T:
 
 
 def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:
-    """编号存在、每段（每个列表项）有引用、没被引用的资料。返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
+    """编号存在、抄了提示词标签、每段（每个列表项）有引用、没被引用的资料。
+    返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
     structure = analyse(answer)
     places: dict[int, list[int]] = {}  # 编号 → 引用它的段落（按顺序，不重复）
     for unit in structure.units:
@@ -258,6 +261,7 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
             if not paragraphs or paragraphs[-1] != unit.paragraph:
                 paragraphs.append(unit.paragraph)
     problems = missing_source_problems(structure, places, source_count)
+    problems += copied_markup_problems(structure.claims)
     for unit in structure.uncited:
         text = "\n".join(unit.lines).strip()
         problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",

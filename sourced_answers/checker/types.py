@@ -10,6 +10,7 @@ from typing import Any
 PROBLEM_KINDS: dict[str, str] = {
     "missing_source": "编号不存在",
     "uncited_paragraph": "没有引用",
+    "copied_markup": "抄了提示词标记",
     "weak_support": "对不上",
     "number_mismatch": "数字不符",
     "cross_language": "跨语言",
