@@ -25,16 +25,17 @@ def test_copied_source_tags_are_named_for_what_they_are():
     [copied] = [p for p in problems if p.kind == "copied_markup"]
     assert copied.paragraph == 1 and copied.citations == [2]
     assert '<source id="2">' in copied.message and "（本段共 2 处）" in copied.message
-    assert "标签不算引用" in copied.message and "[2]" in copied.message
+    assert "标签不算引用" in copied.message and copied.message.endswith("如 [2]")
     # 标签不是引用：这一段照样没有引用，第 2 条资料照样没被引用
     assert "uncited_paragraph" in kinds(COPIED)
     assert 2 in check_answer(COPIED, NAS_SOURCES).unused
 
 
 def test_the_problem_line_says_where_and_quotes_one_line():
-    lines = verdict_lines(check_answer(COPIED, NAS_SOURCES))
-    [line] = [line for line in lines if "照抄" in line]
-    assert line.startswith('  第 1 段：“<source id="2" title=') and line.isprintable()
+    answer = "家用 NAS 至少选两盘位 [1]。\n\nRAID5 至少三块盘\u2028<source id=\"2\">可以容忍一块盘损坏。</source>"
+    [line] = [line for line in verdict_lines(check_answer(answer, NAS_SOURCES)) if "照抄" in line]
+    assert line.startswith('  第 2 段：“RAID5 至少三块盘 <source id="2">可以容忍一块盘损坏” 照抄了')
+    assert line.isprintable()
 
 
 def test_the_exact_markup_of_our_prompt_is_recognised():
@@ -50,7 +51,15 @@ def test_one_problem_per_paragraph_however_many_tags():
     problems = [p for p in check_answer(answer, NAS_SOURCES).problems if p.kind == "copied_markup"]
     assert [p.paragraph for p in problems] == [1, 2]
     assert problems[0].citations == [1, 2, 3, 4, 5] and "（本段共 10 处）" in problems[0].message
-    assert problems[1].citations == [] and "</source>" in problems[1].message
+    assert problems[1].citations == []
+    assert problems[1].message == "照抄了提示词里包资料用的标签 </source>：标签不算引用，引用要写在句末的方括号里，如 [1]"
+
+
+def test_a_tag_for_a_source_that_does_not_exist_suggests_no_such_number():
+    # 自带的模型照着提示词的格式续写，编出了第 6、7 条资料
+    [copied] = [p for p in check_answer('<source id="6" title="家用 NAS 设议">', NAS_SOURCES).problems
+                if p.kind == "copied_markup"]
+    assert copied.citations == [6] and copied.message.endswith("如 [1]") and "[6]" not in copied.message
 
 
 def test_spellings_the_models_use():

@@ -14,6 +14,8 @@ from sourced_answers.text import format_citations, quote
 MARKUP = re.compile(r"[<＜][ \t]{0,3}(/?)[ \t]{0,3}source(?![A-Za-z0-9_-])"
                     r"(?:[ \t]{1,3}id[ \t]{0,3}=[ \t]{0,3}[\"'“”‘’]?[ \t]{0,3}([0-9０-９]{1,40}))?",
                     re.IGNORECASE)
+# 一个完整的尖括号标签（去掉它们之后句子里还剩什么）；[^<>] 遇到下一个“<”就停，每个“<”最多往后看 300 个字
+WHOLE_TAG = re.compile(r"[<＜][^<>＜＞\n]{0,300}[>＞]")
 
 
 def copied_tags(text: str) -> list[int | None]:
@@ -28,7 +30,7 @@ def copied_tags(text: str) -> list[int | None]:
     return found
 
 
-def copied_markup_problems(claims: Sequence[Claim]) -> list[Problem]:
+def copied_markup_problems(claims: Sequence[Claim], source_count: int) -> list[Problem]:
     """每个抄了提示词标签的段落一个问题：第一个有标签的句子、一共几处、标签里的编号。"""
     first: dict[int, Claim] = {}
     counts: dict[int, int] = {}
@@ -42,14 +44,17 @@ def copied_markup_problems(claims: Sequence[Claim]) -> list[Problem]:
         first.setdefault(claim.paragraph, claim)
         counts[claim.paragraph] = counts.get(claim.paragraph, 0) + len(tags)
         numbers.setdefault(claim.paragraph, {}).update(dict.fromkeys(n for n in tags if n is not None))
-    return [Problem("copied_markup", copied_markup_message(claim.text, list(numbers[paragraph]), counts[paragraph]),
+    return [Problem("copied_markup",
+                    copied_markup_message(claim.text, list(numbers[paragraph]), counts[paragraph], source_count),
                     paragraph=paragraph, sentence=claim.text, citations=list(numbers[paragraph]))
             for paragraph, claim in first.items()]
 
 
-def copied_markup_message(sentence: str, numbers: list[int], count: int) -> str:
+def copied_markup_message(sentence: str, numbers: list[int], count: int, source_count: int) -> str:
+    """说清楚发生了什么、该怎么写。句子里除了标签什么也没有时不再引用它（免得同一个标签说两遍）。"""
     tag = f'<source id="{numbers[0]}">' if numbers else "</source>"
     times = f"（本段共 {count} 处）" if count > 1 else ""
-    example = format_citations(numbers[:3]) if numbers else "[编号]"
-    return (f"“{quote(sentence)}” 照抄了提示词里包资料用的标签 {tag}{times}：标签不算引用，"
-            f"应该在句末写 {example} 这样的编号")
+    existing = [n for n in numbers if 1 <= n <= source_count]
+    example = format_citations(existing[:2]) if existing else "[1]"
+    said = "" if not WHOLE_TAG.sub("", sentence).strip() else f"“{quote(sentence)}” "
+    return f"{said}照抄了提示词里包资料用的标签 {tag}{times}：标签不算引用，引用要写在句末的方括号里，如 {example}"

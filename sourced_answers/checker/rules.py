@@ -261,7 +261,7 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
             if not paragraphs or paragraphs[-1] != unit.paragraph:
                 paragraphs.append(unit.paragraph)
     problems = missing_source_problems(structure, places, source_count)
-    problems += copied_markup_problems(structure.claims)
+    problems += copied_markup_problems(structure.claims, source_count)
     for unit in structure.uncited:
         text = "\n".join(unit.lines).strip()
         problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
