@@ -104,3 +104,12 @@ def test_the_review_page_flags_the_sentence_with_the_copied_tag(tmp_path):
     assert run_cli("--verify", str(path), "--html", str(page), env=cli_env()).returncode == 1
     html = page.read_text(encoding="utf-8")
     assert "照抄了提示词里包资料用的标签 &lt;source id=&quot;2&quot;&gt;" in html
+
+
+def test_every_problem_kind_is_documented():
+    from tests.support import HERE
+    usage = (HERE / "docs" / "usage.md").read_text(encoding="utf-8")
+    checker = (HERE / "docs" / "checker.md").read_text(encoding="utf-8")
+    for kind in PROBLEM_KINDS:
+        assert f"`{kind}`" in usage, kind
+    assert "copied_markup" in checker
