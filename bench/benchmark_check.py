@@ -166,6 +166,10 @@ SHAPES = {
     "月 后面的空格": lambda n: "月" + " " * (n - 1),
     "全角": lambda n: "ＲＡＩＤ５，" * (n // 6),
     "中文数字": lambda n: "三千二百" * (n // 4) + "块",
+    # 照抄的提示词标签（copied_markup），完整的和没写完的；问题里引用的句子要变成一行（quote）
+    "<source> 标签": lambda n: '<source id="1">' * (n // 15),
+    "<source id=": lambda n: '<source id="1' * (n // 13),
+    "分行符": lambda n: "\u2028\r" * (n // 2),
 }
 
 

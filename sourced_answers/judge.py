@@ -36,11 +36,13 @@ from sourced_answers.checker import (
 )
 from sourced_answers.model_client import Message
 from sourced_answers.prompts import judge_messages
-from sourced_answers.text import format_citations, truncate
+from sourced_answers.text import format_citations, quote
 from sourced_answers.thinking import without_thinking
 
 # 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
 CONCURRENCY = 2
+# 评判不支持时，引用评判模型的回答最多占这么多列
+REPLY_WIDTH = 40
 # 问评判模型：messages → 回复文字（出错时抛异常，由调用方决定怎么报）
 JudgeAsk = Callable[[list[Message]], str]
 # 中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）
@@ -159,7 +161,7 @@ def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
                 if not (p.kind in replaced and (p.paragraph or 0, p.sentence or "") in decided)]
     problems += [Problem("judge_unsupported",
                          f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
-                         f"“{truncate(sentence, 40)}”（它的回答：{truncate(call.reply.strip(), 20)}）",
+                         f"“{quote(sentence)}”（它的回答：{quote(call.reply, REPLY_WIDTH)}）",
                          paragraph, sentence, list(call.citations), score=call.score)
                  for (paragraph, sentence), call in decided.items() if call.verdict is False]
     return problems

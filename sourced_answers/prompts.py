@@ -147,8 +147,7 @@ def rewrite_messages(question: str, sources: Sequence[Source], answer: str, repo
     （fitted_prompt）。返回 (消息, 每条资料的字数上限或 None)。"""
     lines = []
     for problem in report.problems:
-        where = f"第 {problem.paragraph} 段：" if problem.paragraph else ""
-        lines.append(f"- {where}{problem.message}")
+        lines.append(f"- {problem.located()}")
     if has_chinese(question):
         request = f"{REWRITE_PROMPT}\n\n当前回答：\n{answer}\n\n有问题的地方：\n" + "\n".join(lines)
     else:

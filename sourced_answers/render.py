@@ -1,11 +1,19 @@
 """文字输出：来源列表、修正了什么、评判模型的汇总、核对结论。只拼字符串，打印由调用方做。"""
+from collections import Counter
 from collections.abc import Sequence
 
 from sourced_answers.check_steps import Checked
-from sourced_answers.checker import Report, Source, citations_in, without_citations
+from sourced_answers.checker import PROBLEM_KINDS, Problem, Report, Source, citations_in, without_citations
 from sourced_answers.judge import JudgeCall
 from sourced_answers.repair import Repair
-from sourced_answers.text import format_citations, truncate
+from sourced_answers.text import format_citations, quote
+
+# 文字输出最多列这么多个问题（一个打转的回答能有几十上百个）；--json 和 --html 里是全部
+PROBLEM_LIST_LIMIT = 10
+# “所引资料里最接近的一句”最多占这么多列
+EVIDENCE_WIDTH = 100
+# “已修正”里引用的句子最多占这么多列
+REPAIR_WIDTH = 40
 
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
@@ -17,18 +25,30 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
     return lines
 
 
-def verdict_lines(report: Report, fixable: int = 0) -> list[str]:
+def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
+    """核对结论。每个问题一行（引用的句子已经是一行），带段落号；最多列 limit 个，其余的按种类说个数。"""
     if report.passed:
         return ["✓ 引用核对通过"]
+    problems = report.problems
     lines = ["⚠ 引用核对没通过，请人工核对："]
-    for problem in report.problems:
+    for problem in problems[:limit]:
         score = f"（支持分 {problem.score:.2f}）" if problem.score is not None else ""
-        lines.append(f"  {problem.message}{score}")
+        lines.append(f"  {problem.located()}{score}")
         if problem.evidence:
-            lines.append(f"    所引资料里最接近的一句：{truncate(problem.evidence, 60)}")
+            lines.append(f"    所引资料里最接近的一句：{quote(problem.evidence, EVIDENCE_WIDTH)}")
+    if len(problems) > limit:
+        lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
+                     "--json 或 --html 看全部")
     if fixable:
         lines.append(f"可以加 --fix 自动修正其中 {fixable} 处引用（只改引用标记，不改一个字的正文）")
     return lines
+
+
+def kind_counts(problems: Sequence[Problem]) -> str:
+    """“对不上 40、没有引用 3”：按 PROBLEM_KINDS 的顺序，不认识的种类用它本来的名字。"""
+    counts = Counter(problem.kind for problem in problems)
+    order = [kind for kind in PROBLEM_KINDS if kind in counts] + [kind for kind in counts if kind not in PROBLEM_KINDS]
+    return "、".join(f"{PROBLEM_KINDS.get(kind, kind)} {counts[kind]}" for kind in order)
 
 
 def percent(value: float | None) -> str:
@@ -48,17 +68,17 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
         if repair.kind == "recite":
             old = format_citations(citations_in(before))
             new = format_citations(citations_in(after))
-            lines.append(f"  {where}{old}→{new}“{truncate(without_citations(before), 30)}”"
+            lines.append(f"  {where}{old}→{new}“{quote(without_citations(before), REPAIR_WIDTH)}”"
                          f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}，"
                          f"支持分 {score_text(repair.score_before)} → {score_text(repair.score_after)}）")
         elif repair.kind == "add_citation":
             new = format_citations(citations_in(after))
-            lines.append(f"  {where}补上 {new}“{truncate(without_citations(before), 30)}”"
+            lines.append(f"  {where}补上 {new}“{quote(without_citations(before), REPAIR_WIDTH)}”"
                          f"（重合度 {percent(repair.overlap_after)}，支持分 {score_text(repair.score_after)}）")
         elif repair.kind == "rewrite":
-            lines.append(f"  {where}重写“{truncate(before, 30)}”→“{truncate(after, 30)}”")
+            lines.append(f"  {where}重写“{quote(before, REPAIR_WIDTH)}”→“{quote(after, REPAIR_WIDTH)}”")
         else:
-            lines.append(f"  {where}删去“{truncate(before, 30)}”")
+            lines.append(f"  {where}删去“{quote(before, REPAIR_WIDTH)}”")
     return lines
 
 

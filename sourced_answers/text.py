@@ -1,6 +1,7 @@
-"""文字的小工具，每件事只在这里做一次：是不是中文、截短、字二元组、引用标记的写法、遮掉密钥、解析外来的 JSON。"""
+"""文字的小工具，每件事只在这里做一次：是不是中文、截短和引用、字二元组、引用标记的写法、遮掉密钥、解析外来的 JSON。"""
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -30,6 +31,61 @@ def count_chinese(text: str) -> int:
 def truncate(text: str, limit: int) -> str:
     """最多 limit 个字符，截掉的部分用“…”表示。"""
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+# 问题列表里引用一句话最多占这么多列（一个汉字两列，一个拉丁字母一列）：中文 30 个字，英文约 60 个字母
+QUOTE_WIDTH = 60
+# 换行、回车、U+2028/U+2029 这些分行的字符和其余控制字符：引用里一律显示成一个空格，一个问题只占一行
+LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# 看不见、却会改变显示的格式字符（零宽字符、双向控制、软连字符）：引用里去掉
+INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# 在单词中间截断时，往回退到空格，但至少留下这个比例的宽度
+WORD_BREAK_KEEP = 0.6
+
+
+def char_width(char: str) -> int:
+    """一个字在终端里占几列：全角和宽字符（汉字、全角标点）2 列，组合用的附加符号 0 列，其余 1 列。"""
+    if char < "\u0300":
+        return 1  # 最常见的情况：ASCII 和拉丁字母
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    return sum(char_width(char) for char in text)
+
+
+def in_word(char: str) -> bool:
+    """拉丁文（西里尔文……）单词里的字：在它们中间截断会把一个词切成两半。汉字不算：中文在哪个字后面截都行。"""
+    return char.isalnum() and char_width(char) == 1
+
+
+def one_line(text: str) -> str:
+    """换行和控制字符换成空格、连续的空白合成一个、去掉看不见的格式字符：放进一行文字里不会断行，也不会乱序。"""
+    return " ".join(INVISIBLE.sub("", LINE_BREAKING.sub(" ", text)).split())
+
+
+def quote(text: str, width: int = QUOTE_WIDTH) -> str:
+    """问题列表里引用的一句话：先变成一行（one_line），再按显示宽度截到 width 列以内，中英文同一个标准。
+    截断拉丁文时尽量停在单词之间；只有真的截掉了什么才加“…”（“…”本身算在 width 里）。"""
+    line = one_line(text)
+    used = 0
+    fits = 0  # 前 fits 个字再加上“…”也不超过 width
+    for position, char in enumerate(line):
+        used += char_width(char)
+        if used > width:
+            break
+        if used < width:
+            fits = position + 1
+    else:
+        return line
+    kept, following = line[:fits], line[fits]
+    if in_word(kept[-1:]) and in_word(following):
+        space = kept.rfind(" ")
+        if space > 0 and display_width(kept[:space]) >= width * WORD_BREAK_KEEP:
+            kept = kept[:space]
+    return kept.rstrip() + "…"
 
 
 def excerpt(text: str, limit: int = 120) -> str:

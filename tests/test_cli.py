@@ -58,8 +58,8 @@ def test_wrong_source_is_flagged(fake_metaso, model_server):
 def test_uncited_paragraphs_are_flagged(fake_metaso, model_server):
     result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="uncited"))
     assert result.returncode == 1
-    assert "第 1 段没有引用：家用 NAS 至少选两盘位" in result.stdout
-    assert "第 2 段没有引用：需要转码 4K 视频" in result.stdout
+    assert "第 1 段没有引用：“家用 NAS 至少选两盘位" in result.stdout
+    assert "第 2 段没有引用：“需要转码 4K 视频" in result.stdout
 
 
 def test_streamed_output_matches_non_streamed(fake_metaso, model_server):

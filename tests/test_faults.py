@@ -251,7 +251,7 @@ def test_sources_are_sent_as_delimited_data(injection_metaso, model_server):
 def test_answer_that_obeys_a_page_is_still_checked_and_flagged(injection_metaso, model_server):
     obeyed = run_good(injection_metaso, model_server, model_name="obedient")
     assert obeyed.returncode == 1
-    assert "第 1 段没有引用：NAS 不需要任何备份" in obeyed.stdout
+    assert "第 1 段没有引用：“NAS 不需要任何备份" in obeyed.stdout
     usual = run_good(injection_metaso, model_server)
     # 脚本里的好回答把远程访问的句子标成 [3]，而现在 [3] 是那个网页：照常被标出，并指出该引 [4]
     assert usual.returncode == 1 and "可能应引用 [4]" in usual.stdout

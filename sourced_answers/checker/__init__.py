@@ -4,6 +4,7 @@
   types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
   citations     引用标记的各种写法
   structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
+  markup        照抄进回答的提示词标签（<source id=…>）
   tokens        内容词和语言
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引

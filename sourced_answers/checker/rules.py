@@ -5,9 +5,10 @@
   2. 每个段落、每个列表项都要有引用（列表项可以继承引出它的那一行的引用）——uncited_paragraph；
   3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
   4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
-  5. 空的回答——empty_answer，从不通过。
+  5. 空的回答——empty_answer，从不通过；
+  6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup。
 学来的判断：
-  6. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
+  7. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
      （句子的字二元组在所引资料里出现的比例不低于 0.35）。
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
+from sourced_answers.checker.markup import copied_markup_problems
 from sourced_answers.checker.quantities import (
     Quantity,
     contradicting_quantities,
@@ -28,7 +30,7 @@ from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, unit_citations
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
 from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
-from sourced_answers.text import format_citations, truncate
+from sourced_answers.text import format_citations, quote
 from sourced_answers.thinking import strip_think
 
 # 少于这么多“字料”（中文二元组算 1，拉丁文单词算 2）的句子多半是“资料 [3] 提到”这类引导语，不判支持分
@@ -38,6 +40,8 @@ TUTORIAL_THRESHOLD = 0.35
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
 RULES = ("score", "tutorial")
+# “……中‘某一段’在资料里找不到”里，那一段最多占这么多列
+NOVEL_WIDTH = 40
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         if missing:
             found.number_problem = not_found(claim, missing, cited)
         source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
-        found.cross_language = (f"“{truncate(claim.text, 40)}” 引用的资料 {cited} 是{source_name}、句子是"
+        found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
         return found
     found.supports = [support_of(claim.body, words, n, index_of) for n in numbers]
@@ -133,7 +137,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         nearby = index_of(closest.source).quantities_near(closest.sentence)
         contradicted = contradicting_quantities(claimed, nearby, known, totals_in(claim.body))
         if contradicted:
-            found.number_problem = (f"“{truncate(claim.text, 40)}” 里的数字 {shown(contradicted)} 和资料 "
+            found.number_problem = (f"“{quote(claim.text)}” 里的数字 {shown(contradicted)} 和资料 "
                                     f"[{closest.source}]{cited_label(claim, [])} 里说同一件事的地方对不上")
     return found
 
@@ -143,7 +147,7 @@ def shown(values: list[float]) -> str:
 
 
 def not_found(claim: Claim, missing: list[float], cited: str) -> str:
-    return f"“{truncate(claim.text, 40)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+    return f"“{quote(claim.text)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
 
 
 def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, rule: SupportRule,
@@ -191,13 +195,13 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
 def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:
     """为什么支持不了：重合度很低就说重合度，有一长段找不到的内容就指出来，否则说找不到相近的说法。
     支持分不写在这里：它在 Problem.score 里，文字输出、JSON 和审阅页各自显示。"""
-    text = truncate(found.claim.text, 40)
+    text = quote(found.claim.text)
     cited = cited_label(found.claim, found.numbers)
     novel = next((support.novel for support in found.supports if support.novel), None)
     if overlap < TUTORIAL_THRESHOLD or rule.name == "tutorial":
         return f"“{text}” 和资料 {cited} 的重合度只有 {overlap:.0%}"
     if novel:
-        return f"“{text}” 中“{truncate(novel, 30)}”在资料 {cited} 里找不到"
+        return f"“{text}” 中“{quote(novel, NOVEL_WIDTH)}”在资料 {cited} 里找不到"
     return f"“{text}” 在资料 {cited} 里找不到足够相近的说法（重合度 {overlap:.0%}）"
 
 
@@ -247,19 +251,47 @@ def at_paragraph(found: T, paragraph: int) -> T:
 
 
 def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:
-    """编号存在、每段（每个列表项）有引用、没被引用的资料。返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
+    """编号存在、抄了提示词标签、每段（每个列表项）有引用、没被引用的资料。
+    返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
     structure = analyse(answer)
-    cited: set[int] = set()
+    places: dict[int, list[int]] = {}  # 编号 → 引用它的段落（按顺序，不重复）
     for unit in structure.units:
-        cited.update(unit_citations(unit))
-    problems = [Problem("missing_source", f"引用了不存在的 [{n}]", citations=[n])
-                for n in sorted(cited) if not 1 <= n <= source_count]
+        for number in unit_citations(unit):
+            paragraphs = places.setdefault(number, [])
+            if not paragraphs or paragraphs[-1] != unit.paragraph:
+                paragraphs.append(unit.paragraph)
+    problems = missing_source_problems(structure, places, source_count)
+    problems += copied_markup_problems(structure.claims, source_count)
     for unit in structure.uncited:
         text = "\n".join(unit.lines).strip()
-        problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：{text[:30]}…",
+        problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
                                 paragraph=unit.paragraph, sentence=text))
+    cited = set(places)
     unused = [n for n in range(1, source_count + 1) if n not in cited]
     return problems, unused, cited, structure
+
+
+def missing_source_problems(structure: Structure, places: dict[int, list[int]], source_count: int) -> list[Problem]:
+    """每个不存在的编号一个问题，指出第一次引用它的段落和句子，以及另外还有几段引用了它。"""
+    missing = sorted(n for n in places if not 1 <= n <= source_count)
+    if not missing:
+        return []
+    first: dict[int, Claim] = {}
+    for claim in structure.claims:
+        if not claim.shared and not claim.inherited:  # 句子自己写的引用
+            for number in claim.citations:
+                if not 1 <= number <= source_count:
+                    first.setdefault(number, claim)
+    problems = []
+    for number in missing:
+        paragraph, *others = places[number]
+        found = first.get(number)
+        sentence = found.text if found and found.paragraph == paragraph else None
+        message = f"“{quote(sentence)}” 引用了不存在的 [{number}]" if sentence else f"引用了不存在的 [{number}]"
+        if others:
+            message += f"（另外还有 {len(others)} 段也引用了它）"
+        problems.append(Problem("missing_source", message, paragraph, sentence, citations=[number]))
+    return problems
 
 
 def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,

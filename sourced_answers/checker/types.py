@@ -10,6 +10,7 @@ from typing import Any
 PROBLEM_KINDS: dict[str, str] = {
     "missing_source": "编号不存在",
     "uncited_paragraph": "没有引用",
+    "copied_markup": "抄了提示词标记",
     "weak_support": "对不上",
     "number_mismatch": "数字不符",
     "cross_language": "跨语言",
@@ -65,6 +66,14 @@ class Problem:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))  # 字段都是简单的值（比 asdict 的深拷贝快得多：一个回答可能有上万个问题）
+
+    def located(self) -> str:
+        """message 前面加上它在第几段。同一个句子在几段里出现时 message 是共用的，所以段落号不写在 message 里；
+        没有引用的段落自己就以“第 N 段”开头，不重复。"""
+        place = f"第 {self.paragraph} 段"
+        if self.paragraph is None or self.message.startswith(place):
+            return self.message
+        return f"{place}：{self.message}"
 
 
 @dataclass

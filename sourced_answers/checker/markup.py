@@ -1,0 +1,60 @@
+"""照抄进回答的提示词标记：提示词用 <source id="编号" …> 和 </source> 把每条资料包起来（prompts.py），
+有的小模型（自带的 SmolLM2 回答中文问题时就这样）把这些标签抄进回答，而不是在句末写 [编号]。
+
+标签不算引用：抄了标签的段落照样算没有引用。这里只是把这件事说清楚，每段报一次。只看带 id 的开标签和闭标签，
+讲 HTML 的回答里 <source src="a.mp4"> 这样的标签不算；代码块和标题里的不看（它们不在句子里）。全部是线性时间。
+"""
+import re
+from collections.abc import Sequence
+
+from sourced_answers.checker.types import Claim, Problem
+from sourced_answers.text import format_citations, quote
+
+# 有界的量词、没有嵌套：在一长串 “<source id=” 上也是线性的（每个 “<” 最多往后看几十个字）
+MARKUP = re.compile(r"[<＜][ \t]{0,3}(/?)[ \t]{0,3}source(?![A-Za-z0-9_-])"
+                    r"(?:[ \t]{1,3}id[ \t]{0,3}=[ \t]{0,3}[\"'“”‘’]?[ \t]{0,3}([0-9０-９]{1,40}))?",
+                    re.IGNORECASE)
+# 一个完整的尖括号标签（去掉它们之后句子里还剩什么）；[^<>] 遇到下一个“<”就停，每个“<”最多往后看 300 个字
+WHOLE_TAG = re.compile(r"[<＜][^<>＜＞\n]{0,300}[>＞]")
+
+
+def copied_tags(text: str) -> list[int | None]:
+    """text 里照抄的提示词标签：开标签给出它的编号，闭标签是 None。"""
+    found: list[int | None] = []
+    for match in MARKUP.finditer(text):
+        closing, digits = match.group(1), match.group(2)
+        if digits:
+            found.append(int(digits[:30]))  # int() 也认全角数字；超长的只会是乱码
+        elif closing:
+            found.append(None)
+    return found
+
+
+def copied_markup_problems(claims: Sequence[Claim], source_count: int) -> list[Problem]:
+    """每个抄了提示词标签的段落一个问题：第一个有标签的句子、一共几处、标签里的编号。"""
+    first: dict[int, Claim] = {}
+    counts: dict[int, int] = {}
+    numbers: dict[int, dict[int, None]] = {}  # 段落 → 标签里的编号（按出现顺序，不重复）
+    for claim in claims:
+        if "source" not in claim.text.lower():
+            continue  # 绝大多数句子：不用跑正则
+        tags = copied_tags(claim.text)
+        if not tags:
+            continue
+        first.setdefault(claim.paragraph, claim)
+        counts[claim.paragraph] = counts.get(claim.paragraph, 0) + len(tags)
+        numbers.setdefault(claim.paragraph, {}).update(dict.fromkeys(n for n in tags if n is not None))
+    return [Problem("copied_markup",
+                    copied_markup_message(claim.text, list(numbers[paragraph]), counts[paragraph], source_count),
+                    paragraph=paragraph, sentence=claim.text, citations=list(numbers[paragraph]))
+            for paragraph, claim in first.items()]
+
+
+def copied_markup_message(sentence: str, numbers: list[int], count: int, source_count: int) -> str:
+    """说清楚发生了什么、该怎么写。句子里除了标签什么也没有时不再引用它（免得同一个标签说两遍）。"""
+    tag = f'<source id="{numbers[0]}">' if numbers else "</source>"
+    times = f"（本段共 {count} 处）" if count > 1 else ""
+    existing = [n for n in numbers if 1 <= n <= source_count]
+    example = format_citations(existing[:2]) if existing else "[1]"
+    said = "" if not WHOLE_TAG.sub("", sentence).strip() else f"“{quote(sentence)}” "
+    return f"{said}照抄了提示词里包资料用的标签 {tag}{times}：标签不算引用，引用要写在句末的方括号里，如 {example}"

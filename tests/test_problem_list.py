@@ -1,0 +1,97 @@
+"""终端里的问题列表（issue 25 第 7 条）：一个问题一行、中英文按同样的显示宽度截断、没截断不加“…”、
+每个问题说在第几段、列表有上限（--json 里是全部）。"""
+import json
+
+import pytest
+
+from sourced_answers.checker import Source, check_answer
+from sourced_answers.render import PROBLEM_LIST_LIMIT, verdict_lines
+from sourced_answers.text import QUOTE_WIDTH, display_width, quote
+from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
+
+LONG_CHINESE = "家用 NAS 至少要选两盘位的机型，这样才能做 RAID1 镜像，一块硬盘坏了另一块上还有完整的数据，换盘之后重建即可"
+LONG_ENGLISH = ("A home NAS should have at least two drive bays so that it can run RAID1 mirroring, "
+                "which keeps a full copy of the data on the second disk")
+
+
+def problem_lines(answer, sources=NAS_SOURCES):
+    lines = verdict_lines(check_answer(answer, sources))
+    assert lines[0] == "⚠ 引用核对没通过，请人工核对："
+    return lines[1:]
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x1b", "\t\n\t"])
+def test_a_quote_is_one_line_whatever_separates_its_parts(separator):
+    shown = quote(f"家用 NAS 至少选两盘位{separator}方便做 RAID1 镜像")
+    assert shown == "家用 NAS 至少选两盘位 方便做 RAID1 镜像"
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r", "\u2028"])
+def test_each_problem_is_exactly_one_line(separator):
+    # 没有引用的段落有两行：以前它的第二行顶格打印，打乱了列表的缩进
+    answer = f"家用 NAS 至少选两盘位{separator}方便做 RAID1 镜像\n第二行也没有引用。\n\n需要转码 4K 视频 [9]。"
+    lines = problem_lines(answer)
+    assert len(lines) == 2
+    for line in lines:
+        assert line.startswith("  第 ") and line.isprintable(), line
+
+
+def test_english_and_chinese_are_cut_at_the_same_display_width():
+    chinese, english = quote(LONG_CHINESE), quote(LONG_ENGLISH)
+    assert chinese.endswith("…") and english.endswith("…")
+    for shown in (chinese, english):
+        assert QUOTE_WIDTH - 8 <= display_width(shown) <= QUOTE_WIDTH
+    assert len(english) > 1.5 * len(chinese)  # 以前英文在 30 个字母左右就被截断了
+
+
+def test_english_is_cut_between_words():
+    shown = quote(LONG_ENGLISH)
+    assert LONG_ENGLISH.startswith(shown[:-1]) and LONG_ENGLISH[len(shown) - 1] == " "
+
+
+def test_a_complete_sentence_gets_no_ellipsis():
+    [line] = problem_lines("家用 NAS 至少选两盘位。")
+    assert line == "  第 1 段没有引用：“家用 NAS 至少选两盘位。”"
+    assert quote("x" * QUOTE_WIDTH) == "x" * QUOTE_WIDTH
+
+
+def test_a_missing_source_names_its_paragraph_and_sentence():
+    answer = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n群晖的系统更好用 [7]。\n\n威联通也不错 [7]。"
+    missing = [line for line in problem_lines(answer) if "[7]" in line]
+    assert missing == ["  第 2 段：“群晖的系统更好用 [7]” 引用了不存在的 [7]（另外还有 1 段也引用了它）"]
+
+
+def test_a_looping_answer_lists_only_the_first_problems_and_counts_the_rest():
+    looping = "\n\n".join(f"群晖的 NAS 系统比威联通稳定得多，适合所有家庭，这是第 {n} 遍 [1]。" for n in range(60))
+    report = check_answer(looping, NAS_SOURCES)
+    assert len(report.problems) == 60
+    lines = problem_lines(looping)
+    assert len(lines) <= 2 * PROBLEM_LIST_LIMIT + 1
+    assert sum(line.startswith("  第 ") for line in lines) == PROBLEM_LIST_LIMIT
+    assert lines[-1] == f"  还有 {60 - PROBLEM_LIST_LIMIT} 个问题没有列出（对不上 50），--json 或 --html 看全部"
+
+
+def test_a_short_list_has_no_count_of_the_rest():
+    lines = problem_lines("\n\n".join(f"第 {n} 段没有引用。" for n in range(PROBLEM_LIST_LIMIT)))
+    assert len(lines) == PROBLEM_LIST_LIMIT and not any("还有" in line for line in lines)
+
+
+def test_verify_prints_the_capped_list_and_json_keeps_every_problem(tmp_path):
+    looping = "\n\n".join(f"群晖的 NAS 系统比威联通稳定得多，适合所有家庭，这是第 {n} 遍 [1]。" for n in range(60))
+    path = tmp_path / "looping.json"
+    path.write_text(json.dumps({"answer": looping, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False))
+    text = run_cli("--verify", str(path), env=cli_env())
+    assert text.returncode == 1
+    verdict = text.stdout[text.stdout.index("⚠"):].splitlines()
+    assert len(verdict) <= 1 + 2 * PROBLEM_LIST_LIMIT + 1 + 1  # 标题、问题和证据、“还有”、--fix 的提示
+    assert any(line.startswith(f"  还有 {60 - PROBLEM_LIST_LIMIT} 个问题") for line in verdict)
+    saved = run_cli("--verify", str(path), "--json", env=cli_env())
+    assert saved.returncode == 1 and len(json.loads(saved.stdout)["problems"]) == 60
+
+
+def test_every_problem_line_says_where_it_is():
+    answer = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n群晖很好用 [8]。\n\n"
+              "RAID5 至少两块盘就能容忍一块盘损坏 [2]。\n\n没有引用的一段。")
+    for line in problem_lines(answer, [Source(text=s.text, title=s.title) for s in NAS_SOURCES]):
+        if not line.startswith("    所引资料里"):
+            assert line.startswith("  第 "), line
