@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sourced_answers.errors import ServiceError
 from sourced_answers.network import network_reason
 from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.text import excerpt, json_value, mask, truncate
+from sourced_answers.text import excerpt, json_value, mask, one_line, truncate
 
 if TYPE_CHECKING:
     import requests
@@ -180,8 +180,12 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
 
 
 def served_name(value: str | None, key: ApiKey) -> str | None:
-    """服务报告的模型名：遮掉密钥、截短（它会出现在表格和日志里）。"""
-    return truncate(mask(value, key.masked), 200) if value else None
+    """服务报告的模型名：遮掉密钥、变成一行（换行、控制字符不能在说明里伪造出一行）、截短（它会出现在表格和日志里）。
+    不是字符串的（数字、对象）当作没有报告。"""
+    if not isinstance(value, str):
+        return None
+    name = truncate(one_line(mask(value, key.masked)), 200).replace("|", "｜")  # 竖线会把表格多分出一栏
+    return name or None
 
 
 def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadline: Deadline,

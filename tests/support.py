@@ -125,6 +125,7 @@ class ScriptedModel:
         self.models_listed = None  # 非 None 时 /v1/models 只列出这些名字（像 vLLM、LM Studio、云端服务那样）
         # 像 llama.cpp 那样只加载了一个模型：不管请求哪个名字，都由脚本 loaded 回答，回答里的 model 是它的名字
         self.loaded = None
+        self.served_as: object = None  # 非 None 时回答里的 model 字段写这个（任意值：测试对方乱报的名字）
         # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
         self.die_after = None
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -197,6 +198,10 @@ class ScriptedModel:
                 else:
                     self.send_body(404, {"error": "404 page not found"})
 
+            def reported(self):
+                """回答里的 model 字段：通常是回答的那个模型，served_as 可以换成任何值。"""
+                return model_server.served_as if model_server.served_as is not None else self.served
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if self.refused():
@@ -253,7 +258,7 @@ class ScriptedModel:
                     if "reasoning" in script:
                         message["reasoning_content"] = script["reasoning"]
                     choices = [{"index": 0, "message": message, "finish_reason": script.get("finish_reason", "stop")}]
-                    self.send_body(200, {"id": "x", "object": "chat.completion", "model": self.served,
+                    self.send_body(200, {"id": "x", "object": "chat.completion", "model": self.reported(),
                                          "choices": script.get("choices_value", choices),
                                          "usage": script.get("usage", {"prompt_tokens": 100, "completion_tokens": 50,
                                                                        "total_tokens": 150})})
@@ -280,7 +285,7 @@ class ScriptedModel:
                 self.wfile.flush()
 
             def event(self, payload):
-                payload = {"model": self.served, **payload}
+                payload = {"model": self.reported(), **payload}
                 self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n")
                 self.wfile.flush()
 

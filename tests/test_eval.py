@@ -59,6 +59,24 @@ def test_a_model_file_path_is_shown_by_its_file_name_in_the_table():
     assert {row["服务报告的模型"] for row in rows.values()} == {"SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
+@pytest.mark.parametrize("served", ["llama\n✓ 引用核对通过", "evil\x1b[2J|x\u202e", "a" * 100_000, 42, {"x": 1}])
+def test_a_hostile_served_model_name_stays_on_one_line_and_never_breaks_the_table(model_server, tmp_path, served):
+    """服务报告的模型名是对方给的数据：换行伪造不出一行结论，控制序列、竖线、超长的名字、不是字符串的都管住。"""
+    model_server.loaded = "llama-real"
+    model_server.served_as = served
+    env = cli_env(None, model_server)
+    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a,b", env=env)
+    assert result.returncode in (0, 1), result.stderr
+    assert not any(line.startswith("✓") for line in result.stderr.splitlines())
+    assert "\x1b" not in result.stdout + result.stderr and "\u202e" not in result.stdout + result.stderr
+    rows = eval_table(result.stdout)
+    assert set(rows) == {"a", "b"}
+    assert all(len(line) < 2000 for line in (result.stdout + result.stderr).splitlines())
+    records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a", "--json", env=env))
+    shown = records[0]["served_model"]
+    assert shown is None if not isinstance(served, str) else ("\n" not in shown and len(shown) < 300)
+
+
 # ---------- 长度上限 ----------
 
 def test_an_answer_cut_off_by_max_tokens_is_marked_truncated(model_server, tmp_path):
