@@ -5,7 +5,7 @@
 交互只用锚点、:target 和 <details>：点被标出的句子，看原因和证据，再跳到资料里高亮的那一句。
 """
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,7 @@ from sourced_answers.records import Record
 from sourced_answers.text import mask_data
 
 Problem = dict[str, Any]
+Log = Callable[[str], None]
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")
@@ -314,8 +315,10 @@ def render_page(records: Sequence[Record], when: str) -> str:
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
 
 
-def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: Sequence[str] = ()) -> None:
-    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 OutputFileError（退出码 2），已经打印的回答不受影响。
-    密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）。"""
+def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: Sequence[str], log: Log) -> None:
+    """--html：回答已经打印出来之后再写审阅页，写好了在标准错误上说写到了哪里（回答问题和 --verify 都走这里）。
+    写不出来时抛 OutputFileError（退出码 2），已经打印的回答不受影响。
+    密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）；log 写的那一行也遮密钥。"""
     page = render_page(mask_data(list(records), secrets), datetime.now().strftime("%Y-%m-%d %H:%M"))
     write_file(planned, page)
+    log(f"审阅页已写到 {planned.path}")

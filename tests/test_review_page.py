@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from fake_metaso import NAS_PAGES
+from sourced_answers.text import REDACTED
 from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
 
 NAS = [{"title": p["title"], "link": f"https://nas.example/{i}", "text": p["text"]} for i, p in enumerate(NAS_PAGES)]
@@ -194,6 +195,24 @@ def test_question_run_writes_the_page(model_server, tmp_path):
 def test_html_with_eval_is_a_usage_error(tmp_path):
     result = run_cli("--eval", "questions.txt", "--html", str(tmp_path / "x.html"), env=cli_env())
     assert result.returncode == 2 and "--html" in result.stderr
+
+
+
+def test_stderr_says_where_the_page_was_written_after_verify(tmp_path):
+    result, page = review(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
+    assert result.returncode == 0 and page.exists()
+    assert result.stderr.splitlines().count(f"审阅页已写到 {page}") == 1
+
+
+def test_stderr_says_where_the_page_was_written_after_a_question_without_showing_the_key(model_server, tmp_path):
+    key = "sk-MODEL-CANARY-0123456789"
+    model_server.required_key = key
+    page = tmp_path / f"{key}.html"
+    env = cli_env(None, model_server, ANS_MODEL="good", ANS_API_KEY=key)
+    result = run_cli("--demo", "家用 NAS 怎么选", "--html", str(page), env=env)
+    assert result.returncode == 0, result.stderr
+    assert page.exists() and key not in result.stderr + result.stdout
+    assert result.stderr.splitlines().count(f"审阅页已写到 {tmp_path}/{REDACTED}.html") == 1
 
 
 # ---------- 真实的浏览器 ----------
