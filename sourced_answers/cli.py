@@ -120,7 +120,7 @@ def build_parser() -> ChineseArgumentParser:
                         help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
     parser.add_argument("--html", metavar="FILE",
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
-                             "点进去能看到原因和资料里高亮的证据")
+                             "原因紧跟在那一句下面，点证据跳到资料里高亮的那一句")
     parser.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
                              "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
