@@ -79,8 +79,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
         log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
-        save_review_page(config.html, [record], config.secrets)
-        log(f"审阅页已写到 {config.html.path}")
+        save_review_page(config.html, [record], config.secrets, log)
     return checked.exit_code
 
 

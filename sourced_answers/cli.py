@@ -111,7 +111,7 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     output.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象（--verify 时每条一行）")
     output.add_argument("--html", metavar="FILE",
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
-                             "原因写在句子下面，点进去能看到资料里高亮的证据")
+                             "原因紧跟在那一句下面，点证据跳到资料里高亮的那一句")
     output.add_argument("-q", "--quiet", action="store_true",
                         help="不画进度条（默认：标准错误是终端时画，不管标准输出接到哪里）")
 

@@ -2,19 +2,34 @@
 
 页面上的文字来自网页、搜索结果和模型，一律转义；只有 http、https 的地址才做成链接；
 页面带一条严格的 Content-Security-Policy（不许任何脚本、外部资源），即使哪里漏了转义也不会执行。
-交互只用锚点、:target 和 <details>：点被标出的句子，看原因和证据，再跳到资料里高亮的那一句。
+每个问题的原因只写一次，紧跟在它那一句下面（整段的问题在那一段的最后一句下面）；
+交互只用锚点和 :target：点原因里的证据，跳到资料里高亮的那一句。
 """
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
-from sourced_answers.checker import Claim, Span, citation_marks, claims_with_positions, without_citations
+from sourced_answers.checker import (
+    PROBLEM_KINDS,
+    Claim,
+    Source,
+    SourceIndexes,
+    Span,
+    citation_marks,
+    claim_words,
+    claims_with_positions,
+    compare,
+    source_sentences,
+    support_model,
+    without_citations,
+)
 from sourced_answers.output_files import PlannedFile, write_file
 from sourced_answers.records import Record
 from sourced_answers.text import mask_data
 
 Problem = dict[str, Any]
+Log = Callable[[str], None]
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")
@@ -26,15 +41,17 @@ h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;
 .claim.ok{border-bottom:2px solid #9fd3ae}.claim.flagged{background:#fdecea;border-bottom:2px solid #d93025}
 .claim.flagged::before{content:"⚠ ";color:#d93025}
 .claim.cross{background:#fff4ce;border-bottom:2px dashed #b58900}.claim.cross::before{content:"？ ";color:#8a6d00}
-.claim a{color:inherit;text-decoration:none}details.why:target{outline:2px solid #d93025}
-details.why{margin:.3em 0 .8em 1em;font-size:.92em;color:#444}details.why summary{cursor:pointer;color:#8a1c12}
+.claim a{color:inherit;text-decoration:none}
+.why{margin:.2em 0 .7em 1em;padding:.1em 0 .1em .7em;border-left:3px solid #d93025;font-size:.92em;color:#444}
+.reason{margin:.2em 0}.reason:target{outline:2px solid #d93025}.reason .kind{color:#8a1c12}
+.reason.cross .kind{color:#8a6d00}.why.cross{border-left-color:#b58900}
 .source{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}.source:target{border-color:#1a73e8}
 .source .text{white-space:pre-wrap;max-height:18em;overflow:auto;background:#fafafa;padding:.5em;font-size:.92em}
 .unused{color:#777}.tag{font-size:.8em;border:1px solid #bbb;border-radius:3px;padding:0 .3em;margin-left:.4em}
 .score{font-size:.72em;border:1px solid #bbb;border-radius:3px;padding:0 .25em;margin:0 .2em;color:#1e6b35}
 .score.low{color:#8a1c12;border-color:#e0a39c}
 mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
-.repairs li{margin:.3em 0}.answer p{margin:.6em 0}section.answer-block{border-top:3px solid #eee;margin-top:2em}
+.repairs li{margin:.3em 0}.answer .para{margin:.6em 0}section.answer-block{border-top:3px solid #eee;margin-top:2em}
 """
 
 
@@ -69,14 +86,15 @@ def link_citations(text: str, prefix: str, count: int) -> str:
     return "".join(pieces)
 
 
-def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[Problem]]:
-    """每个句子（在 claims 里的下标）对应的问题列表。用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
+def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[int]]:
+    """每个句子（在 claims 里的下标）标着哪几个问题（在 record["problems"] 里的下标）。
+    用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
 
       · 引了不存在的资料：引了这个编号的每一句（同一组编号只算一次）；
       · 说的是某一句的问题：同一段里文字相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
         问题比句子少时，后面那几句跟着标最后一个；
       · 整段没有引用：这一段里依次出现在那段文字中的、没有引用的句子。"""
-    flags: dict[int, list[Problem]] = {}
+    flags: dict[int, list[int]] = {}
     same_text: dict[tuple[int, str], list[int]] = {}
     same_uncited: dict[tuple[int, str], list[int]] = {}  # 同上，只算没有引用的句子
     uncited: dict[int, list[int]] = {}
@@ -89,21 +107,21 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
             uncited.setdefault(claim.paragraph, []).append(index)
         for number in set(claim.citations):
             by_citation.setdefault(number, []).append(index)
-    problems = [(problem, problem_key(problem)) for problem in record.get("problems", [])]
+    problems = [(problem, problem_key(problem)) for problem in record.get("problems") or []]
     totals: dict[tuple[str, int, str], int] = {}
     for _, key in problems:
         if key:
             totals[key] = totals.get(key, 0) + 1
     taken: dict[tuple[str, int, str], int] = {}  # (种类, 段, 文字) → 已经对上了几句
     missing_seen: set[tuple[int, ...]] = set()
-    for problem, key in problems:
+    for problem_index, (problem, key) in enumerate(problems):
         kind, paragraph = problem.get("kind"), problem.get("paragraph")
         if kind == "missing_source":
             numbers = tuple(sorted({n for n in problem.get("citations") or [] if isinstance(n, int)}))
             if numbers not in missing_seen:
                 missing_seen.add(numbers)
                 for index in sorted({i for n in numbers for i in by_citation.get(n, [])}):
-                    flags.setdefault(index, []).append(problem)
+                    flags.setdefault(index, []).append(problem_index)
             continue
         if key is None or not isinstance(paragraph, int):
             continue
@@ -115,7 +133,7 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
             if count < len(matching):
                 rest = matching[count + 1:] if count + 1 == totals[key] else []  # 最后一个问题：剩下的句子也标它
                 for index in (matching[count], *rest):
-                    flags.setdefault(index, []).append(problem)
+                    flags.setdefault(index, []).append(problem_index)
             continue
         if kind == "uncited_paragraph":  # 整段文字：没有引用的句子在里面依次出现，每句只在紧跟着的一小段里找
             position = 0
@@ -123,7 +141,7 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
                 claim_text = without_citations(claims[index][0].text)
                 found = text.find(claim_text, position, position + len(claim_text) + NEARBY)
                 if found >= 0:
-                    flags.setdefault(index, []).append(problem)
+                    flags.setdefault(index, []).append(problem_index)
                     position = found + len(claim_text)
     return flags
 
@@ -140,13 +158,57 @@ def problem_key(problem: Problem) -> tuple[str, int, str] | None:
     return str(problem.get("kind")), paragraph, without_citations(sentence)
 
 
+def place_reasons(problems: Sequence[Problem], flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:
+    """每个问题的原因只写一次：句子的问题写在它标出的第一句下面，整段没有引用写在那一段的最后一句下面
+    （一段有几行时不是每行一份）。返回 (句子下标 → 写在它下面的问题下标, 没有对上任何句子的问题下标)。"""
+    place: dict[int, int] = {}
+    for index, numbers in flags.items():
+        for number in numbers:
+            known = place.get(number)
+            whole_paragraph = problems[number].get("kind") == "uncited_paragraph"
+            if known is None or (index > known if whole_paragraph else index < known):
+                place[number] = index
+    under: dict[int, list[int]] = {}
+    unplaced = []
+    for number in range(len(problems)):
+        if number in place:
+            under.setdefault(place[number], []).append(number)
+        else:
+            unplaced.append(number)
+    return under, unplaced
+
+
+def with_block(gap: str, block: str) -> str:
+    """把原因（一个块）放进两句之间的文字 gap（已经是 HTML）：放在上一句的句末标点、引用之后，
+    换行之前；这个块本身就另起一行，所以它后面那个单独的换行不再要（空行是段落的分界，留着）。"""
+    if not block:
+        return gap
+    newline = gap.find("\n")
+    if newline < 0:
+        return gap + block
+    if gap.startswith("\n\n", newline):
+        return gap[:newline] + block + gap[newline:]
+    return gap[:newline] + block + gap[newline + 1:]
+
+
+def is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_source_number(value: object, count: int) -> TypeGuard[int]:
+    """记录里的一个资料编号：整数，1…count。"""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= count
+
+
 class Evidence:
     """要在资料正文里高亮的句子：(资料编号, 句子) → 锚点 id。"""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, sources: Sequence[Record]) -> None:
         self.prefix = prefix
+        self.sources = sources
         self.anchors: dict[tuple[int, str], str] = {}
         self.by_source: dict[int, list[tuple[str, str]]] = {}
+        self.sentences: dict[int, set[str]] = {}  # 每条资料正文里的句子（用到时才切，每条只切一次）
 
     def anchor(self, source: int, sentence: str) -> str:
         key = (source, sentence)
@@ -154,6 +216,19 @@ class Evidence:
             self.anchors[key] = f"{self.prefix}ev-{len(self.anchors) + 1}"
             self.by_source.setdefault(source, []).append((sentence, self.anchors[key]))
         return self.anchors[key]
+
+    def find(self, numbers: Sequence[int], sentence: object) -> str | None:
+        """证据句在资料里高亮处的锚点。只认所引资料正文里的句子：核对时资料的标题也算一句，
+        可标题不是证据（编出来的句子常常只和标题沾边）。哪条的正文里都没有时为 None。"""
+        if not isinstance(sentence, str) or not sentence:
+            return None
+        for number in numbers:
+            source = self.sources[number - 1]
+            if number not in self.sentences:
+                self.sentences[number] = set(source_sentences(str(source.get("text") or "")))
+            if sentence in self.sentences[number] and sentence != str(source.get("title") or "").strip():
+                return self.anchor(number, sentence)
+        return None
 
     def highlight(self, number: int, text: str) -> str:
         """资料正文，转义后把要高亮的句子包进 <mark id=…>。"""
@@ -174,26 +249,68 @@ class Evidence:
         return "".join(pieces)
 
 
-def problem_details(problems: list[Problem], evidence: Evidence, count: int, anchor: str) -> str:
-    lines = []
-    for problem in problems:
-        line = escape(problem.get("message"))
+class Reasons:
+    """一个回答里每个问题的原因：种类的中文名、核对给出的说明、数字（每个只写一次）、证据、更合适的资料。"""
+
+    def __init__(self, record: Record, prefix: str, evidence: Evidence) -> None:
+        self.problems: list[Problem] = [p if isinstance(p, dict) else {} for p in record.get("problems") or []]
+        self.sources = record.get("sources") or []
+        self.prefix = prefix
+        self.evidence = evidence
+        self.indexes: SourceIndexes | None = None  # 要算更合适的资料时才建
+
+    def anchor(self, number: int) -> str:
+        return f"{self.prefix}why-{number}"
+
+    def block(self, numbers: Sequence[int], body: str | None, badge: float | None) -> str:
+        """写在一句下面的原因（numbers：问题的下标）。body：这句去掉引用后的文字；badge：句子旁边已经显示的支持分。"""
+        if not numbers:
+            return ""
+        cross = all(self.problems[n].get("kind") == "cross_language" for n in numbers)
+        reasons = "".join(self.reason(n, body, badge) for n in numbers)
+        return f'<div class="why{" cross" if cross else ""}">{reasons}</div>'
+
+    def reason(self, number: int, body: str | None, badge: float | None) -> str:
+        problem = self.problems[number]
+        kind = str(problem.get("kind") or "")
+        message = str(problem.get("message") or "") or "（没有说明）"
+        mark, css = ("？", "reason cross") if kind == "cross_language" else ("⚠", "reason")
+        # 新加的问题种类这里不用改：名字取自 PROBLEM_KINDS，不认识的种类也照样显示它的说明
+        line = f'<b class="kind">{mark} {escape(PROBLEM_KINDS.get(kind, "其他问题"))}</b>：{one_line(message)}'
+        overlap, score = problem.get("overlap"), problem.get("score")
         figures = []
-        if problem.get("kind") == "number_mismatch" and isinstance(problem.get("overlap"), int | float):
-            figures.append(f"重合度 {problem['overlap']:.0%}")  # 说明这句话别的部分对得上，是数字不对
-        if isinstance(problem.get("score"), int | float):
-            figures.append(f"支持分 {problem['score']:.2f}")
+        if is_number(overlap) and "重合度" not in message:  # 说明里已经写了重合度的，不再写一遍
+            figures.append(f"重合度 {overlap:.0%}")
+        if is_number(score) and (badge is None or f"{score:.2f}" != f"{badge:.2f}"):  # 句子旁边已经有了就不重复
+            figures.append(f"支持分 {score:.2f}")
         if figures:
             line += f"（{'，'.join(figures)}）"
-        cited = [n for n in problem.get("citations") or [] if 1 <= n <= count]
-        if problem.get("evidence") and cited:
-            target = evidence.anchor(cited[0], problem["evidence"])
-            line += f'<br>所引资料里最接近的一句：<a href="#{target}">{escape(problem["evidence"])}</a>'
+        cited = [n for n in problem.get("citations") or [] if is_source_number(n, len(self.sources))]
+        if is_number(overlap) and cited:  # 和所引资料比较过：给出证据，或者明说没有
+            target = self.evidence.find(cited, problem.get("evidence"))
+            if target:
+                line += f'<br>所引资料里最接近的一句：<a href="#{target}">{escape(problem["evidence"])}</a>'
+            else:
+                line += "<br>所引资料的正文里没有找到和这句话相近的一句"
         better = problem.get("better_source")
-        if better and 1 <= better <= count:
-            line += f'<br>可能更合适的资料：<a href="#{evidence.prefix}src-{better}">[{better}]</a>'
-        lines.append(f"<li>{line}</li>")
-    return f'<details class="why" id="{anchor}" open><summary>为什么被标出</summary><ul>{"".join(lines)}</ul></details>'
+        if is_source_number(better, len(self.sources)):
+            sentence = body if body is not None else without_citations(str(problem.get("sentence") or ""))
+            line += (f'<br>可能更合适的资料：<a href="#{self.prefix}src-{better}">[{better}]</a>'
+                     f"（这句话和它的{self.figures_with(better, sentence)}）")
+        return f'<div class="{css}" id="{self.anchor(number)}">{line}</div>'
+
+    def figures_with(self, number: int, body: str) -> str:
+        """这句话和第 number 条资料的重合度、支持分：用核对时的同一套函数算（建议的资料自己的数字，不是所引资料的）。"""
+        if self.indexes is None:
+            self.indexes = SourceIndexes([Source.from_json(source) for source in self.sources])
+        support = compare(body, claim_words(body), self.indexes(number), number)
+        return f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
+
+
+def one_line(text: str) -> str:
+    """转义，换行换成空格：原因插在回答中间，回答按空行分段，原因里不能有换行；
+    整段没有引用的说明里引着那一段的几行，那几行就在它上面，连成一行读就够了。"""
+    return escape(" ".join(text.split("\n")))
 
 
 def scores_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, float]:
@@ -218,36 +335,48 @@ def score_badge(score: float | None) -> str:
     return f'<span class="score {level}" title="支持分：所引资料支持这句话的可能，0 到 1">{score:.2f}</span>'
 
 
+def visible_claims(answer: str) -> list[tuple[Claim, Span]]:
+    """回答里能在原文中找到、互不重叠的句子（按出现的顺序）：页面上标出的就是这些。"""
+    claims: list[tuple[Claim, Span]] = []
+    position = 0
+    for claim, span in claims_with_positions(answer):
+        if span and span[0] >= position:
+            claims.append((claim, span))
+            position = span[1]
+    return claims
+
+
 def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
+    """回答的正文：句子按核对结论标出，每个问题的原因紧跟在它那一句下面；对不上任何一句的问题列在后面。"""
     answer = record.get("answer") or ""
     count = len(record.get("sources") or [])
-    claims = [(claim, span) for claim, span in claims_with_positions(answer) if span]
+    claims = visible_claims(answer)
+    reasons = Reasons(record, prefix, evidence)
     flags = flags_by_claim(record, claims)
+    under, unplaced = place_reasons(reasons.problems, flags)
     scores = scores_by_claim(record, claims)
     pieces: list[str] = []
     position = 0
-    notes: list[str] = []
+    pending = ""  # 上一句的原因：放在它的句末标点和引用之后
     for index, (claim, (start, end)) in enumerate(claims):
-        if start < position:
-            continue
-        pieces.append(link_citations(answer[position:start], prefix, count))
-        problems = flags.get(index)
-        across = bool(problems) and all(p.get("kind") == "cross_language" for p in problems or [])
-        state = "cross" if across else "flagged" if problems else "ok" if claim.citations else "plain"
-        label = ("？ 跨语言，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if problems
+        pieces.append(with_block(link_citations(answer[position:start], prefix, count), pending))
+        numbers = flags.get(index, [])
+        across = bool(numbers) and all(reasons.problems[n].get("kind") == "cross_language" for n in numbers)
+        state = "cross" if across else "flagged" if numbers else "ok" if claim.citations else "plain"
+        label = ("？ 跨语言，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if numbers
                  else "✓ 通过" if claim.citations else "")
         text = escape(answer[start:end])
-        if problems:
-            why = f"{prefix}why-{index}"
-            text = f'<a href="#{why}">{text}</a>'
-            notes.append(problem_details(problems, evidence, count, why))
+        if numbers:
+            text = f'<a href="#{reasons.anchor(numbers[0])}">{text}</a>'
         pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>{score_badge(scores.get(index))}')
+        pending = reasons.block(under.get(index, []), claim.body, scores.get(index))
         position = end
-    pieces.append(link_citations(answer[position:], prefix, count))
+    pieces.append(with_block(link_citations(answer[position:], prefix, count), pending))
     body = "".join(pieces)
-    paragraphs = [f"<p>{part.replace(chr(10), '<br>')}</p>" for part in body.split("\n\n") if part.strip()]
-    details = "".join(notes)
-    return f'<div class="answer">{"".join(paragraphs)}</div>' + (f"<h3>被标出的句子</h3>{details}" if details else "")
+    paragraphs = [f'<div class="para">{part.replace(chr(10), "<br>")}</div>' for part in body.split("\n\n")
+                  if part.strip()]
+    rest = reasons.block(unplaced, None, None)
+    return f'<div class="answer">{"".join(paragraphs)}</div>' + (f"<h3>不属于某一句的问题</h3>{rest}" if rest else "")
 
 
 def render_sources(record: Record, prefix: str, evidence: Evidence) -> str:
@@ -285,7 +414,7 @@ def render_repairs(record: Record) -> str:
 
 
 def render_record(record: Record, prefix: str, when: str) -> str:
-    evidence = Evidence(prefix)
+    evidence = Evidence(prefix, record.get("sources") or [])
     answer = render_answer(record, prefix, evidence)  # 先渲染回答：它决定要高亮哪些证据
     passed = record.get("passed")
     problems = len(record.get("problems") or [])
@@ -293,7 +422,7 @@ def render_record(record: Record, prefix: str, when: str) -> str:
                f'<span class="verdict failed">⚠ 引用核对没通过：{problems} 个问题，请回到资料核对</span>')
     question = escape(record.get("question") or "（没有记录问题）")
     model = escape(record.get("model") or "未知")
-    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · {escape(when)}</p>{verdict}</header>'
+    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · 生成时间：{escape(when)}</p>{verdict}</header>'
             f"<h2>回答</h2>{answer}{render_repairs(record)}{render_sources(record, prefix, evidence)}")
 
 
@@ -314,8 +443,10 @@ def render_page(records: Sequence[Record], when: str) -> str:
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
 
 
-def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: Sequence[str] = ()) -> None:
-    """--html：回答已经打印出来之后再写审阅页；写不出来时抛 OutputFileError（退出码 2），已经打印的回答不受影响。
-    密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）。"""
+def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: Sequence[str], log: Log) -> None:
+    """--html：回答已经打印出来之后再写审阅页，写好了在标准错误上说写到了哪里（回答问题和 --verify 都走这里）。
+    写不出来时抛 OutputFileError（退出码 2），已经打印的回答不受影响。
+    密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）；log 写的那一行也遮密钥。"""
     page = render_page(mask_data(list(records), secrets), datetime.now().strftime("%Y-%m-%d %H:%M"))
     write_file(planned, page)
+    log(f"审阅页已写到 {planned.path}")

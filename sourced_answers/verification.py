@@ -232,8 +232,7 @@ def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Option
         log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
     if config.html:
         out.flush()
-        save_review_page(config.html, reviewed, config.secrets)
-        log(f"审阅页已写到 {config.html.path}")
+        save_review_page(config.html, reviewed, config.secrets, log)
     if step_error:
         return ExitCode.SERVICE
     return ExitCode.PASSED if summary.failed == 0 else ExitCode.FAILED

@@ -3,6 +3,7 @@
 带恶意标记的网页改不了 document.title。没有 Chromium 时跳过浏览器测试（CI 里一定装了，没装就算失败）。"""
 import json
 import os
+import re
 import shutil
 import subprocess
 import zlib
@@ -12,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from fake_metaso import NAS_PAGES
+from sourced_answers.checker import PROBLEM_KINDS, Source, SourceIndexes, claim_words, compare, support_model
+from sourced_answers.review_page import render_page
+from sourced_answers.text import REDACTED
 from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
 
 NAS = [{"title": p["title"], "link": f"https://nas.example/{i}", "text": p["text"]} for i, p in enumerate(NAS_PAGES)]
@@ -67,6 +71,69 @@ def parse(text):
     elements = Elements()
     elements.feed(text)
     return elements
+
+
+class Reading(HTMLParser):
+    """按文档顺序读出回答里的句子和原因：[["claim", class, 文字] 或 ["reason", id, 文字]]。"""
+    VOID = {"br", "img", "hr", "meta", "input", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.items = []
+        self.depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        if self.depth:
+            self.depth += 1
+            return
+        attrs = dict(attrs)
+        css = (attrs.get("class") or "").split()
+        if tag == "span" and "claim" in css:
+            self.items.append(["claim", " ".join(css), ""])
+            self.depth = 1
+        elif tag == "div" and "reason" in css:
+            self.items.append(["reason", attrs.get("id"), ""])
+            self.depth = 1
+
+    def handle_endtag(self, tag):
+        if self.depth and tag not in self.VOID:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.items[-1][2] += data
+
+
+def reading(text):
+    parser = Reading()
+    parser.feed(text)
+    return parser.items
+
+
+def sentence_above(items, position):
+    """第 position 项（一个原因）上面最近的那一句。"""
+    for kind, css, text in reversed(items[:position]):
+        if kind == "claim":
+            return css, text
+    return None
+
+
+def problems_of(tmp_path, record):
+    result = run_cli("--verify", write_input(tmp_path, record), "--json", env=cli_env())
+    return json.loads(result.stdout)["problems"]
+
+
+# 七个问题，五种：引了不存在的编号、一段三行都没有引用、两个一样的列表项没有引用、引错了资料、数字不符、编出来的一句
+MANY_PROBLEMS = {
+    "question": "家用 NAS 怎么选", "model": "demo", "sources": NAS,
+    "answer": ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。\n\n"
+               "RAID5 至少两块盘就能容忍一块盘损坏 [2]。" + INVENTED + "\n\n"
+               "第一行没有引用。\n第二行也没有引用。\n第三行还是没有。\n\n"
+               "- NAS 两盘位\n- NAS 两盘位\n\n"
+               "远程访问优先使用 VPN 或 Tailscale [9]。"),
+}
 
 
 # ---------- 页面本身 ----------
@@ -126,7 +193,7 @@ def test_every_link_to_a_reason_or_evidence_has_one_target(tmp_path):
 
 def test_identical_uncited_items_each_get_their_own_reason_once(tmp_path):
     """三个一样的、没有引用的列表项是三个问题：每项标一次、各有一段原因（不是每项都挂上全部三个）。
-    整段没有引用的段落：里面的每一句都标出来。"""
+    整段没有引用的段落：里面的每一句都标出来，原因只写一次。"""
     answer = ("家用 NAS 至少选两盘位 [1]。\n\n- NAS 两盘位\n- NAS 两盘位\n- NAS 两盘位\n\n"
               "第一句没有引用。第二句也没有。")
     result, page = review(tmp_path, {"answer": answer, "sources": NAS})
@@ -137,7 +204,7 @@ def test_identical_uncited_items_each_get_their_own_reason_once(tmp_path):
     elements = parse(text)
     assert elements.count("claim flagged") == 5
     assert text.count("第 2 段第 1 项没有引用") == 1 and text.count("第 2 段第 3 项没有引用") == 1
-    assert text.count("第 3 段没有引用") == 2  # 那一段的两句各自链到同一个原因
+    assert text.count("第 3 段没有引用") == 1  # 那一段的两句链到同一个原因
 
 
 def test_a_better_source_is_linked(tmp_path):
@@ -196,17 +263,159 @@ def test_html_with_eval_is_a_usage_error(tmp_path):
     assert result.returncode == 2 and "--html" in result.stderr
 
 
+# ---------- 原因：写在哪里、写几次、写什么 ----------
+
+def test_each_reason_stands_right_under_its_sentence(tmp_path):
+    """原因不另列一处：每个原因紧跟在它说的那一句后面（中间没有别的句子），整段的问题跟在那一段的最后一行后面。"""
+    problems = problems_of(tmp_path, MANY_PROBLEMS)
+    _, page = review(tmp_path, MANY_PROBLEMS)
+    text = page.read_text(encoding="utf-8")
+    items = reading(text)
+    reasons = [(position, item) for position, item in enumerate(items) if item[0] == "reason"]
+    assert len(reasons) == len(problems) == 7
+    for position, (_, anchor, _) in reasons:
+        problem = problems[int(anchor.removeprefix("why-"))]
+        css, sentence = sentence_above(items, position)
+        assert "flagged" in css
+        if problem["kind"] == "missing_source":
+            assert sentence == "远程访问优先使用 VPN 或 Tailscale"
+        elif problem["kind"] == "uncited_paragraph" and "\n" in problem["sentence"]:
+            assert sentence == problem["sentence"].split("\n")[-1].rstrip("。")  # 那一段的最后一行
+        else:
+            assert sentence in problem["sentence"]
+    assert "为什么被标出" not in text and "被标出的句子" not in text
+
+
+def test_a_paragraph_without_citations_has_one_reason_however_many_lines(tmp_path):
+    record = {"answer": "家用 NAS 至少选两盘位 [1]。\n\n第一行没有引用。\n第二行也没有引用。\n第三行还是没有。",
+              "sources": NAS}
+    _, page = review(tmp_path, record)
+    text = page.read_text(encoding="utf-8")
+    items = reading(text)
+    assert [kind for kind, _, _ in items] == ["claim", "claim", "claim", "claim", "reason"]
+    assert all("flagged" in css for _, css, _ in items[1:4])
+    assert text.count("第 2 段没有引用") == 1
+
+
+def test_one_reason_per_problem_on_a_page_of_several_answers(tmp_path):
+    second = {"answer": GOOD_ANSWER + "\n\n- NAS 两盘位\n- NAS 两盘位", "sources": NAS}
+    expected = len(problems_of(tmp_path, MANY_PROBLEMS)) + len(problems_of(tmp_path, second))
+    _, page = review(tmp_path, MANY_PROBLEMS, second)
+    assert parse(page.read_text(encoding="utf-8")).count("reason") == expected == 9
+
+
+def test_every_reason_names_its_problem_in_chinese(tmp_path):
+    problems = problems_of(tmp_path, MANY_PROBLEMS)
+    _, page = review(tmp_path, MANY_PROBLEMS)
+    for _, anchor, text in (item for item in reading(page.read_text(encoding="utf-8")) if item[0] == "reason"):
+        problem = problems[int(anchor.removeprefix("why-"))]
+        assert text.startswith(f"⚠ {PROBLEM_KINDS[problem['kind']]}：")
+        assert " ".join(problem["message"].split("\n")) in text
+
+
+def test_no_figure_is_printed_twice(tmp_path):
+    """“重合度只有 14%（重合度 14%）”：说明里写了重合度就不再补一遍；句子旁边已经显示的支持分，原因里不再写。"""
+    _, page = review(tmp_path, MANY_PROBLEMS)
+    text = page.read_text(encoding="utf-8")
+    reasons = [text for kind, _, text in reading(text) if kind == "reason"]
+    assert len(reasons) == 7
+    for reason in reasons:
+        own = reason.split("可能更合适的资料")[0]  # 更合适的资料有它自己的数字
+        assert own.count("重合度") <= 1
+        percentages = re.findall(r"\d+%", own)
+        assert len(percentages) == len(set(percentages))
+    badge = re.search(r'RAID5 至少两块盘就能容忍一块盘损坏</a></span><span class="score[^"]*"[^>]*>([\d.]+)<', text)
+    assert badge and f"支持分 {badge.group(1)}" not in text
+    assert "重合度 82%" in text  # 数字不符：说明里没有重合度，补上（说明别的部分对得上）
+
+
+def test_a_suggested_source_shows_its_own_figures(tmp_path):
+    """“可能应引用 [1]”后面的数字是这句话和 [1] 的，由核对的同一套函数算出来，不是所引的 [2] 的 0%。"""
+    record = {"answer": "需要转码 4K 视频时选带核显的 Intel 型号 [2]。", "sources": NAS}
+    [problem] = problems_of(tmp_path, record)
+    assert problem["better_source"] == 1 and problem["overlap"] == 0
+    body = "需要转码 4K 视频时选带核显的 Intel 型号"
+    support = compare(body, claim_words(body), SourceIndexes([Source.from_json(s) for s in NAS])(1), 1)
+    expected = f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
+    assert support.overlap > 0.5
+    _, page = review(tmp_path, record)
+    [reason] = [text for kind, _, text in reading(page.read_text(encoding="utf-8")) if kind == "reason"]
+    assert f"可能更合适的资料：[1]（这句话和它的{expected}）" in reason
+
+
+def test_the_page_title_is_never_shown_as_evidence(tmp_path):
+    [problem] = problems_of(tmp_path, {"answer": INVENTED, "sources": NAS})
+    assert problem["evidence"] == NAS[0]["title"]  # 核对时标题也算资料的一句，编出来的话和它最像
+    _, page = review(tmp_path, {"answer": INVENTED, "sources": NAS})
+    text = page.read_text(encoding="utf-8")
+    [reason] = [text for kind, _, text in reading(text) if kind == "reason"]
+    assert "所引资料的正文里没有找到和这句话相近的一句" in reason and NAS[0]["title"] not in reason
+    assert "<mark" not in text
+
+
+def test_evidence_in_the_second_cited_source_is_highlighted_there(tmp_path):
+    _, page = review(tmp_path, {"answer": "RAID5 至少两块盘就能容忍一块盘损坏 [1][2]。", "sources": NAS})
+    text = page.read_text(encoding="utf-8")
+    [target] = re.findall(r'所引资料里最接近的一句：<a href="#([^"]+)">', text)
+    source = text[text.index('id="src-2"'):text.index('id="src-3"')]
+    assert f'<mark id="{target}">RAID5 至少三块盘' in source
+
+
+def test_a_problem_of_a_kind_the_page_does_not_know_is_still_explained():
+    """别处新加的问题种类：页面照样写出它的说明；对不上任何一句的问题（空回答之类）列在回答后面。"""
+    record = {"answer": "NAS 至少选两盘位 [1]。", "sources": NAS, "problems": [
+        {"kind": "some_new_kind", "message": "这一句照抄了网页上的标记", "paragraph": 1, "sentence": "NAS 至少选两盘位 [1]"},
+        {"kind": "another_new_kind", "message": "整个回答有别的问题"},
+    ]}
+    text = render_page([record], "2025-01-01 08:00")
+    items = reading(text)
+    assert [kind for kind, _, _ in items] == ["claim", "reason", "reason"]
+    assert items[1][2] == "⚠ 其他问题：这一句照抄了网页上的标记" and "flagged" in items[0][1]
+    assert items[2][2] == "⚠ 其他问题：整个回答有别的问题"
+    assert text.index("不属于某一句的问题") < text.index("整个回答有别的问题")
+
+
+def test_the_time_is_labelled(tmp_path):
+    _, page = review(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
+    assert re.search(r"生成时间：\d{4}-\d{2}-\d{2} \d{2}:\d{2}", page.read_text(encoding="utf-8"))
+
+
+def test_stderr_says_where_the_page_was_written_after_verify(tmp_path):
+    result, page = review(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
+    assert result.returncode == 0 and page.exists()
+    assert result.stderr.splitlines().count(f"审阅页已写到 {page}") == 1
+
+
+def test_stderr_says_where_the_page_was_written_after_a_question_without_showing_the_key(model_server, tmp_path):
+    key = "sk-MODEL-CANARY-0123456789"
+    model_server.required_key = key
+    page = tmp_path / f"{key}.html"
+    env = cli_env(None, model_server, ANS_MODEL="good", ANS_API_KEY=key)
+    result = run_cli("--demo", "家用 NAS 怎么选", "--html", str(page), env=env)
+    assert result.returncode == 0, result.stderr
+    assert page.exists() and key not in result.stderr + result.stdout
+    assert result.stderr.splitlines().count(f"审阅页已写到 {tmp_path}/{REDACTED}.html") == 1
+
+
 # ---------- 真实的浏览器 ----------
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def has_chinese_font():
+    try:
+        listed = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return bool(listed.strip())
+
+
 @pytest.fixture
 def browser(tmp_path):
-    if not CHROMIUM:
+    if not CHROMIUM or not has_chinese_font():
         if os.environ.get("CI"):
-            pytest.fail("CI 里没有装 Chromium（quickstart.sh --test 会装 Debian 的 chromium 包）")
-        pytest.skip("没有 Chromium")
+            pytest.fail("CI 里没有装 Chromium 或中文字体（quickstart.sh --test 会装 Debian 的 chromium、fonts-noto-cjk）")
+        pytest.skip("没有 Chromium 或中文字体")
 
     def run(page, *args):
         command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -217,7 +426,12 @@ def browser(tmp_path):
 
 
 def png_is_blank(path):
-    """解出 PNG 的像素数据：全是同一种颜色就算空白（不用第三方库）。"""
+    """全是同一种颜色就算空白。"""
+    return len(set(pixels(path))) <= 3
+
+
+def pixels(path):
+    """解出 PNG 的像素数据（不用第三方库）。"""
     data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     position = 8
@@ -228,8 +442,7 @@ def png_is_blank(path):
         if kind == b"IDAT":
             chunks.append(data[position + 8:position + 8 + length])
         position += 12 + length
-    pixels = zlib.decompress(b"".join(chunks))
-    return len(set(pixels)) <= 3
+    return zlib.decompress(b"".join(chunks))
 
 
 @pytest.mark.slow
@@ -251,6 +464,27 @@ def test_dom_has_one_marked_element_per_flagged_sentence_and_per_source(tmp_path
     assert elements.count("claim flagged") == 2
     assert elements.count("claim ok") == 5
     assert elements.count("source") == len(NAS)
+    # 浏览器读出来的顺序里，每个原因紧跟在它那一句后面
+    items = reading(dom.stdout)
+    reasons = [position for position, item in enumerate(items) if item[0] == "reason"]
+    assert [items[position - 1][2] for position in reasons] == [INVENTED.removesuffix(" [1]。"),
+                                                                 "需要转码 4K 视频时选带核显的 Intel 型号"]
+    assert "可能更合适的资料：[1]" in items[reasons[1]][2]
+
+
+@pytest.mark.slow
+def test_chinese_text_is_drawn_with_real_glyphs(tmp_path, browser):
+    """两页只差问题里的几个汉字：有中文字体时截图不一样；没有时汉字都画成一样的方块，截图一模一样。"""
+    shots = []
+    for question in ("家用存储怎么选", "办公网络哪家强"):
+        page = tmp_path / f"{len(shots)}.html"
+        page.write_text(render_page([{"question": question, "answer": GOOD_ANSWER, "sources": NAS[:1]}],
+                                    "2025-01-01 08:00"), encoding="utf-8")
+        shot = tmp_path / f"{len(shots)}.png"
+        result = browser(page, f"--screenshot={shot}", "--window-size=800,300")
+        assert shot.exists(), result.stderr[-800:]
+        shots.append(pixels(shot))
+    assert shots[0] != shots[1]
 
 
 @pytest.mark.slow
