@@ -141,6 +141,12 @@ def same_list_items(count):
     return {"answer": "家用 NAS 两盘位 [1]。\n\n" + items, "sources": [{"title": "资料", "text": "家用 NAS 两盘位。"}]}
 
 
+def missing_numbers(count):
+    """一句话引了 count 个不存在的编号（每个编号一个问题、每个都带着整句话时，输出是平方级的）。"""
+    answer = "RAID 1 mirrors data " + "".join(f"[{n}]" for n in range(2, count + 2)) + "."
+    return {"answer": answer, "sources": [{"title": "资料", "text": "RAID 1 mirrors data across two drives."}]}
+
+
 def verify_seconds(record, rounds=3, page=False):
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "saved.json"
@@ -159,7 +165,8 @@ def verify_scaling():
     for label, build, small, page in (("条资料（每句都引错）", many_sources, 200, False),
                                       ("个没有引用的列表项", many_list_items, 2000, False),
                                       ("个没有引用的列表项，写审阅页", many_list_items, 1000, True),
-                                      ("个一样的列表项，写审阅页", same_list_items, 5000, True)):
+                                      ("个一样的列表项，写审阅页", same_list_items, 5000, True),
+                                      ("个不存在的编号（都在一句话里），写审阅页", missing_numbers, 2000, True)):
         first = verify_seconds(build(small), page=page)
         second = verify_seconds(build(small * 10), page=page)
         print(f"--verify {small} {label}：{first:.3f} 秒；{small * 10} {label}：{second:.3f} 秒；"

@@ -61,6 +61,16 @@ def test_a_missing_source_names_its_paragraph_and_sentence():
     assert missing == ["  第 2 段：“群晖的系统更好用 [7]” 引用了不存在的 [7]（另外还有 1 段也引用了它）"]
 
 
+def test_many_missing_numbers_in_one_sentence_are_one_problem_with_a_bounded_message():
+    """一句话引了几千个不存在的编号：一个问题（不是几千个、每个都带着整句话——那样输出是平方级的）。"""
+    answer = "RAID 1 mirrors data " + "".join(f"[{n}]" for n in range(6, 4006)) + "."
+    report = check_answer(answer, NAS_SOURCES)
+    missing = [p for p in report.problems if p.kind == "missing_source"]
+    assert len(missing) == 1 and missing[0].citations == list(range(6, 4006))
+    assert missing[0].message.endswith("引用了不存在的 [6][7][8][9][10] 等 4000 个编号")
+    assert len(missing[0].message) < 200
+
+
 def test_a_looping_answer_lists_only_the_first_problems_and_counts_the_rest():
     looping = "\n\n".join(f"群晖的 NAS 系统比威联通稳定得多，适合所有家庭，这是第 {n} 遍 [1]。" for n in range(60))
     report = check_answer(looping, NAS_SOURCES)

@@ -271,8 +271,13 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     return problems, unused, cited, structure
 
 
+# 一个问题里最多写出这么多个不存在的编号，其余的只说个数（一句话引了几千个不存在的编号时，说明也不会变长）
+MISSING_SHOWN = 5
+
+
 def missing_source_problems(structure: Structure, places: dict[int, list[int]], source_count: int) -> list[Problem]:
-    """每个不存在的编号一个问题，指出第一次引用它的段落和句子，以及另外还有几段引用了它。"""
+    """不存在的编号，按第一次引用它们的句子归成一个问题：指出段落和句子，以及另外还有几段也引用了它们。
+    一句话引了很多个不存在的编号也只是一个问题（每个编号一个问题、每个都带上整句话，输出就成了平方级的）。"""
     missing = sorted(n for n in places if not 1 <= n <= source_count)
     if not missing:
         return []
@@ -282,15 +287,22 @@ def missing_source_problems(structure: Structure, places: dict[int, list[int]], 
             for number in claim.citations:
                 if not 1 <= number <= source_count:
                     first.setdefault(number, claim)
-    problems = []
+    groups: dict[tuple[int, str | None], list[int]] = {}
     for number in missing:
-        paragraph, *others = places[number]
+        paragraph = places[number][0]
         found = first.get(number)
         sentence = found.text if found and found.paragraph == paragraph else None
-        message = f"“{quote(sentence)}” 引用了不存在的 [{number}]" if sentence else f"引用了不存在的 [{number}]"
+        groups.setdefault((paragraph, sentence), []).append(number)
+    problems = []
+    for (paragraph, sentence), numbers in groups.items():
+        shown = format_citations(numbers[:MISSING_SHOWN])
+        if len(numbers) > MISSING_SHOWN:
+            shown += f" 等 {len(numbers)} 个编号"
+        message = f"“{quote(sentence)}” 引用了不存在的 {shown}" if sentence else f"引用了不存在的 {shown}"
+        others = {other for number in numbers for other in places[number] if other != paragraph}
         if others:
-            message += f"（另外还有 {len(others)} 段也引用了它）"
-        problems.append(Problem("missing_source", message, paragraph, sentence, citations=[number]))
+            message += f"（另外还有 {len(others)} 段也引用了{'它' if len(numbers) == 1 else '它们'}）"
+        problems.append(Problem("missing_source", message, paragraph, sentence, citations=numbers))
     return problems
 
 
