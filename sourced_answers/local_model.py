@@ -111,13 +111,19 @@ class LocalModelServer:
         command = [sys.executable, "-m", "sourced_answers.local_model", "child", self.model_path, str(self.n_ctx),
                    str(self.threads), "cache" if self.prompt_cache else "no-cache"]
         # 在包所在的目录里运行：从检出的仓库里用、装进 site-packages 之后用，子进程都找得到这个模块
+        # 自己的会话：终端的 Ctrl-C 只到父进程，由父进程关掉它（子进程正在加载模型时收到 SIGINT，
+        # llama.cpp 的线程会让它卡在退出的半路上，变成没人管的服务）
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                   cwd=Path(__file__).resolve().parent.parent)
+                                   cwd=Path(__file__).resolve().parent.parent, start_new_session=True)
         self.process = process
-        if process.stdin:
-            process.stdin.write(self.api_key + "\n")
-            process.stdin.flush()
-        address = self._first_line(process)
+        try:
+            if process.stdin:
+                process.stdin.write(self.api_key + "\n")
+                process.stdin.flush()
+            address = self._first_line(process)
+        except BaseException:  # Ctrl-C、出错：还在启动的服务不能留下
+            self.close(wait=0)
+            raise
         if not address.startswith("http://127.0.0.1:"):
             code = process.poll()
             self.close(keep_log=True)
@@ -146,12 +152,16 @@ class LocalModelServer:
         self.log.seek(0)
         return self.log.read().decode("utf-8", errors="replace")[-2000:]
 
-    def close(self, keep_log: bool = False) -> None:
+    def close(self, keep_log: bool = False, wait: float = 10) -> None:
+        """关掉服务：关掉它的标准输入（它读到 EOF 就退出），wait 秒内没退出就强行结束。"""
         if self.process and self.process.poll() is None:
             if self.process.stdin:
-                self.process.stdin.close()  # 子进程读到 EOF 就退出
+                try:
+                    self.process.stdin.close()  # 子进程读到 EOF 就退出
+                except OSError:
+                    pass
             try:
-                self.process.wait(timeout=10)
+                self.process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
@@ -182,9 +192,15 @@ def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None
     if api_key:
         params.api_keys = [api_key]
     server = xllamacpp.Server(params)
-    print(server.listening_address, flush=True)
-    sys.stdin.read()
-    del server
+    try:
+        print(server.listening_address, flush=True)
+        sys.stdin.read()
+    except OSError:
+        pass  # 父进程已经不在了（管道断了）：一样结束
+    finally:
+        del server
+        # 不等 llama.cpp 的线程：正常的解释器退出会等它们，服务就留下来了
+        os._exit(0)
 
 
 def build_parser() -> "argparse.ArgumentParser":

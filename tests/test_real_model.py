@@ -4,6 +4,7 @@
 --verify 对保存下来的结果给出同样的结论、流式和非流式都能走通、任何回答都不会让程序崩溃。
 """
 import json
+import time
 
 import pytest
 
@@ -158,3 +159,48 @@ def test_the_server_process_ends_with_its_owner(real_model):
 
 def requests_ok(url):
     return probe_models(url, timeout=2).answered
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
+    """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。"""
+    import os
+    import signal
+    import subprocess
+    import uuid
+    from pathlib import Path
+
+    from sourced_answers.local_model import server_installed
+    from tests.support import HERE, cli_command
+    if not server_installed():
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
+
+    def marked(mark: str) -> list[int]:
+        """环境里带着这个记号的进程（子进程继承环境：父进程结束后被收养的服务也找得到）。"""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    if mark.encode() in (entry / "environ").read_bytes():
+                        found.append(int(entry.name))
+                except OSError:
+                    continue
+        return found
+
+    for delay in (0.5, 1.5, 3.0):
+        mark = f"ANS_TEST_MARK={uuid.uuid4()}"
+        env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9", ANS_TEST_MARK=mark.split("=", 1)[1])
+        process = subprocess.Popen(cli_command("--local-model", "--demo", "How should I choose a home NAS?"),
+                                   env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(delay)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (delay, err)
+        deadline = time.monotonic() + 15
+        while marked(mark) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = marked(mark)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], delay
