@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
 
     if options is None or (options.verify and not options.judge):
         return program(args)  # 参数有错、只看帮助、只核对文件：不要秘塔，也不要模型
-    if not options.eval and not options.question:
+    if not options.eval and not options.question and not options.verify:
         args.insert(0, DEFAULT_QUESTION)
     if not metaso_search.api_key(environ, required=False) and not options.demo and not options.verify:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（虚构的 NAS 页面）")
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     except local_model.LocalModelError as error:
         log(f"✗ {error}")
         return ExitCode.SERVICE
-    if not options.question and not options.eval:  # 没给问题：自带的模型只会英文，用英文的默认问题
+    if not options.question and not options.eval and not options.verify:  # 没给问题：小模型只会英文
         args[0] = ENGLISH_QUESTION
     if options.model or options.models:
         log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {options.model or options.models}")

@@ -99,6 +99,7 @@ class Options:
     judge_model: str | None = None  # --judge（只在本进程里用）
     judge_url: str = ""
     judge_all: bool = False
+    context_window: int = 4096  # 评判模型的提示词按它缩短资料
 
 
 @dataclass
@@ -122,7 +123,7 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
         return Result(line[0], error=str(error))
     config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
                     judge=options.judge_model if judge else None, judge_url=options.judge_url,
-                    judge_all=options.judge_all)
+                    judge_all=options.judge_all, context_window=options.context_window)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model)
     if options.json:
@@ -183,7 +184,8 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
         first = next(lines)
         several = first[0] is not None
         options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
-                          tuple(config.secrets), config.judge, config.judge_url, config.judge_all)
+                          tuple(config.secrets), config.judge, config.judge_url, config.judge_all,
+                          config.context_window)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         streaming = not regular_file(path)
         return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)

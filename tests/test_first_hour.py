@@ -125,3 +125,27 @@ def test_quickstart_verify_starts_nothing(tmp_path):
 def test_quickstart_names_itself_in_messages():
     result = run_cli("--size", "0", env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "bash quickstart.sh -h 查看用法" in result.stderr
+
+
+def test_quickstart_verify_with_a_judge_adds_no_question(tmp_path, model_server):
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--judge", "judge-yes", "--judge-all",
+                     env=cli_env(None, model_server), module="sourced_answers.quickstart")
+    assert result.returncode == 0, result.stderr
+    assert "模拟秘塔" not in result.stderr and "评判模型：judge-yes" in result.stdout
+
+
+def test_verify_with_a_judge_fits_the_judge_prompt_to_the_given_context_window(tmp_path, model_server):
+    from sourced_answers.prompts import JUDGE_MAX_TOKENS, prompt_tokens
+    source = "RAID 1 mirrors data across two drives. " + "Unrelated text about cooking pasta and sauces. " * 200
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "RAID 1 mirrors data across two drives [1].",
+                                 "sources": [{"text": source}]}), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--judge", "judge-yes", "--judge-all", "--context-window", "512",
+                     env=cli_env(None, model_server))
+    assert result.returncode == 0, result.stderr
+    asked = [r["body"]["messages"] for r in model_server.requests if r["body"]["model"] == "judge-yes"]
+    assert asked and all(prompt_tokens(messages) + JUDGE_MAX_TOKENS <= 512 for messages in asked)
+    assert all("RAID 1 mirrors data across two drives." in messages[0]["content"] for messages in asked)
