@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
         progress = (err or sys.stderr) if errors.isatty() and not config.quiet else None
+        if raw_out is None and not config.verify and not config.html:
+            # 启动时标准输出就是关着的（>&-）：回答、表格都没有地方打印，付费之前就结束（和输出被关掉一样是 130）
+            log("标准输出是关着的，回答没有地方打印：没有搜索、也没有请模型，直接结束")
+            return ExitCode.INTERRUPTED
         with bundled_model(config, log) as config:  # --local-model：在本机启动自带的模型（付费之前）
             return program(config, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印

@@ -16,7 +16,7 @@ from sourced_answers.check_steps import Checked, answer_of, check_and_fix, judge
 from sourced_answers.checker import PROBLEM_KINDS, Source
 from sourced_answers.config import MAX_QUESTION, Config, clean_question
 from sourced_answers.errors import ExitCode, InputError, UsageError
-from sourced_answers.gather import MetasoSession
+from sourced_answers.gather import MetasoSession, NoResults
 from sourced_answers.json_lines import read_lines
 from sourced_answers.model_client import ChatResult, ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
@@ -50,14 +50,21 @@ def question_too_long(name: str, number: int) -> InputError:
     return InputError(f"{name} 第 {number} 行的问题太长，请控制在 {MAX_QUESTION} 个字符以内")
 
 
-def eval_one(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline,
+def empty_record(question: str, model: str) -> EvalRecord:
+    return {"model": model, "served_model": None, "question": question, "passed": False, "problems": {},
+            "error": None, "truncated": False, "seconds": None, "first_text_seconds": None,
+            "completion_tokens": None, "tokens_per_second": None}
+
+
+def eval_one(question: str, sources: Sequence[Source] | None, model: str, config: Config, deadline: Deadline,
              log: Log = lambda message: None) -> EvalRecord:
     """一个模型回答一个问题，和回答问题时一样收尾、核对（--fix 修正、--judge 请评判模型）。
     返回一条记录（--json 的一行）。连不上模型服务时抛 ModelUnreachable（剩下的也不用跑了）；
-    别的出错记在记录的 error 里。"""
-    record: EvalRecord = {"model": model, "served_model": None, "question": question, "passed": False,
-                          "problems": {}, "error": None, "truncated": False, "seconds": None,
-                          "first_text_seconds": None, "completion_tokens": None, "tokens_per_second": None}
+    别的出错记在记录的 error 里。sources 是 None：秘塔没有搜到结果，不问模型，记为出错。"""
+    record = empty_record(question, model)
+    if sources is None:
+        record["error"] = "秘塔没有搜到这个问题的资料，没有请模型回答"
+        return record
     messages, _ = answer_prompt(question, sources, config.max_tokens, config.context_window)  # 提醒在 gather_all
     try:
         result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
@@ -244,13 +251,20 @@ def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int
     return ExitCode.PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else ExitCode.FAILED
 
 
-def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config, log: Log) -> dict[str, list[Source]]:
-    """每个问题搜索、读取一次（所有模型共用）；提示词可能超过上下文窗口时和回答问题时一样提醒。"""
-    gathered = {}
+def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config,
+               log: Log) -> dict[str, list[Source] | None]:
+    """每个问题搜索、读取一次（所有模型共用）；提示词可能超过上下文窗口时和回答问题时一样提醒。
+    一个问题没有搜到结果只记在这个问题上（None），其余的问题照跑；秘塔别的错误（密钥、余额）停下整次运行。"""
+    gathered: dict[str, list[Source] | None] = {}
     for number, question in enumerate(questions, 1):
         log(f"[资料 {number}/{len(questions)}] {question}")
-        gathered[question] = metaso.gather(question)
-        _, note = answer_prompt(question, gathered[question], config.max_tokens, config.context_window)
+        try:
+            sources = gathered[question] = metaso.gather(question)
+        except NoResults as error:
+            log(f"  ✗ {error}：这个问题不请模型回答，记为出错")
+            gathered[question] = None
+            continue
+        _, note = answer_prompt(question, sources, config.max_tokens, config.context_window)
         if note:
             log(f"  {note}")
     return gathered

@@ -91,6 +91,10 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
     return sources
 
 
+class NoResults(MetasoError):
+    """秘塔对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
+
+
 class MetasoSession:
     """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
@@ -147,7 +151,7 @@ class MetasoSession:
         client = self.demo_client(question) if config.demo or self.client is None else self.client
         sources = gather(question, config.size, config.read, config.max_chars, client, self.log, self.cache)
         if not sources:
-            raise MetasoError("秘塔没有搜到结果", next_step="换个说法再试")
+            raise NoResults("秘塔没有搜到结果", next_step="换个说法再试")
         return sources
 
     def report_savings(self) -> None:

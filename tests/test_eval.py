@@ -192,3 +192,18 @@ def test_ctrl_c_during_eval_still_prints_the_finished_results(model_server, tmp_
     stdout, stderr = process.communicate(timeout=10)
     assert process.returncode == 130 and stderr.decode().strip().endswith("已中断")
     assert list(eval_table(stdout.decode())) == ["good"]
+
+
+def test_a_question_without_search_results_is_one_error_and_the_rest_still_run(model_server, tmp_path):
+    """一个问题秘塔没有搜到结果：只记在这个问题上（不问模型），别的问题照跑，表格照样打印，退出码 3。"""
+    env = cli_env(None, model_server)
+    questions = questions_file(tmp_path, QUESTION, "12345", "NAS 选购要注意什么")
+    result = run_cli("--demo", "--eval", questions, "--models", "good", env=env)
+    assert result.returncode == 3, result.stderr
+    assert "秘塔没有搜到结果" in result.stderr
+    row = eval_table(result.stdout)["good"]
+    assert row["问题"] == "3" and row["通过"] == "2" and row["出错"] == "1"
+    records = eval_json(run_cli("--demo", "--eval", questions, "--models", "good", "--json", env=env))
+    assert [bool(r["error"]) for r in records] == [False, True, False]
+    asked = [r["body"]["messages"][-1]["content"] for r in model_server.requests]
+    assert not any(content.endswith("12345") for content in asked)

@@ -226,6 +226,16 @@ def test_closed_broken_or_full_stdout_ends_without_a_traceback(tmp_path, shell, 
         assert "写不进标准输出：磁盘已满" in done.stderr
 
 
+def test_a_question_with_stdout_closed_from_the_start_pays_for_nothing(fake_metaso, model_server):
+    """>&-：回答没有地方打印，秘塔和模型一次也不请求，退出码 130，不打堆栈。"""
+    command = " ".join(f"'{part}'" for part in cli_command(QUESTION))
+    done = subprocess.run(["bash", "-c", f"{command} >&-"], env=cli_env(fake_metaso, model_server, ANS_MODEL="good"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+    assert "标准输出是关着的" in done.stderr
+
+
 # ---------- 付费之前、说中文 ----------
 
 @pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/chat/completions", "/chat/completions", "/v1/models"])
