@@ -53,7 +53,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     question = config.question or ""
     model = config.model
     # 0. 付费之前：模型服务在、模型都下载了（地址和密钥在 Config 里已经检查过）
-    deadline = Deadline(config.timeout)  # 预检的时间也算在 --timeout 里
+    deadline = Deadline(config.timeout, config.started)  # 预检的时间也算在 --timeout 里
     check_before_paying(config, [model], deadline)
     # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
     with MetasoSession(config, log, deadline) as metaso:

@@ -7,6 +7,7 @@ import argparse
 import ipaddress
 import os
 import re
+import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ class Config:
     local_model: bool = False
     max_tokens: int = 1024
     timeout: float | None = None
+    started: float | None = None  # --timeout 从什么时候算起（time.monotonic()；参数检查完的那一刻）
     context_window: int = 4096
     stream: bool | None = None
     # 核对、修正、第二意见。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；
@@ -291,7 +293,7 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
         no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
         cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
         local_model=args.local_model, max_tokens=args.max_tokens or default_max_tokens(args.local_model),
-        timeout=args.timeout, context_window=args.context_window, stream=args.stream,
+        timeout=args.timeout, started=time.monotonic(), context_window=args.context_window, stream=args.stream,
         rule=args.rule, threshold=args.threshold, fix=args.fix,
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
         judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,

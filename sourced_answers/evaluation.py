@@ -218,7 +218,7 @@ def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int
     """progress：画进度条的地方（标准错误是终端时由 main 给出）：问题 × 模型做了几个、还要多久。"""
     questions = read_questions(config.eval or "")
     models = config.models
-    deadline = Deadline(config.timeout)
+    deadline = Deadline(config.timeout, config.started)
     check_before_paying(config, models, deadline)  # 缺哪些模型，在第一次搜索之前一起说
     with MetasoSession(config, log, deadline) as metaso:
         gathered = gather_all(metaso, questions, config, log)

@@ -152,8 +152,9 @@ class LocalModelServer:
         self.log.seek(0)
         return self.log.read().decode("utf-8", errors="replace")[-2000:]
 
-    def close(self, keep_log: bool = False, wait: float = 10) -> None:
-        """关掉服务：关掉它的标准输入（它读到 EOF 就退出），wait 秒内没退出就强行结束。"""
+    def close(self, keep_log: bool = False, wait: float = 3) -> None:
+        """关掉服务：关掉它的标准输入（它读到 EOF 就退出），wait 秒内没退出就强行结束（它可能还在生成一个
+        已经超时、没人要的回答：llama.cpp 要等生成完才退出，不能让 --timeout 再多等那么久）。"""
         if self.process and self.process.poll() is None:
             if self.process.stdin:
                 try:
@@ -174,8 +175,9 @@ class LocalModelServer:
     def __enter__(self) -> "LocalModelServer":
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        # 因为出错（超时、Ctrl-C）离开时，服务可能还在生成没人要的回答：不等它
+        self.close(wait=3 if kind is None else 0.5)
 
 
 def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None:

@@ -12,19 +12,24 @@ from contextlib import contextmanager
 from sourced_answers import local_model
 from sourced_answers.config import Config
 from sourced_answers.errors import UsageError
+from sourced_answers.retrying import Deadline
 from sourced_answers.text import has_chinese
 
 Log = Callable[[str], None]
 
 ENGLISH_ONLY = ("注意：自带的 SmolLM2-135M 只会英文，中文问题的回答会很差（常常照抄提示词里的资料标记）。"
                 "想要像样的中文回答，请装 Ollama 后运行：ollama pull qwen2.5:1.5b")
-# llama.cpp 自己的上限之内：--context-window 给得再大，本机的小模型也用不上
-MAX_CONTEXT = 131072
+# SmolLM2-135M 训练时的上下文长度：--context-window 给得再大它也用不上，只会白白多占内存（131072 时约 3 GB）
+MAX_CONTEXT = 8192
+# 启动服务最多等这么久（--timeout 更短时按 --timeout）
+STARTUP_SECONDS = 120
 
 
 def needs_model(config: Config) -> bool:
-    """这次运行要不要问模型：--verify 只在加了 --judge 时问。"""
-    return not config.verify or bool(config.judge)
+    """这次运行要不要问本机的模型：--verify 只在加了 --judge、而评判模型不在 --judge-url 指的别处时问。"""
+    if config.verify:
+        return bool(config.judge) and not config.judge_url
+    return True
 
 
 @contextmanager
@@ -39,6 +44,10 @@ def bundled_model(config: Config, log: Log) -> Iterator[Config]:
     if config.question and has_chinese(config.question):
         log(ENGLISH_ONLY)
     log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
-    with local_model.LocalModelServer(n_ctx=min(config.context_window, MAX_CONTEXT)) as server:
+    # 启动也算在 --timeout 里：最多等剩下的时间（不限时时等 STARTUP_SECONDS）
+    deadline = Deadline(config.timeout, config.started)
+    left = deadline.remaining()
+    startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
+    with local_model.LocalModelServer(n_ctx=min(config.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
         yield dataclasses.replace(config, model_url=server.url, judge_url=config.judge_url or server.url)

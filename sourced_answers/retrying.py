@@ -20,11 +20,11 @@ class DeadlineExceeded(Exception):
 
 
 class Deadline:
-    """一次运行的总时限；seconds 为 None 表示不限。"""
+    """一次运行的总时限；seconds 为 None 表示不限。started：从什么时候算起（time.monotonic()，默认现在）。"""
 
-    def __init__(self, seconds: float | None = None) -> None:
+    def __init__(self, seconds: float | None = None, started: float | None = None) -> None:
         self.seconds = seconds
-        self.end = time.monotonic() + seconds if seconds else None
+        self.end = (time.monotonic() if started is None else started) + seconds if seconds else None
 
     def remaining(self) -> float | None:
         return None if self.end is None else self.end - time.monotonic()

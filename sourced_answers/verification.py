@@ -175,7 +175,7 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
             for error in workers.ordered(validate_batch, input_lines(handle, name), name):
                 if error:
                     raise InputError(error)
-    deadline = Deadline(config.timeout)
+    deadline = Deadline(config.timeout, config.started)
     check_judge(config, deadline)
     judge = judge_asker(config, deadline)
     handle = open_input(path, stdin)

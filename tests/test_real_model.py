@@ -204,3 +204,17 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert left == [], delay
+
+
+@pytest.mark.slow
+def test_local_model_keeps_to_the_timeout_including_its_start():
+    """--timeout 算上启动本机模型的时间；超时之后不等 llama.cpp 把没人要的回答生成完。"""
+    from sourced_answers.local_model import server_installed
+    if not server_installed():
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
+    started = time.monotonic()
+    result = run_cli("How should I choose a home NAS?", "--demo", "--local-model", "--timeout", "4",
+                     "--max-tokens", "2000", "--no-stream", env=cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9"))
+    took = time.monotonic() - started
+    assert result.returncode == 3 and "超过了总时限 4 秒（--timeout）" in result.stderr, result.stderr
+    assert took < 4 + 2.5, took
