@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
+from sourced_answers import __version__
 from sourced_answers.errors import UsageError
 from sourced_answers.safe_output import TextStream
 
@@ -70,3 +71,20 @@ def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit:
             raise argparse.ArgumentTypeError(f"应在 {shown(low)} 到 {shown(high)} {unit}之间，收到 {shown(value)}")
         return value
     return parse
+
+
+class ShowVersion(argparse.Action):
+    """--version：把“程序名 版本号”写到帮助写的地方，然后结束（退出码 0）。"""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        stream = getattr(parser, "output", None)
+        text = f"{parser.prog} {__version__}\n"
+        if stream is not None:
+            stream.write(text)
+        else:
+            parser._print_message(text)
+        parser.exit(0)

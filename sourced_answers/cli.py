@@ -1,9 +1,7 @@
 """主命令的参数：分组的中文帮助、--version。解析的约定（中文报错、范围检查）在 arguments.py。"""
 import argparse
-from typing import Any
 
-from sourced_answers import __version__
-from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
 from sourced_answers.checker import RULES, support_model
 from sourced_answers.config import DEFAULT_MODEL
 from sourced_answers.local_model import BUNDLED_MAX_TOKENS
@@ -13,23 +11,6 @@ from sourced_answers.model_client import DEFAULT_MAX_TOKENS
 # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
 DEFAULT_CONTEXT_WINDOW = 4096
 DEMO_PAGE_SETS = ["nas", "nas-en", "nas-long", "nas-injection"]
-
-
-class ShowVersion(argparse.Action):
-    """--version：把“程序名 版本号”写到帮助写的地方，然后结束（退出码 0）。"""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: str | None = None) -> None:
-        stream = getattr(parser, "output", None)
-        text = f"{parser.prog} {__version__}\n"
-        if stream is not None:
-            stream.write(text)
-        else:
-            parser._print_message(text)
-        parser.exit(0)
 
 
 DEFAULT_PROG = "answer-with-sources"

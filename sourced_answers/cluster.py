@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
 from sourced_answers.check_steps import check_and_fix
 from sourced_answers.checker import RULES
 from sourced_answers.config import Config
@@ -77,6 +77,7 @@ def build_parser() -> ChineseArgumentParser:
                                    description="在 Dask 集群上核对一批 JSON Lines 回答日志"
                                                "（结果和 --verify --json 一样）。")
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
     parser.add_argument("paths", nargs="+", help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
     parser.add_argument("--out", required=True, help="结果写到这个目录（0.jsonl、1.jsonl……）")
     parser.add_argument("--scheduler", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")

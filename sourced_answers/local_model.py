@@ -206,13 +206,14 @@ def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None
 
 
 def build_parser() -> "argparse.ArgumentParser":
-    from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+    from sourced_answers.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
     parser = ChineseArgumentParser(prog="python -m sourced_answers.local_model", add_help=False,
                                    formatter_class=ChineseHelpFormatter,
                                    description="自带的本机模型：llama.cpp（xllamacpp）+ SmolLM2-135M"
                                                "（很小、只会英文）。")
     parser._optionals.title = "选项"
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    parser.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
     parser.add_argument("--install", action="store_true", help="和 install 一样")
     parser.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈")
     commands = parser.add_subparsers(dest="command", title="命令", parser_class=ChineseArgumentParser)

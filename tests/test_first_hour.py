@@ -149,3 +149,10 @@ def test_verify_with_a_judge_fits_the_judge_prompt_to_the_given_context_window(t
     asked = [r["body"]["messages"] for r in model_server.requests if r["body"]["model"] == "judge-yes"]
     assert asked and all(prompt_tokens(messages) + JUDGE_MAX_TOKENS <= 512 for messages in asked)
     assert all("RAID 1 mirrors data across two drives." in messages[0]["content"] for messages in asked)
+
+
+@pytest.mark.parametrize("module", ["sourced_answers.cluster", "sourced_answers.local_model"])
+def test_the_other_entry_points_have_a_version_too(module):
+    done = subprocess.run([sys.executable, "-m", module, "--version"], cwd=HERE, env=cli_env(), capture_output=True,
+                          text=True, encoding="utf-8", timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and done.stdout == f"python -m {module} {__version__}\n", done.stderr
