@@ -5,6 +5,7 @@ python -m sourced_answers.cluster 和 python -m sourced_answers.local_model 都�
 """
 import argparse
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
@@ -86,5 +87,5 @@ class ShowVersion(argparse.Action):
         if stream is not None:
             stream.write(text)
         else:
-            parser._print_message(text)
+            parser._print_message(text, sys.stdout)  # 和 -h 一样写到标准输出
         parser.exit(0)
