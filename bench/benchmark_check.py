@@ -20,6 +20,7 @@ from pathlib import Path
 import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source, check_answer
+from sourced_answers.prompts import fitted_prompt
 
 SOURCES = [Source(title=p["title"], text=p["text"]) for p in NAS_PAGES]
 PARAGRAPH = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。"
@@ -173,6 +174,21 @@ def verify_scaling():
               f"比值 {second / first:.1f}（线性约为 10，目标 ≤ 15）")
 
 
+def prompt_fitting():
+    """提示词放不下上下文窗口时缩短资料（prompts.fitted_prompt）：5 条资料每条 20 KB / 200 KB，两种形状。"""
+    shapes = {"中文句子": lambda n: "RAID5 至少三块盘，可以容忍一块盘损坏。" * (n // 20),
+              "一长串“!”": lambda n: "!" * n}
+    for label, make in shapes.items():
+        timings = []
+        for size in (20_000, 200_000):
+            sources = [Source(title=f"页面 {n}", text=make(size)) for n in range(5)]
+            started = time.perf_counter()
+            fitted_prompt("RAID5 要几块盘", sources, 1024, 4096)
+            timings.append(time.perf_counter() - started)
+        print(f"缩短资料放进上下文窗口（{label}）：每条 20 KB {timings[0]:.3f} 秒，200 KB {timings[1]:.3f} 秒，"
+              f"比值 {timings[1] / timings[0]:.1f}（线性约为 10，目标 ≤ 15）")
+
+
 SHAPES = {
     "数字": lambda n: "1234567890" * (n // 10),
     "字母和数字交替": lambda n: "a1" * (n // 2),
@@ -214,3 +230,4 @@ if __name__ == "__main__":
     main()
     verify_scaling()
     token_shapes()
+    prompt_fitting()

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from sourced_answers.checker import Report, Source
 from sourced_answers.model_client import Message
-from sourced_answers.passages import select_passages
+from sourced_answers.passages import Passages, select_passages
 from sourced_answers.text import count_chinese, has_chinese
 
 SYSTEM_PROMPT = (
@@ -87,10 +87,10 @@ def prompt_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_tokens(m["content"]) for m in messages)
 
 
-def shortened(sources: Sequence[Source], question: str, limit: int) -> list[Source]:
-    """每条资料最多 limit 个字：挑和问题最相关的段落（passages.select_passages）。"""
-    return [replace(source, text=select_passages(source.text, question, limit)) if len(source.text) > limit else source
-            for source in sources]
+def shortened(sources: Sequence[Source], passages: Sequence[Passages], limit: int) -> list[Source]:
+    """每条资料最多 limit 个字：挑和问题最相关的段落（passages.Passages，切段和排序已经做好了）。"""
+    return [replace(source, text=picked.select(limit)) if len(source.text) > limit else source
+            for source, picked in zip(sources, passages, strict=True)]
 
 
 def fitted_prompt(question: str, sources: Sequence[Source], reserve: int, window: int,
@@ -103,16 +103,21 @@ def fitted_prompt(question: str, sources: Sequence[Source], reserve: int, window
     messages = extend(build_messages(question, sources))
     if prompt_tokens(messages) <= budget or not sources:
         return messages, None
-    if prompt_tokens(extend(build_messages(question, shortened(sources, question, 0)))) > budget:
+    passages = [Passages(source.text, question) for source in sources]  # 每条资料只切一次段
+
+    def fits(limit: int) -> bool:
+        return prompt_tokens(extend(build_messages(question, shortened(sources, passages, limit)))) <= budget
+
+    if not fits(0):
         return messages, None  # 没有资料也放不下（回答上限本身太大）：不缩，由 context_warning 提醒
     low, high = 0, max(len(source.text) for source in sources)
     while low < high:  # 每条资料最多留多少字：放得下的最大值
         middle = (low + high + 1) // 2
-        if prompt_tokens(extend(build_messages(question, shortened(sources, question, middle)))) <= budget:
+        if fits(middle):
             low = middle
         else:
             high = middle - 1
-    return extend(build_messages(question, shortened(sources, question, low))), low
+    return extend(build_messages(question, shortened(sources, passages, low))), low
 
 
 def shortening_note(what: str, limit: int | None, window: int) -> str | None:
@@ -120,7 +125,8 @@ def shortening_note(what: str, limit: int | None, window: int) -> str | None:
     if limit is None:
         return None
     return (f"⚠ {what}的提示词放不下模型的上下文窗口 {window}（--context-window）：每条资料只留最相关的 {limit} 个字。"
-            f"上下文更大的模型可以用更大的 --context-window（例如 OLLAMA_CONTEXT_LENGTH=8192 ollama serve）")
+            f"模型服务的上下文更大时把 --context-window 设成它"
+            f"（Ollama 用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动）")
 
 
 def context_warning(messages: list[Message], max_tokens: int, window: int) -> str | None:
@@ -130,7 +136,8 @@ def context_warning(messages: list[Message], max_tokens: int, window: int) -> st
         return None
     return (f"⚠ 提示词约 {prompt} 个 token，加上回答上限 {max_tokens}，可能超过模型的上下文窗口 {window}"
             f"（--context-window）。Ollama 会悄悄丢掉提示词开头的部分（包括要求写引用的说明）。"
-            f"可以减小 --read、--max-chars 或 --max-tokens，或者用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动")
+            f"可以减小 --read、--max-chars 或 --max-tokens，或者换上下文更大的模型服务并设好 --context-window"
+            f"（Ollama 用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动）")
 
 
 def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int,
