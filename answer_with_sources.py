@@ -173,13 +173,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         return ExitCode.INTERRUPTED
     finally:
         finish(output)
-        errors.flush()
+        errors.finish()
 
 
 def finish(output: SafeWriter) -> None:
-    """最后冲刷一次输出；这时已经写不进去就算了（错误已经报过，或者读的人已经走了）。"""
+    """最后一次：留着的半截文字写出去、冲刷；这时已经写不进去就算了（错误已经报过，或者读的人已经走了）。"""
     try:
-        output.flush()
+        output.finish()
     except AppError:
         pass
 

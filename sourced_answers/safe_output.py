@@ -100,7 +100,8 @@ class OutputFailed(UsageError):
 class SafeWriter:
     """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列；写不进去时变成本程序的错误。
 
-    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 flush。
+    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 finish
+    （flush 不放出它）。
     读不懂的字节（终端编码不对时的“代理”字符）换成 �，免得编码时出错。quiet：写不进去时什么也不做
     （给标准错误用：连报错的地方都没有了，只能安静）。
     """
@@ -116,20 +117,27 @@ class SafeWriter:
         self.closed = stream is None
 
     def write(self, text: str) -> int:
+        # 先去掉控制序列、再遮密钥：密钥中间夹一个转义序列或双向控制符，去掉之后就是完整的密钥，要在这之后才找得到
+        if self.filter:
+            text = self.filter.feed(text)
         text = mask(self.held + text, self.secrets)
         keep = held_prefix_length(text, self.secrets)
         self.held = text[len(text) - keep:] if keep else ""
         text = text[:len(text) - keep] if keep else text
-        if self.filter:
-            text = self.filter.feed(text)
         if text:
             self._send(SURROGATE.sub("\ufffd", text))
         return len(text)
 
     def flush(self) -> None:
+        """把已经写出的冲刷出去。末尾可能是半个密钥的那一小段照样留着：流式输出每一小段都冲刷，
+        那一段放出去的话，密钥就被切成两半、各自躲过遮挡（finish 才放出它）。"""
+        self._send(None)
+
+    def finish(self) -> None:
+        """最后一次：留着的那一小段（已经确定不是密钥）也写出去，再冲刷。"""
         if self.held:
             held, self.held = self.held, ""
-            self._send(SURROGATE.sub("\ufffd", self.filter.feed(held) if self.filter else held))
+            self._send(SURROGATE.sub("\ufffd", held))
         self._send(None)
 
     def _send(self, text: str | None) -> None:

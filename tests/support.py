@@ -84,6 +84,8 @@ SCRIPTS = {
     "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
     "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
     "echo-prompt": {"echo": True},
+    # 把请求头里的密钥回显进回答（流式时按 7 个字一段切开：密钥跨好几段）
+    "echo-auth": {"echo_auth": True},
     # 各种不守规矩的 OpenAI 兼容服务
     "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
     "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
@@ -212,6 +214,9 @@ class ScriptedModel:
                 count = model_server.counts[self.served] = model_server.counts.get(self.served, 0) + 1
                 if model_server.die_after is not None and len(model_server.requests) >= model_server.die_after:
                     model_server.close()  # 先停止接受新连接，再回答这一个：之后的请求一定连不上
+                if script and script.get("echo_auth"):
+                    script = {"content": "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。回显 "
+                                         f"{self.headers.get('Authorization')} 这里 [1]。"}
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
                 if script and script.get("minicheck"):

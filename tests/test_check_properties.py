@@ -144,8 +144,9 @@ def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
     sink = TextSink()
     writer = SafeWriter(sink, [key], terminal_safe=False)
     writer.write(text[:cut])
+    writer.flush()  # 流式输出每一小段都冲刷：留着的半截密钥不能在这时放出去
     writer.write(text[cut:])
-    writer.flush()
+    writer.finish()
     assert key not in sink.text
 
 

@@ -202,9 +202,30 @@ def test_key_split_across_writes_is_still_redacted():
     writer = SafeWriter(sink, [CANARY_KEY])
     for piece in ["前面 mk-CAN", "ARY-0123", "456789abcdef 后面 mk-", "还不是密钥"]:
         writer.write(piece)
-    writer.flush()
+        writer.flush()  # 流式输出：每一小段写完都冲刷
+    writer.finish()
     assert CANARY_KEY not in sink.text
     assert sink.text == f"前面 {REDACTED} 后面 mk-还不是密钥"
+
+
+def test_a_key_with_a_control_sequence_inside_is_still_redacted_on_a_terminal():
+    """先去掉控制序列再遮：密钥中间夹着转义序列、双向控制符，去掉之后就是完整的密钥。"""
+    sink = TextSink()
+    writer = SafeWriter(sink, [CANARY_KEY])
+    middle = len(CANARY_KEY) // 2
+    for inserted in ("\x1b[0m", "\u202e", "\x00", "\x1b]8;;http://x\x07"):
+        writer.write(f"回显 {CANARY_KEY[:middle]}{inserted}{CANARY_KEY[middle:]} 完 ")
+    writer.finish()
+    assert CANARY_KEY not in sink.text and sink.text.count(REDACTED) == 4
+
+
+def test_a_streamed_answer_echoing_the_model_key_never_shows_it(fake_metaso, model_server):
+    """模型服务把请求头回显进流式回答、切成很多小段：每段都冲刷到终端，密钥也不会露出一半。"""
+    key = "sk-MODELKEY-abcdefxyz"
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="echo-auth", ANS_API_KEY=key)
+    result = run_cli("家用 NAS 怎么选", "--stream", env=env)
+    assert key not in result.stdout + result.stderr
+    assert "sk-MOD" not in result.stdout
 
 
 # ---------- 终端 ----------
