@@ -15,7 +15,7 @@ from sourced_answers.errors import ExitCode
 from sourced_answers.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.model_client import ChatResult, Message, ModelError, chat
 from sourced_answers.preflight import judge_key, model_key
-from sourced_answers.prompts import JUDGE_MAX_TOKENS, rewrite_messages, shortening_note
+from sourced_answers.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.records import Record, result_record
 from sourced_answers.repair import Repair, Rewriter, fix_answer, repairable
 from sourced_answers.retrying import Deadline
@@ -145,13 +145,12 @@ def rewriter(question: str, sources: Sequence[Source], model: str, config: Confi
              log: Log) -> Rewriter:
     """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。
     改写的提示词比回答时的还长（多了当前回答和问题清单）：放不下上下文窗口时资料缩短，说明只说一次。"""
-    noted: set[int | None] = {None}
+    noted: set[str] = set()
 
     def ask(answer: str, report: Report) -> str:
-        request, limit = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window)
-        note = shortening_note("修正", limit, config.context_window)
-        if note and limit not in noted:
-            noted.add(limit)
+        request, note = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window)
+        if note and note not in noted:  # 同样的话只说一次
+            noted.add(note)
             log(f"  {note}")
         try:
             result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,

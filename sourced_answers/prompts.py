@@ -149,9 +149,9 @@ def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int,
 
 
 def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,
-                     window: int) -> tuple[list[Message], int | None]:
+                     window: int) -> tuple[list[Message], str | None]:
     """--fix 的改写：回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题；资料按上下文窗口缩短
-    （fitted_prompt）。返回 (消息, 每条资料的字数上限或 None)。"""
+    （fitted_prompt）。返回 (消息, 要告诉用户的一句话：资料缩短了，或者连资料都去掉也放不下；没有就是 None)。"""
     lines = []
     for problem in report.problems:
         lines.append(f"- {problem.located()}")
@@ -162,7 +162,8 @@ def rewrite_messages(question: str, sources: Sequence[Source], answer: str, repo
 
     def extend(base: list[Message]) -> list[Message]:
         return base + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
-    return fitted_prompt(question, sources, max_tokens, window, extend)
+    messages, limit = fitted_prompt(question, sources, max_tokens, window, extend)
+    return messages, shortening_note("修正", limit, window) or context_warning(messages, max_tokens, window)
 
 
 def is_minicheck(model: str) -> bool:

@@ -48,8 +48,8 @@ def test_the_repair_prompt_fits_the_window_with_the_answer_and_the_problem_list(
     sources = long_sources()
     answer = ("RAID5 至少需要三块硬盘 [1]。" * 60).strip()
     report = Report(problems=[Problem("weak_support", f"第 {n} 句对不上", paragraph=1) for n in range(30)])
-    messages, limit = rewrite_messages("RAID5 要几块硬盘", sources, answer, report, 1024, 4096)
-    assert limit is not None and prompt_tokens(messages) + 1024 <= 4096
+    messages, note = rewrite_messages("RAID5 要几块硬盘", sources, answer, report, 1024, 4096)
+    assert note and "修正的提示词放不下" in note and prompt_tokens(messages) + 1024 <= 4096
     assert messages[-2] == {"role": "assistant", "content": answer} and "第 29 句对不上" in messages[-1]["content"]
     assert EVIDENCE in messages[1]["content"]
 
@@ -64,6 +64,14 @@ def test_the_judge_prompt_fits_a_small_window_and_shows_the_evidence_not_the_sta
             assert EVIDENCE in messages[0]["content"] and sentence in messages[0]["content"]
     short = judge_messages("qwen2.5:1.5b", sentence, EVIDENCE, 4096)
     assert EVIDENCE in short[0]["content"]
+
+
+def test_a_repair_prompt_that_cannot_fit_even_without_sources_is_warned():
+    """当前回答和问题清单本身就比窗口大：资料缩到没有也放不下，这时要提醒（不能悄悄发一个放不下的提示词）。"""
+    answer = " ".join(f"Sentence number {n} says something no source supports [1]." for n in range(400))
+    report = Report(problems=[Problem("weak_support", f"sentence {n} is unsupported", paragraph=1) for n in range(400)])
+    messages, note = rewrite_messages("How should I choose a NAS?", long_sources(), answer, report, 1024, 2048)
+    assert note is not None and "可能超过模型的上下文窗口 2048" in note
 
 
 def test_the_token_estimate_never_undercounts_chinese():
