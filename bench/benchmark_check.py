@@ -148,6 +148,13 @@ def missing_numbers(count):
     return {"answer": answer, "sources": [{"title": "资料", "text": "RAID 1 mirrors data across two drives."}]}
 
 
+def numeric_sentences(count):
+    """count 句带数字的话，引同一条有 count 个数字的资料（每句都要和资料里的全部数字比：不能每句重算一遍）。"""
+    text = "".join(f"第{n}号设备甲乙丙的价格是{n}元。" for n in range(count))
+    answer = "".join(f"第{n}号设备甲乙丙的价格是{n + 1}元 [1]。" for n in range(count))
+    return {"answer": answer, "sources": [{"title": "价格表", "text": text}]}
+
+
 def verify_seconds(record, rounds=3, page=False):
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "saved.json"
@@ -167,7 +174,8 @@ def verify_scaling():
                                       ("个没有引用的列表项", many_list_items, 2000, False),
                                       ("个没有引用的列表项，写审阅页", many_list_items, 1000, True),
                                       ("个一样的列表项，写审阅页", same_list_items, 5000, True),
-                                      ("个不存在的编号（都在一句话里），写审阅页", missing_numbers, 2000, True)):
+                                      ("个不存在的编号（都在一句话里），写审阅页", missing_numbers, 2000, True),
+                                      ("句带数字的话对一条有同样多数字的资料", numeric_sentences, 400, False)):
         first = verify_seconds(build(small), page=page)
         second = verify_seconds(build(small * 10), page=page)
         print(f"--verify {small} {label}：{first:.3f} 秒；{small * 10} {label}：{second:.3f} 秒；"

@@ -4,7 +4,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.checker import Source, check_answer, normalize_citations
+from sourced_answers.checker import PROBLEM_KINDS, Source, check_answer, normalize_citations
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES
@@ -65,8 +65,8 @@ def write_answer(paragraphs, styles):
 @GUARD
 def test_never_crashes_on_arbitrary_unicode(answer, sources):
     report = check_answer(answer, sources)
-    assert all(p.kind in ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch", "empty_answer")
-               for p in report.problems)
+    # 不问评判模型时，judge_unsupported 之外的任何登记过的种类都可能出现；没登记的种类不能出现
+    assert all(p.kind in set(PROBLEM_KINDS) - {"judge_unsupported"} for p in report.problems)
 
 
 @given(st.lists(st.one_of(st.text(max_size=20), st.sampled_from(

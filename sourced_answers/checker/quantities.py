@@ -4,7 +4,7 @@
 “第 5 步”、年份都不算数量。一个单位写一次、管一串数（“3/4/5 盘位”“5020x1945x1775mm”）。
 """
 import re
-from collections.abc import Set
+from collections.abc import Iterable, Set
 
 from sourced_answers.checker.tokens import ENGLISH_NUMBERS, narrow
 from sourced_answers.text import CJK, is_chinese_char
@@ -221,16 +221,27 @@ def is_noun_unit(unit: str | None) -> bool:
     return unit is not None and len(unit) >= 4 and unit.isascii() and unit.isalpha() and unit not in MEASURE_UNITS
 
 
-def unmatched_quantities(claimed: set[Quantity], known: set[Quantity]) -> list[float]:
+class Known:
+    """资料里的全部数量，和比较时要用的两个集合：所有数值、带汉字量词的数值。一组资料只算一次
+    （每个句子都重新从全部数量里算一遍，句子多、资料里的数也多时就是平方级的）。"""
+
+    def __init__(self, quantities: Iterable[Quantity] = ()) -> None:
+        self.quantities = frozenset(quantities)
+        self.values = frozenset(value for value, _ in self.quantities)
+        self.counted = frozenset(value for value, unit in self.quantities if unit and is_chinese_char(unit[0]))
+
+    def __contains__(self, quantity: object) -> bool:
+        return quantity in self.quantities
+
+
+def unmatched_quantities(claimed: Set[Quantity], known: Known) -> list[float]:
     """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值；
     通用的量词“个”和别的汉字量词算同一个单位（“两个盘位” = “两盘位”）。"""
-    values = {value for value, _ in known}
-    counted = {value for value, unit in known if unit and is_chinese_char(unit[0])}
     return sorted(value for value, unit in claimed
                   if (value, unit) not in known and (value, None) not in known
-                  and not ((unit is None or is_noun_unit(unit)) and value in values)
-                  and not (unit == "个" and value in counted) and not ((value, "个") in known and unit
-                                                                      and is_chinese_char(unit[0])))
+                  and not ((unit is None or is_noun_unit(unit)) and value in known.values)
+                  and not (unit == "个" and value in known.counted) and not ((value, "个") in known and unit
+                                                                            and is_chinese_char(unit[0])))
 
 
 def totals_in(text: str) -> set[Quantity]:
@@ -242,7 +253,7 @@ def totals_in(text: str) -> set[Quantity]:
     return found
 
 
-def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity], known: set[Quantity],
+def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity], known: Known,
                              totals: Set[Quantity] = frozenset()) -> list[float]:
     """资料里和这句话最接近的地方，用同一个单位说了别的数、却没有说句子里的数：返回这些矛盾的数。
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
 from sourced_answers.checker.markup import copied_markup_problems
 from sourced_answers.checker.quantities import (
-    Quantity,
+    Known,
     contradicting_quantities,
     quantities_in,
     totals_in,
@@ -105,6 +105,17 @@ def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
     return found
 
 
+def known_quantities(numbers: Sequence[int], index_of: SourceIndexes) -> Known:
+    """所引的几条资料里的全部数量：一条资料就用它索引里的；几条一起的，同一组编号只合并一次。"""
+    if len(numbers) == 1:
+        return index_of(numbers[0]).quantities
+    key = ("known", tuple(sorted(numbers)))
+    if key not in index_of.memo:
+        index_of.memo[key] = Known(q for n in numbers for q in index_of(n).quantities.quantities)
+    found: Known = index_of.memo[key]
+    return found
+
+
 def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
     words = claim_words(claim.body)
@@ -114,11 +125,11 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     cited = cited_label(claim, numbers)
     claimed = quantities_in(claim.body, claim=True)
     # 资料里的数量只在句子里有数字时才读（大多数句子没有）
-    known: set[Quantity] = set().union(*(index_of(n).quantities for n in numbers)) if claimed else set()
+    known = known_quantities(numbers, index_of) if claimed else Known()
     language = language_of(claim.body)
     if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
         # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
-        missing = sorted({value for value, _ in claimed} - {value for value, _ in known})
+        missing = sorted({value for value, _ in claimed} - known.values)
         if missing:
             found.number_problem = not_found(claim, missing, cited)
         source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sourced_answers.checker.quantities import Quantity, quantities_in
+from sourced_answers.checker.quantities import Known, Quantity, quantities_in
 from sourced_answers.checker.tokens import plain_units, source_languages, token_set
 from sourced_answers.checker.types import Source
 
@@ -75,9 +75,9 @@ class SourceIndex:
         self.grams: dict[int, set[tuple[str, ...]]] = {}
 
     @cached_property
-    def quantities(self) -> set[Quantity]:
+    def quantities(self) -> Known:
         """整条资料里的数量（句子里有数字时才用得到，第一次用到时才读）。"""
-        return quantities_in(self.title + "\n" + self.text)
+        return Known(quantities_in(self.title + "\n" + self.text))
 
     @cached_property
     def units(self) -> list[str]:
