@@ -155,10 +155,13 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
         progress = (err or sys.stderr) if errors.isatty() and not config.quiet else None
-        if raw_out is None and not config.verify and not config.html:
-            # 启动时标准输出就是关着的（>&-）：回答、表格都没有地方打印，付费之前就结束（和输出被关掉一样是 130）
-            log("标准输出是关着的，回答没有地方打印：没有搜索、也没有请模型，直接结束")
+        if raw_out is None and not (config.html or config.summary):
+            # 启动时标准输出就是关着的（>&-），也没有要写的文件：结果没有地方去，付费、干活之前就结束（和输出被关掉
+            # 一样是 130）
+            log("标准输出是关着的，结果没有地方打印：什么也没做就结束了（没有搜索，也没有请模型）")
             return ExitCode.INTERRUPTED
+        if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
+            output = SafeWriter(io.StringIO(), config.secrets)
         with bundled_model(config, log) as config:  # --local-model：在本机启动自带的模型（付费之前）
             return program(config, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印

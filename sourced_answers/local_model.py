@@ -175,9 +175,9 @@ class LocalModelServer:
     def __enter__(self) -> "LocalModelServer":
         return self.start()
 
-    def __exit__(self, kind: object, *exc: object) -> None:
-        # 因为出错（超时、Ctrl-C）离开时，服务可能还在生成没人要的回答：不等它
-        self.close(wait=3 if kind is None else 0.5)
+    def __exit__(self, *exc: object) -> None:
+        # 用完时服务可能还在生成没人要的回答（请求超时了、出错了）：读到 EOF 就退出的话很快，不然不等它
+        self.close(wait=0.5)
 
 
 def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None:

@@ -167,7 +167,14 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
     except DeadlineExceeded as error:
         raise ModelError(f"等模型服务时{error}") from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
-        reply = read_stream(response, received)
+        try:
+            reply = read_stream(response, received)
+        except ModelError as error:
+            left = limit.remaining()
+            if left is not None and left <= 0:  # 读到一半是总时限先到了：说时限，不说“断开了”
+                raise ModelError(f"等模型服务 {url} 时超过了总时限 {limit.seconds:g} 秒（--timeout）",
+                                 error.partial) from None
+            raise
         # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
         return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
                           time.monotonic() - started, first[0] if first else None, pieces[0],

@@ -236,6 +236,16 @@ def test_a_question_with_stdout_closed_from_the_start_pays_for_nothing(fake_meta
     assert "标准输出是关着的" in done.stderr
 
 
+def test_stdout_closed_from_the_start_still_writes_the_page_the_user_asked_for(fake_metaso, model_server, tmp_path):
+    """>&- 加 --html：付了费的回答不能丢，审阅页照样写出来。"""
+    page = tmp_path / "review.html"
+    command = " ".join(f"'{part}'" for part in cli_command(QUESTION, "--html", str(page)))
+    done = subprocess.run(["bash", "-c", f"{command} >&-"], env=cli_env(fake_metaso, model_server, ANS_MODEL="good"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "RAID1" in page.read_text(encoding="utf-8") and "审阅页已写到" in done.stderr
+
+
 # ---------- 付费之前、说中文 ----------
 
 @pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/chat/completions", "/chat/completions", "/v1/models"])
