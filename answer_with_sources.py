@@ -60,7 +60,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
     stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
-    messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window)
+    messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window, config.token_rate)
     if note:
         log(note)
     answer = ask_model(messages, model, config, stream, deadline, out, log)

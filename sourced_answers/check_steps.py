@@ -104,7 +104,7 @@ def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrit
         log(f"请评判模型 {config.judge} 看{which}…")
         try:
             verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule,
-                                    config.context_window)
+                                    config.context_window, config.token_rate)
         except ModelError as error:
             # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
             judged = Judged(config.judge, config.judge_url, [], 0, str(error))
@@ -148,7 +148,8 @@ def rewriter(question: str, sources: Sequence[Source], model: str, config: Confi
     noted: set[str] = set()
 
     def ask(answer: str, report: Report) -> str:
-        request, note = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window)
+        request, note = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window,
+                                         config.token_rate)
         if note and note not in noted:  # 同样的话只说一次
             noted.add(note)
             log(f"  {note}")

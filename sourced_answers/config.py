@@ -21,6 +21,7 @@ from sourced_answers.errors import ConfigError, UsageError
 from sourced_answers.metaso_cache import default_directory
 from sourced_answers.model_client import DEFAULT_MAX_TOKENS
 from sourced_answers.output_files import OutputFiles, PlannedFile
+from sourced_answers.prompts import DEFAULT_RATE, TokenRate
 from sourced_answers.safe_output import TerminalFilter
 from sourced_answers.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, check_secret, maskable
 from sourced_answers.text import SURROGATE
@@ -66,6 +67,7 @@ class Config:
     timeout: float | None = None
     started: float | None = None  # --timeout 从什么时候算起（time.monotonic()；参数检查完的那一刻）
     context_window: int = 4096
+    token_rate: TokenRate = DEFAULT_RATE  # 估计 token 数用的比例（--local-model 时用自带模型的分词器量出来）
     stream: bool | None = None
     # 核对、修正、第二意见。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；
     # threshold：那条规则的阈值（None：用它的默认值）

@@ -65,7 +65,8 @@ def eval_one(question: str, sources: Sequence[Source] | None, model: str, config
     if sources is None:
         record["error"] = "秘塔没有搜到这个问题的资料，没有请模型回答"
         return record
-    messages, _ = answer_prompt(question, sources, config.max_tokens, config.context_window)  # 提醒在 gather_all
+    messages, _ = answer_prompt(question, sources, config.max_tokens, config.context_window,
+                                config.token_rate)  # 提醒在 gather_all
     try:
         result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
                       deadline=deadline, on_retry=log, key=model_key(config))
@@ -264,7 +265,8 @@ def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config,
             log(f"  ✗ {error}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue
-        _, note = answer_prompt(question, sources, config.max_tokens, config.context_window)
+        _, note = answer_prompt(question, sources, config.max_tokens, config.context_window,
+                                config.token_rate)
         if note:
             log(f"  {note}")
     return gathered

@@ -35,7 +35,7 @@ from sourced_answers.checker import (
     without_citations,
 )
 from sourced_answers.model_client import Message
-from sourced_answers.prompts import judge_messages
+from sourced_answers.prompts import DEFAULT_RATE, TokenRate, judge_messages
 from sourced_answers.text import format_citations, quote
 from sourced_answers.thinking import without_thinking
 
@@ -118,7 +118,8 @@ def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
 
 
 def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
-                 rule: SupportRule = DEFAULT_RULE, window: int = 4096, concurrency: int = CONCURRENCY) -> Verdicts:
+                 rule: SupportRule = DEFAULT_RULE, window: int = 4096, rate: TokenRate = DEFAULT_RATE,
+                 concurrency: int = CONCURRENCY) -> Verdicts:
     """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。
     window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
     band = asking_band(rule)
@@ -131,7 +132,7 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
     def one(check: ClaimCheck) -> JudgeCall:
         source_text = "\n\n".join(sources[n - 1].text for n in check.citations)
         started = time.monotonic()
-        reply = ask(judge_messages(model, without_citations(check.sentence), source_text, window))
+        reply = ask(judge_messages(model, without_citations(check.sentence), source_text, window, rate))
         return JudgeCall(check.paragraph, check.sentence, check.citations, reply, parse_verdict(reply),
                          round(time.monotonic() - started, 3), check.score)
 

@@ -12,8 +12,9 @@ from contextlib import contextmanager
 from sourced_answers import local_model
 from sourced_answers.config import Config
 from sourced_answers.errors import UsageError
+from sourced_answers.prompts import DEFAULT_RATE, TokenRate
 from sourced_answers.retrying import Deadline
-from sourced_answers.text import has_chinese
+from sourced_answers.text import count_chinese, has_chinese
 
 Log = Callable[[str], None]
 
@@ -23,6 +24,37 @@ ENGLISH_ONLY = ("注意：自带的 SmolLM2-135M 只会英文，中文问题的�
 MAX_CONTEXT = 8192
 # 启动服务最多等这么久（--timeout 更短时按 --timeout）
 STARTUP_SECONDS = 120
+
+
+# 量分词比例用的两段文字：一段全是汉字和中文标点，一段全是英文
+CHINESE_SAMPLE = ("家用网络存储至少选两个盘位，方便做镜像。需要转码高清视频时，选带核显的型号；"
+                  "远程访问优先用虚拟专用网。")
+ENGLISH_SAMPLE = "A home NAS with two drive bays can mirror your data; remote access should go through a VPN first."
+# 量不出来时用的比例（SmolLM2 上实测一个汉字约 2 到 2.5 个 token）；量出来的再加四分之一的余量（不同的文字差得不少）
+FALLBACK_RATE = TokenRate(han=3.0, other=0.3)
+RATE_MARGIN = 1.25
+
+
+def measured_rate(url: str) -> TokenRate:
+    """用服务自己的分词器（llama.cpp 的 POST /tokenize）量一个汉字、一个其他字符各算几个 token：自带的小模型只会英文，
+    一个汉字要两三个 token，按通常的一字一个估，提示词就会超出上下文窗口、被服务拒绝。"""
+    import requests
+
+    def tokens(text: str) -> int:
+        reply = requests.post(url.rstrip("/") + "/tokenize", json={"content": text}, timeout=5)
+        reply.raise_for_status()
+        found = reply.json().get("tokens")
+        if not isinstance(found, list) or not found:
+            raise ValueError("没有 tokens")
+        return len(found)
+    try:
+        chinese, english = tokens(CHINESE_SAMPLE), tokens(ENGLISH_SAMPLE)
+    except (requests.RequestException, ValueError, AttributeError):
+        return FALLBACK_RATE
+    other = max(DEFAULT_RATE.other, english / len(ENGLISH_SAMPLE) * RATE_MARGIN)
+    han_count = count_chinese(CHINESE_SAMPLE)  # 中文标点不算汉字，按其他字符的比例算
+    han = (chinese * RATE_MARGIN - (len(CHINESE_SAMPLE) - han_count) * other) / han_count
+    return TokenRate(han=max(DEFAULT_RATE.han, han), other=other)
 
 
 def needs_model(config: Config) -> bool:
@@ -50,4 +82,5 @@ def bundled_model(config: Config, log: Log) -> Iterator[Config]:
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
     with local_model.LocalModelServer(n_ctx=min(config.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
-        yield dataclasses.replace(config, model_url=server.url, judge_url=config.judge_url or server.url)
+        yield dataclasses.replace(config, model_url=server.url, judge_url=config.judge_url or server.url,
+                                  token_rate=measured_rate(server.url))

@@ -7,9 +7,10 @@
 只会英文的小模型看不懂中文的要求。资料来自任意网页，可能写着“忽略之前的所有指令”：资料放在 <source> 里
 当作数据，并且明确说它不是指令。
 """
+import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sourced_answers.checker import Report, Source
 from sourced_answers.model_client import Message
@@ -77,14 +78,26 @@ def build_messages(question: str, sources: Sequence[Source]) -> list[Message]:
             {"role": "user", "content": f"Sources:\n{context}\n\nQuestion: {question}"}]
 
 
-def estimate_tokens(text: str) -> int:
-    """粗略估计 token 数：汉字大约一字一个 token，其他字符大约四个一个。宁可估多。"""
+@dataclass(frozen=True)
+class TokenRate:
+    """一个字大约算几个 token：汉字、其他字符各一个比例。默认是 Qwen、Llama 这类词表大的模型（汉字约一字一个，
+    其他约四个字符一个，宁可估多）；自带的 SmolLM2 只会英文，一个汉字要两三个 token，启动它时用它自己的
+    分词器量出来（local_serving）。"""
+    han: float = 1.0
+    other: float = 0.25
+
+
+DEFAULT_RATE = TokenRate()
+
+
+def estimate_tokens(text: str, rate: TokenRate = DEFAULT_RATE) -> int:
+    """粗略估计 token 数（见 TokenRate）。"""
     chinese = count_chinese(text)
-    return chinese + (len(text) - chinese + 3) // 4
+    return math.ceil(chinese * rate.han + (len(text) - chinese) * rate.other)
 
 
-def prompt_tokens(messages: Sequence[Message]) -> int:
-    return sum(estimate_tokens(m["content"]) for m in messages)
+def prompt_tokens(messages: Sequence[Message], rate: TokenRate = DEFAULT_RATE) -> int:
+    return sum(estimate_tokens(m["content"], rate) for m in messages)
 
 
 def shortened(sources: Sequence[Source], passages: Sequence[Passages], limit: int) -> list[Source]:
@@ -94,19 +107,20 @@ def shortened(sources: Sequence[Source], passages: Sequence[Passages], limit: in
 
 
 def fitted_prompt(question: str, sources: Sequence[Source], reserve: int, window: int,
-                  extend: Callable[[list[Message]], list[Message]] = list) -> tuple[list[Message], int | None]:
+                  extend: Callable[[list[Message]], list[Message]] = list,
+                  rate: TokenRate = DEFAULT_RATE) -> tuple[list[Message], int | None]:
     """放得进上下文窗口的提示词：build_messages 的资料块（extend 在后面接上别的消息，比如 --fix 的当前回答），
     加上 reserve 个 token（回答的上限）不超过 window。放不下时把每条资料缩到同样的长度上限（二分查找
     刚好放得下的最长上限），返回 (消息, 上限)。不用缩时上限是 None；缩到没有资料还放不下时不缩（上限也是
     None），由 context_warning 提醒。"""
     budget = window - reserve - MARGIN
     messages = extend(build_messages(question, sources))
-    if prompt_tokens(messages) <= budget or not sources:
+    if prompt_tokens(messages, rate) <= budget or not sources:
         return messages, None
     passages = [Passages(source.text, question) for source in sources]  # 每条资料只切一次段
 
     def fits(limit: int) -> bool:
-        return prompt_tokens(extend(build_messages(question, shortened(sources, passages, limit)))) <= budget
+        return prompt_tokens(extend(build_messages(question, shortened(sources, passages, limit))), rate) <= budget
 
     if not fits(0):
         return messages, None  # 没有资料也放不下（回答上限本身太大）：不缩，由 context_warning 提醒
@@ -129,9 +143,10 @@ def shortening_note(what: str, limit: int | None, window: int) -> str | None:
             f"（Ollama 用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动）")
 
 
-def context_warning(messages: list[Message], max_tokens: int, window: int) -> str | None:
+def context_warning(messages: list[Message], max_tokens: int, window: int,
+                    rate: TokenRate = DEFAULT_RATE) -> str | None:
     """提示词加上回答上限可能超过模型的上下文窗口时，返回一句提醒；否则返回 None。"""
-    prompt = prompt_tokens(messages)
+    prompt = prompt_tokens(messages, rate)
     if prompt + max_tokens <= window:
         return None
     return (f"⚠ 提示词约 {prompt} 个 token，加上回答上限 {max_tokens}，可能超过模型的上下文窗口 {window}"
@@ -140,16 +155,16 @@ def context_warning(messages: list[Message], max_tokens: int, window: int) -> st
             f"（Ollama 用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动）")
 
 
-def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int,
-                  window: int) -> tuple[list[Message], str | None]:
+def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int, window: int,
+                  rate: TokenRate = DEFAULT_RATE) -> tuple[list[Message], str | None]:
     """回答问题的提示词（按上下文窗口缩短资料）和要告诉用户的一句话：资料缩短了，或者怎么缩都放不下（没有就是 None）。
     回答问题和 --eval 都用它。"""
-    messages, limit = fitted_prompt(question, sources, max_tokens, window)
-    return messages, shortening_note("回答", limit, window) or context_warning(messages, max_tokens, window)
+    messages, limit = fitted_prompt(question, sources, max_tokens, window, rate=rate)
+    return messages, shortening_note("回答", limit, window) or context_warning(messages, max_tokens, window, rate)
 
 
 def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,
-                     window: int) -> tuple[list[Message], str | None]:
+                     window: int, rate: TokenRate = DEFAULT_RATE) -> tuple[list[Message], str | None]:
     """--fix 的改写：回答问题时的提示词（资料和问题）后面，加上当前回答和每个剩下的问题；资料按上下文窗口缩短
     （fitted_prompt）。返回 (消息, 要告诉用户的一句话：资料缩短了，或者连资料都去掉也放不下；没有就是 None)。"""
     lines = []
@@ -162,8 +177,8 @@ def rewrite_messages(question: str, sources: Sequence[Source], answer: str, repo
 
     def extend(base: list[Message]) -> list[Message]:
         return base + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
-    messages, limit = fitted_prompt(question, sources, max_tokens, window, extend)
-    return messages, shortening_note("修正", limit, window) or context_warning(messages, max_tokens, window)
+    messages, limit = fitted_prompt(question, sources, max_tokens, window, extend, rate)
+    return messages, shortening_note("修正", limit, window) or context_warning(messages, max_tokens, window, rate)
 
 
 def is_minicheck(model: str) -> bool:
@@ -171,7 +186,8 @@ def is_minicheck(model: str) -> bool:
     return model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0] == "bespoke-minicheck"
 
 
-def judge_messages(model: str, sentence: str, source_text: str, window: int = 4096) -> list[Message]:
+def judge_messages(model: str, sentence: str, source_text: str, window: int = 4096,
+                   rate: TokenRate = DEFAULT_RATE) -> list[Message]:
     """--judge：只根据这条资料，问它是否完全支持这句话。Bespoke-MiniCheck 按它自己的格式问：一条用户消息
     “Document: 资料\nClaim: 句子”，没有别的说明（它回答 Yes 或 No）。资料太长（超过 JUDGE_SOURCE_LIMIT 字，
     或者放不下上下文窗口 window）时只给和这句话最相关的段落。"""
@@ -179,13 +195,13 @@ def judge_messages(model: str, sentence: str, source_text: str, window: int = 40
         template = "Document: {source}\nClaim: {sentence}"
     else:
         template = JUDGE_PROMPT if has_chinese(sentence + source_text[:200]) else JUDGE_PROMPT_ENGLISH
-    budget = window - JUDGE_MAX_TOKENS - MARGIN - estimate_tokens(template.format(source="", sentence=sentence))
+    budget = window - JUDGE_MAX_TOKENS - MARGIN - estimate_tokens(template.format(source="", sentence=sentence), rate)
     document = source_text
-    if len(document) > JUDGE_SOURCE_LIMIT or estimate_tokens(document) > budget:
+    if len(document) > JUDGE_SOURCE_LIMIT or estimate_tokens(document, rate) > budget:
         # 按这段资料的字/token 比例换算成字数，再挑最相关的段落；估计偏了就再砍掉结尾
-        per_token = len(document) / max(1, estimate_tokens(document))
+        per_token = len(document) / max(1, estimate_tokens(document, rate))
         limit = max(0, min(JUDGE_SOURCE_LIMIT, int(budget * per_token)))
         document = select_passages(document, sentence, limit)
-        while document and estimate_tokens(document) > budget:
+        while document and estimate_tokens(document, rate) > budget:
             document = document[:len(document) * 9 // 10]
     return [{"role": "user", "content": template.format(source=document, sentence=sentence)}]

@@ -26,6 +26,7 @@ from sourced_answers.judge import JudgeAsk
 from sourced_answers.network import os_error_text
 from sourced_answers.output_files import write_file
 from sourced_answers.preflight import check_judge
+from sourced_answers.prompts import DEFAULT_RATE, TokenRate
 from sourced_answers.records import Record, saved_answer
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
@@ -100,6 +101,7 @@ class Options:
     judge_url: str = ""
     judge_all: bool = False
     context_window: int = 4096  # 评判模型的提示词按它缩短资料
+    token_rate: TokenRate = DEFAULT_RATE
 
 
 @dataclass
@@ -123,7 +125,8 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
         return Result(line[0], error=str(error))
     config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
                     judge=options.judge_model if judge else None, judge_url=options.judge_url,
-                    judge_all=options.judge_all, context_window=options.context_window)
+                    judge_all=options.judge_all, context_window=options.context_window,
+                    token_rate=options.token_rate)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model)
     if options.json:
@@ -185,7 +188,7 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
         several = first[0] is not None
         options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
                           tuple(config.secrets), config.judge, config.judge_url, config.judge_all,
-                          config.context_window)
+                          config.context_window, config.token_rate)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         streaming = not regular_file(path)
         return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)

