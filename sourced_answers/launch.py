@@ -54,6 +54,7 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
     arguments = sys.argv[1:] if argv is None else argv
     signal.signal(signal.SIGINT, signal.default_int_handler)  # 导入完了：之后的 Ctrl-C 由 main 自己接住
+    tolerate_narrow_encodings()
     try:
         code = main()
     except KeyboardInterrupt:  # main 之外按下的 Ctrl-C
@@ -66,6 +67,15 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
         code = INTERNAL
     finish_stdout()
     sys.exit(code)
+
+
+def tolerate_narrow_encodings() -> None:
+    """终端不是 UTF-8（GBK、ASCII）时，写不出来的字（✓、⚠、别的语言）换成“?”，而不是让整次运行的输出失败。"""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def finish_stdout() -> None:

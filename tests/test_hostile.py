@@ -246,6 +246,19 @@ def test_stdout_closed_from_the_start_still_writes_the_page_the_user_asked_for(f
     assert "RAID1" in page.read_text(encoding="utf-8") and "审阅页已写到" in done.stderr
 
 
+@pytest.mark.parametrize("encoding", ["gbk", "ascii"])
+def test_a_terminal_that_is_not_utf8_gets_the_output_with_question_marks_not_silence(tmp_path, encoding):
+    """GBK、ASCII 的终端写不出 ✓、⚠ 或汉字：换成“?”照样输出，退出码照旧（以前当作标准输出被关掉，什么也不打印）。"""
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"answer": "RAID5 至少三块盘 [1]。", "sources": [{"text": "RAID5 至少三块盘，可以容忍一块盘损坏。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    done = subprocess.run(cli_command("--verify", str(saved)), env=cli_env(PYTHONIOENCODING=encoding),
+                          capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout.decode(encoding)
+    assert "引用核对通过" in shown if encoding == "gbk" else "RAID5" in shown and "?" in shown
+
+
 # ---------- 付费之前、说中文 ----------
 
 @pytest.mark.parametrize("suffix", ["/v1", "/v1/", "/v1/chat/completions", "/chat/completions", "/v1/models"])
