@@ -60,6 +60,9 @@ SCRIPTS = {
     "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
     # --fix：第一次回答，之后每次按顺序给出改写（用完就重复最后一个）
     "fix-deletes": {"contents": [WITH_INVENTION, "<think>删掉编造的那句</think>" + GOOD_ANSWER]},
+    # --fix：把编造的那句藏进标题、藏进没有结束的代码块（这样“改写”不能算修好）
+    "fix-hides-in-heading": {"contents": [WITH_INVENTION, GOOD_ANSWER + "\n\n## " + INVENTED]},
+    "fix-hides-in-code": {"contents": [WITH_INVENTION, GOOD_ANSWER + "\n\n```\n" + INVENTED]},
     "fix-rewrites": {"contents": [WRONG_NUMBER, RIGHT_NUMBER]},
     "fix-drops-good": {"contents": [WITH_INVENTION, "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"]},
     "fix-no-better": {"contents": [WITH_INVENTION, INVENTED]},

@@ -247,3 +247,21 @@ def test_a_sentence_of_function_words_only_is_not_judged_by_the_score():
     report = check_answer("可以这样，但是还要看情况而定，所以也不一定 [2]。", NAS)
     [check] = report.claims
     assert check.status == "too_short" and report.passed
+
+
+@pytest.mark.parametrize("answer", ["## 选购要点", "```\nls -l /volume1\n```", "---\n\n# 总结\n\n***"])
+def test_an_answer_with_nothing_to_check_never_passes(answer):
+    report = check_answer(answer, NAS)
+    assert not report.passed and [p.kind for p in report.problems] == ["empty_answer"]
+
+
+def test_a_heading_that_states_something_is_checked_and_a_short_title_is_not():
+    titled = check_answer("## 选购要点\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。", NAS)
+    assert titled.passed
+    stated = check_answer("## RAID5 可以容忍两块盘损坏 [2]。\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。", NAS)
+    assert not stated.passed and any("两块盘" in (p.sentence or "") for p in stated.problems)
+
+
+def test_an_unclosed_code_fence_does_not_hide_what_follows():
+    report = check_answer("RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n\n```\n群晖的 NAS 系统比威联通稳定得多 [1]。", NAS)
+    assert not report.passed and any("群晖" in (p.sentence or "") for p in report.problems)

@@ -1,6 +1,8 @@
 """--fix：确定性修正（改引、补引用）、模型改写（采用和不采用）、文字和 JSON 输出、--verify --fix、--eval --fix。"""
 import json
 
+import pytest
+
 from sourced_answers.checker import DEFAULT_RULE
 from sourced_answers.repair import fix_citations
 from tests.support import (
@@ -132,6 +134,15 @@ def test_model_rewrite_that_deletes_the_invented_sentence_is_kept(model_server):
     assert "修正第 1 轮…" in result.stderr
     rewrite_request = model_server.requests[-1]["body"]["messages"][-1]["content"]
     assert "群晖的 NAS 系统比威联通稳定得多" in rewrite_request and "重合度只有" in rewrite_request
+
+
+@pytest.mark.parametrize("model", ["fix-hides-in-heading", "fix-hides-in-code"])
+def test_a_rewrite_that_hides_the_sentence_in_a_heading_or_code_block_is_not_a_fix(model_server, model):
+    """把被标出的那句挪进标题、挪进没有结束的代码块：它照样被核对，不会变成“✓ 引用核对通过”。"""
+    result = ask(model_server, "--fix", "--json", model=model)
+    data = json.loads(result.stdout)
+    assert result.returncode == 1 and not data["passed"]
+    assert any("群晖的 NAS 系统比威联通稳定得多" in (p["sentence"] or "") for p in data["problems"])
 
 
 def test_model_rewrite_of_a_wrong_number(model_server):

@@ -5,7 +5,7 @@
   2. 每个段落、每个列表项都要有引用（列表项可以继承引出它的那一行的引用）——uncited_paragraph；
   3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
   4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
-  5. 空的回答——empty_answer，从不通过；
+  5. 空的回答（或者只有短标题、代码块，没有一句可以核对的话）——empty_answer，从不通过；
   6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup。
 学来的判断：
   7. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
@@ -345,6 +345,8 @@ def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEF
         return Report([Problem("empty_answer", "回答是空的（去掉思考过程之后什么也没有）")],
                       list(range(1, len(sources) + 1)), set())
     problems, unused, cited, structure = structure_problems(answer, len(sources))
+    if not structure.units:  # 只有短标题、分隔线、代码块：没有一句可以核对的话，也不能算通过
+        problems.append(Problem("empty_answer", "回答里只有标题、分隔线或代码块，没有一句可以核对的话"))
     checks, found = check_claims(structure.claims, sources, rule, indexes)
     return Report(problems + found, unused, cited, checks)
 

@@ -54,21 +54,40 @@ def is_list_item(line: str) -> bool:
     return bool(LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line))
 
 
+# 标题里写的是一句话（有句末标点、有引用，或者很长）：那是内容，照样核对（不能把说法藏进标题里躲过核对）
+HEADING_AS_TEXT = 40
+CITATION_MARK = re.compile(r"\[[0-9]{1,40}\]")
+
+
+def is_title(line: str) -> bool:
+    """“## 选购要点”这样的标题：短、没有句末标点、没有引用。"""
+    text = HEADING.sub("", line, count=1).strip().strip("#").strip()
+    return len(text) <= HEADING_AS_TEXT and not SENTENCE_END.search(text) and not CITATION_MARK.search(text)
+
+
 def split_paragraphs(answer: str) -> list[list[str]]:
-    """按空行切段落；去掉标题、分隔线、代码块（它们不是需要引用的内容）。返回 [[行, …], …]。"""
+    """按空行切段落；去掉标题、分隔线、代码块（它们不是需要引用的内容）。返回 [[行, …], …]。
+    写成一句话的标题是内容（单独一段）；没有结束的代码块不算代码块（不然一个 ``` 就能让后面的一切都不核对）。"""
+    lines = answer.split("\n")
+    fences = [number for number, line in enumerate(lines) if FENCE.match(line)]
+    unclosed = fences[-1] if len(fences) % 2 else None
     paragraphs: list[list[str]] = []
     current: list[str] = []
     in_fence = False
-    for line in answer.split("\n"):
+    for number, line in enumerate(lines):
         if FENCE.match(line):
-            in_fence = not in_fence
+            if number != unclosed:  # 没有结束的那个 ``` 只是一行记号：去掉它，后面的照样核对
+                in_fence = not in_fence
             continue
         if in_fence:
             continue
-        if HEADING.match(line) or RULE.match(line):
+        heading = bool(HEADING.match(line))
+        if heading or RULE.match(line):
             if current:
                 paragraphs.append(current)
                 current = []
+            if heading and not is_title(line):
+                paragraphs.append([HEADING.sub("", line, count=1).strip().strip("#").strip()])
             continue
         line = QUOTE_MARK.sub("", line)
         if line.strip():
