@@ -152,9 +152,18 @@ def problem_key(problem: Problem) -> tuple[Any, ...]:
     return problem.kind, problem.paragraph, without_citations(problem.sentence)
 
 
-def flagged_claims(report: Report) -> set[tuple[int | None, str]]:
-    """被“对不上 / 数字不符”标出的句子：{(段落, 正文)}。"""
-    return {(p.paragraph, without_citations(p.sentence)) for p in report.problems
+Flagged = set[tuple[int | None, str, tuple[int, ...]]]
+
+
+def claim_key(paragraph: int | None, sentence: str | None, citations: Sequence[int] | None) -> tuple[
+        int | None, str, tuple[int, ...]]:
+    """(段落, 正文, 引用的编号)：文字一样、引用不同的两句（一句引对了、一句引错了）是两句。"""
+    return paragraph, without_citations(sentence), tuple(sorted(set(citations or ())))
+
+
+def flagged_claims(report: Report) -> Flagged:
+    """被“对不上 / 数字不符”标出的句子：{(段落, 正文, 引用)}。"""
+    return {claim_key(p.paragraph, p.sentence, p.citations) for p in report.problems
             if p.kind in ("weak_support", "number_mismatch")}
 
 
@@ -171,7 +180,7 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
                 edits.append(edit)
             continue
         invalid = [n for n in claim.citations if not 1 <= n <= count]
-        if not invalid and (claim.paragraph, without_citations(claim.text)) not in flagged:
+        if not invalid and claim_key(claim.paragraph, claim.text, claim.citations) not in flagged:
             continue
         marks = own_marks(claim, span, locator)
         if marks is None:
@@ -196,10 +205,10 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
     return edits
 
 
-def inherited_edit(claim: Claim, span: Span, flagged: set[tuple[int | None, str]], pool: Sources,
+def inherited_edit(claim: Claim, span: Span, flagged: Flagged, pool: Sources,
                    locator: Locator) -> Edit | None:
     """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
-    if (claim.paragraph, without_citations(claim.text)) not in flagged or not locator.whole_item(span):
+    if claim_key(claim.paragraph, claim.text, claim.citations) not in flagged or not locator.whole_item(span):
         return None
     best = pool.best(claim)
     if best is None:

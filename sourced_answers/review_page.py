@@ -91,28 +91,30 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
     用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
 
       · 引了不存在的资料：引了这个编号的每一句（同一组编号只算一次）；
-      · 说的是某一句的问题：同一段里文字相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
-        问题比句子少时，后面那几句跟着标最后一个；
+      · 说的是某一句的问题：同一段里文字和引用都相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
+        问题比句子少时，后面那几句跟着标最后一个；文字相同、引用不同的两句（一句引对了、一句引错了）分得开；
       · 整段没有引用：这一段里依次出现在那段文字中的、没有引用的句子。"""
     flags: dict[int, list[int]] = {}
-    same_text: dict[tuple[int, str], list[int]] = {}
+    same_text: dict[tuple[int, str, tuple[int, ...]], list[int]] = {}  # (段, 文字, 引用) → 句子
+    loose_text: dict[tuple[int, str], list[int]] = {}  # 引用对不上时退一步：只看文字
     same_uncited: dict[tuple[int, str], list[int]] = {}  # 同上，只算没有引用的句子
     uncited: dict[int, list[int]] = {}
     by_citation: dict[int, list[int]] = {}
     for index, (claim, _) in enumerate(claims):
         text = without_citations(claim.text)
-        same_text.setdefault((claim.paragraph, text), []).append(index)
+        same_text.setdefault((claim.paragraph, text, cited_numbers(claim.citations)), []).append(index)
+        loose_text.setdefault((claim.paragraph, text), []).append(index)
         if not claim.citations:
             same_uncited.setdefault((claim.paragraph, text), []).append(index)
             uncited.setdefault(claim.paragraph, []).append(index)
         for number in set(claim.citations):
             by_citation.setdefault(number, []).append(index)
     problems = [(problem, problem_key(problem)) for problem in record.get("problems") or []]
-    totals: dict[tuple[str, int, str], int] = {}
+    totals: dict[tuple[str, int, str, tuple[int, ...]], int] = {}
     for _, key in problems:
         if key:
             totals[key] = totals.get(key, 0) + 1
-    taken: dict[tuple[str, int, str], int] = {}  # (种类, 段, 文字) → 已经对上了几句
+    taken: dict[tuple[str, int, str, tuple[int, ...]], int] = {}  # (种类, 段, 文字, 引用) → 已经对上了几句
     missing_seen: set[tuple[int, ...]] = set()
     for problem_index, (problem, key) in enumerate(problems):
         kind, paragraph = problem.get("kind"), problem.get("paragraph")
@@ -126,7 +128,10 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
         if key is None or not isinstance(paragraph, int):
             continue
         text = key[2]
-        matching = (same_uncited if kind == "uncited_paragraph" else same_text).get((paragraph, text), [])
+        if kind == "uncited_paragraph":
+            matching = same_uncited.get((paragraph, text), [])
+        else:
+            matching = same_text.get((paragraph, text, key[3])) or loose_text.get((paragraph, text), [])
         if matching:
             count = taken.get(key, 0)
             taken[key] = count + 1
@@ -149,13 +154,17 @@ def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) 
 NEARBY = 64  # 一段里相邻两句之间最多隔着这么多字（句末标点、空白）
 
 
-def problem_key(problem: Problem) -> tuple[str, int, str] | None:
-    """说的是某一句（或某一段）的问题：(种类, 段, 去掉引用标记的文字)；别的（引了不存在的资料）为 None。"""
+def cited_numbers(citations: object) -> tuple[int, ...]:
+    return tuple(sorted({n for n in citations if isinstance(n, int)})) if isinstance(citations, list) else ()
+
+
+def problem_key(problem: Problem) -> tuple[str, int, str, tuple[int, ...]] | None:
+    """说的是某一句（或某一段）的问题：(种类, 段, 去掉引用标记的文字, 引用的编号)；别的（引了不存在的资料）为 None。"""
     paragraph, sentence = problem.get("paragraph"), problem.get("sentence")
     if problem.get("kind") == "missing_source" or not isinstance(paragraph, int) or not isinstance(sentence, str) \
             or not sentence:
         return None
-    return str(problem.get("kind")), paragraph, without_citations(sentence)
+    return str(problem.get("kind")), paragraph, without_citations(sentence), cited_numbers(problem.get("citations"))
 
 
 def place_reasons(problems: Sequence[Problem], flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:

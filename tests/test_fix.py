@@ -145,6 +145,19 @@ def test_a_rewrite_that_hides_the_sentence_in_a_heading_or_code_block_is_not_a_f
     assert any("群晖的 NAS 系统比威联通稳定得多" in (p["sentence"] or "") for p in data["problems"])
 
 
+def test_a_sentence_cited_right_is_not_repaired_because_its_twin_is_cited_wrong(tmp_path):
+    """一字不差的两句话，一句引对了 [2]、一句引错了 [4]：只改引错的那句，不出现“[2]→[2]”这样的空修正。"""
+    sentence = "RAID5 至少三块盘，可以容忍一块盘损坏"
+    saved = tmp_path / "twin.json"
+    saved.write_text(json.dumps({"answer": f"{sentence} [2]。{sentence} [4]。", "sources": NAS_RECORD_SOURCES},
+                                ensure_ascii=False), encoding="utf-8")
+    hint = run_cli("--verify", str(saved), env=cli_env())
+    assert "其中 1 处" in hint.stdout, hint.stdout
+    fixed = json.loads(run_cli("--verify", str(saved), "--fix", "--json", env=cli_env()).stdout)
+    assert [(r["kind"], r["before"] != r["after"]) for r in fixed["repairs"]] == [("recite", True)]
+    assert fixed["passed"]
+
+
 def test_model_rewrite_of_a_wrong_number(model_server):
     result = ask(model_server, "--fix", model="fix-rewrites")
     assert result.returncode == 0, result.stdout

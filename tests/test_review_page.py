@@ -493,3 +493,19 @@ def test_hostile_markup_cannot_change_the_title(tmp_path, browser):
     dom = browser(page, "--dump-dom")
     title = parse(dom.stdout).title
     assert title and "pwned" != title and title.startswith("<b>问题</b>")
+
+
+def test_same_words_with_a_different_citation_are_two_sentences(tmp_path):
+    """同一段里两句话一字不差、引用不同：[2] 引对了，[4] 引错了。只有引 [4] 的那句被标出，原因写在它下面。"""
+    sentence = "RAID5 至少三块盘，可以容忍一块盘损坏"
+    record = {"question": "q", "sources": NAS, "answer": f"{sentence} [2]。{sentence} [4]。"}
+    problems = problems_of(tmp_path, record)
+    assert [(p["kind"], p["citations"]) for p in problems] == [("weak_support", [4])]
+    _, page = review(tmp_path, record)
+    items = reading(page.read_text(encoding="utf-8"))
+    claims = [(position, item) for position, item in enumerate(items) if item[0] == "claim"]
+    reasons = [position for position, item in enumerate(items) if item[0] == "reason"]
+    assert len(claims) == 2 and len(reasons) == 1
+    (first, (_, first_css, _)), (second, (_, second_css, _)) = claims
+    assert "flagged" not in first_css and "flagged" in second_css
+    assert second < reasons[0]
