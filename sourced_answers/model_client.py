@@ -60,8 +60,8 @@ class ChatResult:
         """生成速度：不算读提示词的时间（流式时从第一段回答算起）。"""
         tokens = self.generated_tokens
         started = self.first_text_seconds or 0.0
-        if not tokens or self.seconds <= started:
-            return None
+        if not tokens or self.seconds - started < MIN_GENERATION_SECONDS:
+            return None  # 整个回答一段就到了：量不出速度（除出来会是几万 token/秒）
         return tokens / (self.seconds - started)
 
 
@@ -250,9 +250,17 @@ def message_text(content: object) -> str:
     raise ValueError("content 不是文字")
 
 
+# 一次回答不可能生成这么多 token：超过的当作没报告
+MAX_REPORTED_TOKENS = 10_000_000
+# 从第一段回答到结束不到这么久（整个回答一段就发完了）时，量不出生成速度
+MIN_GENERATION_SECONDS = 0.05
+
+
 def token_count(value: object) -> int | None:
-    """服务报告的 token 数：只认非负整数（有的服务在这里放字符串或小数）。"""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """服务报告的 token 数：只认合理范围里的非负整数（有的服务在这里放字符串、小数，或者大得离谱的数）。"""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPORTED_TOKENS:
+        return value
+    return None
 
 
 def first_choice(data: object) -> dict[str, Any] | None:

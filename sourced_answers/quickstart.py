@@ -59,8 +59,11 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     def program(arguments: list[str]) -> int:
         return answer_with_sources.main(arguments, environ=environ, prog=PROG)
 
-    if options is None or (options.verify and not options.judge):
-        return program(args)  # 参数有错、只看帮助、只核对文件：不要秘塔，也不要模型
+    if options is None or (options.verify and not (options.judge and not options.judge_url)) \
+            or (options.question is not None and not options.question.strip()):
+        # 参数有错、只看帮助、只核对文件（评判模型在 --judge-url 那里）、问题是空的：不要秘塔，也不要本机的模型，
+        # 交给主程序（该报错的它来报）
+        return program(args)
     if not options.eval and not options.question and not options.verify:
         args.insert(0, DEFAULT_QUESTION)
     if not metaso_search.api_key(environ, required=False) and not options.demo and not options.verify:

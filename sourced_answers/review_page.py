@@ -26,6 +26,7 @@ from sourced_answers.checker import (
 )
 from sourced_answers.output_files import PlannedFile, write_file
 from sourced_answers.records import Record
+from sourced_answers.safe_output import CONTROL
 from sourced_answers.text import mask_data
 
 Problem = dict[str, Any]
@@ -56,7 +57,8 @@ mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025
 
 
 def escape(text: str | None) -> str:
-    return html.escape(text or "", quote=True)
+    """转义成 HTML；控制字符和双向控制符去掉（和终端输出一样：它们能让页面上显示的顺序和实际内容不一样）。"""
+    return html.escape(CONTROL.sub("", text or ""), quote=True)
 
 
 def safe_link(url: str | None, label: str | None = None) -> str:

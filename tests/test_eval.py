@@ -207,3 +207,11 @@ def test_a_question_without_search_results_is_one_error_and_the_rest_still_run(m
     assert [bool(r["error"]) for r in records] == [False, True, False]
     asked = [r["body"]["messages"][-1]["content"] for r in model_server.requests]
     assert not any(content.endswith("12345") for content in asked)
+
+
+def test_speed_is_not_invented_from_a_one_piece_answer_or_an_absurd_token_count():
+    from sourced_answers.model_client import ChatResult, token_count
+    one_piece = ChatResult("回答", "stop", 500, seconds=1.0, first_text_seconds=0.999, pieces=1)
+    assert one_piece.tokens_per_second is None  # 以前是 500 / 0.001 = 50 万 token/秒
+    assert token_count(2 * 10**26) is None and token_count(-1) is None and token_count(True) is None
+    assert token_count(120) == 120

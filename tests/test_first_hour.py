@@ -156,3 +156,19 @@ def test_the_other_entry_points_have_a_version_too(module):
     done = subprocess.run([sys.executable, "-m", module, "--version"], cwd=HERE, env=cli_env(), capture_output=True,
                           text=True, encoding="utf-8", timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0 and done.stdout == f"python -m {module} {__version__}\n", done.stderr
+
+
+def test_quickstart_with_an_empty_question_says_so_before_starting_anything():
+    result = run_cli("", env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
+    assert result.returncode == 2 and "请给出要问的问题" in result.stderr
+    assert "模拟秘塔" not in result.stderr and "llama.cpp" not in result.stderr
+
+
+def test_quickstart_verify_with_a_judge_elsewhere_starts_no_local_model(tmp_path, model_server):
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--judge", "judge-yes", "--judge-all", "--judge-url", model_server.url,
+                     env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
+    assert result.returncode == 0, result.stderr
+    assert "llama.cpp" not in result.stderr and "评判模型：judge-yes" in result.stdout

@@ -509,3 +509,11 @@ def test_same_words_with_a_different_citation_are_two_sentences(tmp_path):
     (first, (_, first_css, _)), (second, (_, second_css, _)) = claims
     assert "flagged" not in first_css and "flagged" in second_css
     assert second < reasons[0]
+
+
+def test_bidi_and_control_characters_do_not_reach_the_page(tmp_path):
+    record = {"question": "q", "sources": [{"title": "标题\u202e反过来", "text": "RAID5 至少三块盘\u2066。"}],
+              "answer": "RAID5 至少三块盘\u202e\x07 [1]。"}
+    _, page = review(tmp_path, record)
+    text = page.read_text(encoding="utf-8")
+    assert not any(char in text for char in "\u202e\u2066\x07")
