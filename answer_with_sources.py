@@ -31,7 +31,7 @@ from sourced_answers.evaluation import run_eval
 from sourced_answers.gather import MetasoSession
 from sourced_answers.launch import program_name
 from sourced_answers.local_serving import bundled_model
-from sourced_answers.model_client import ModelError, chat, chat_url
+from sourced_answers.model_client import ChatResult, ModelError, chat, chat_url
 from sourced_answers.preflight import check_before_paying, model_key, remote_notices
 from sourced_answers.prompts import answer_prompt
 from sourced_answers.render import render_result
@@ -63,12 +63,13 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window, config.token_rate)
     if note:
         log(note)
-    answer = ask_model(messages, model, config, stream, deadline, out, log)
+    answer, result = ask_model(messages, model, config, stream, deadline, out, log)
     # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
     checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
                             log, judge_asker(config, deadline))
     # 4. 输出：文字或 JSON，（--html）审阅页
-    record = checked.record(question, model)
+    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样）
+    record = checked.record(question, model, {"served_model": result.served_model, "truncated": result.truncated})
     if config.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
@@ -84,8 +85,8 @@ def run_question(config: Config, out: Output, log: Log) -> int:
 
 
 def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
-              out: Output, log: Log) -> str:
-    """请模型回答，返回去掉思考过程的回答。stream 时边收边显示（<think> 部分不显示）。"""
+              out: Output, log: Log) -> tuple[str, ChatResult]:
+    """请模型回答，返回 (去掉思考过程的回答, 模型服务的回复)。stream 时边收边显示（<think> 部分不显示）。"""
     log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
     shown = ThinkFilter()
     started = [False]
@@ -110,7 +111,7 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
     if stream:
         rest = shown.finish()
         out.write((rest if started[0] else rest.lstrip()) + "\n\n")
-    return answer_of(result, model, config.max_tokens, log)
+    return answer_of(result, model, config.max_tokens, log), result
 
 
 def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:

@@ -5,7 +5,7 @@
 出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
 """
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,9 +60,10 @@ class Checked:
         """可选的一步（评判）出错时的说明；回答照样输出，退出码是 3。"""
         return self.judged.error if self.judged else None
 
-    def record(self, question: str | None, model: str | None) -> Record:
-        """--json 的一条记录：用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。"""
-        extras: dict[str, Any] = {}
+    def record(self, question: str | None, model: str | None, about: Mapping[str, Any] | None = None) -> Record:
+        """--json 的一条记录：用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。
+        about：关于回答本身的字段（records.ABOUT_ANSWER：实际回答的模型、是否被截断）。"""
+        extras: dict[str, Any] = dict(about or {})
         if self.fix:
             extras["original_answer"] = self.fix.original
             extras["repairs"] = [r.to_dict() for r in self.fix.repairs]

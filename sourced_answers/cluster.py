@@ -269,7 +269,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
                                       ensure_ascii=False))
             continue
         checked = check_and_fix(saved.answer, saved.sources, config)
-        record = checked.record(saved.question, saved.model)
+        record = checked.record(saved.question, saved.model, saved.about)
         results.append(json.dumps(mask_data(record, secrets), ensure_ascii=False))
         summary.add(checked.report.passed, [p.kind for p in checked.report.problems],
                     round(time.perf_counter() - started, 4), number)

@@ -7,7 +7,7 @@
 """
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sourced_answers.checker import Report, Source
@@ -24,6 +24,12 @@ class SavedAnswer:
     model: str | None
     answer: str
     sources: list[Source]
+    # 关于这个回答本身的字段（回答问题时的 --json 写的 served_model、truncated）：原样带到 --verify 的输出里
+    about: dict[str, Any] = field(default_factory=dict)
+
+
+# 回答问题时记下的、关于回答本身的字段：实际回答的模型、是否被长度上限截断
+ABOUT_ANSWER = ("served_model", "truncated")
 
 
 def result_record(question: str | None, model: str | None, answer: str, sources: Sequence[Source], report: Report,
@@ -74,9 +80,11 @@ def validate_record(record: Any, where: str) -> Record:
         raise InputError(f"{where}应是一个 JSON 对象")
     if not isinstance(record.get("answer"), str):
         raise InputError(f"{where}缺少字符串字段 answer")
-    for name in ("question", "model"):
+    for name in ("question", "model", "served_model"):
         if record.get(name) is not None and not isinstance(record[name], str):
             raise InputError(f"{where}{name} 应是字符串")
+    if record.get("truncated") is not None and not isinstance(record["truncated"], bool):
+        raise InputError(f"{where}truncated 应是 true 或 false")
     sources = record.get("sources")
     if not isinstance(sources, list):
         raise InputError(f"{where}缺少列表字段 sources")
@@ -92,5 +100,6 @@ def validate_record(record: Any, where: str) -> Record:
 def saved_answer(data: Any, line: int | None, where: str) -> SavedAnswer:
     """一条解析好的 JSON → SavedAnswer（先检查字段；where 是出错时说明的开头，比如“saved.jsonl 第 3 行：”）。"""
     record = validate_record(data, where)
+    about = {name: record[name] for name in ABOUT_ANSWER if name in record}
     return SavedAnswer(line, record.get("question"), record.get("model"), record["answer"],
-                       [Source.from_json(source) for source in record["sources"]])
+                       [Source.from_json(source) for source in record["sources"]], about)

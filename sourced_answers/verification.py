@@ -45,7 +45,7 @@ def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix
     rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
     saved = saved_answer(dict(record), None, "记录：")
     checked = check_and_fix(saved.answer, saved.sources, Config(rule=rule, threshold=threshold, fix=fix))
-    return checked.record(saved.question, saved.model)
+    return checked.record(saved.question, saved.model, saved.about)
 
 
 # ---------- 读输入 ----------
@@ -128,7 +128,7 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
                     judge_all=options.judge_all, context_window=options.context_window,
                     token_rate=options.token_rate)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
-    record = checked.record(saved.question, saved.model)
+    record = checked.record(saved.question, saved.model, saved.about)
     if options.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         output = json.dumps(mask_data(record, options.secrets), ensure_ascii=False) + "\n"

@@ -108,8 +108,10 @@ def test_json_output_is_one_object(fake_metaso, model_server):
     result = run_cli(QUESTION, "--json", "--size", "3", env=cli_env(fake_metaso, model_server, ANS_MODEL="wrong-source"))
     assert result.returncode == 1
     data = json.loads(result.stdout)
-    assert set(data) == {"question", "model", "answer", "sources", "problems", "claims", "unused", "passed"}
+    assert set(data) == {"question", "model", "answer", "sources", "problems", "claims", "unused", "passed",
+                         "served_model", "truncated"}
     assert data["question"] == QUESTION and data["model"] == "wrong-source"
+    assert data["served_model"] == "wrong-source" and data["truncated"] is False
     assert data["passed"] is False
     assert data["unused"] == [3]
     assert [s["n"] for s in data["sources"]] == [1, 2, 3]

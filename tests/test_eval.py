@@ -215,3 +215,10 @@ def test_speed_is_not_invented_from_a_one_piece_answer_or_an_absurd_token_count(
     assert one_piece.tokens_per_second is None  # 以前是 500 / 0.001 = 50 万 token/秒
     assert token_count(2 * 10**26) is None and token_count(-1) is None and token_count(True) is None
     assert token_count(120) == 120
+
+
+def test_a_question_records_the_served_model_and_the_cut_off_like_eval(fake_metaso, model_server):
+    model_server.loaded = "cut-short"  # 像 llama.cpp：请求哪个名字都是它回答，而且回答到了长度上限
+    result = run_cli(QUESTION, "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="asked-for"))
+    record = json.loads(result.stdout)
+    assert record["model"] == "asked-for" and record["served_model"] == "cut-short" and record["truncated"] is True

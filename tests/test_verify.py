@@ -1,6 +1,8 @@
 """--verify：核对保存下来的回答，不搜索、不调用模型。"""
 import json
 
+import pytest
+
 from fake_metaso import NAS_PAGES
 from tests.support import (
     GOOD_ANSWER,
@@ -112,3 +114,9 @@ def test_verify_takes_no_question(tmp_path):
     path.write_text(json.dumps(record(GOOD_ANSWER)), encoding="utf-8")
     result = run_cli("家用 NAS", "--verify", str(path), env=cli_env())
     assert result.returncode == 2
+
+
+@pytest.mark.parametrize("field, value", [("truncated", "yes"), ("truncated", 1), ("served_model", 42)])
+def test_answer_fields_of_the_wrong_type_are_named(tmp_path, field, value):
+    result = verify(tmp_path, json.dumps(record(GOOD_ANSWER, **{field: value})))
+    assert result.returncode == 2 and field in result.stderr and "Traceback" not in result.stderr
