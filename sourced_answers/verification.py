@@ -15,7 +15,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from sourced_answers.check_steps import Checked, check_and_fix, judge_asker
@@ -26,7 +26,6 @@ from sourced_answers.judge import JudgeAsk
 from sourced_answers.network import os_error_text
 from sourced_answers.output_files import write_file
 from sourced_answers.preflight import check_judge
-from sourced_answers.prompts import DEFAULT_RATE, TokenRate
 from sourced_answers.records import Record, saved_answer
 from sourced_answers.render import render_result
 from sourced_answers.retrying import Deadline
@@ -88,20 +87,18 @@ def regular_file(path: str) -> bool:
 
 @dataclass(frozen=True)
 class Options:
-    """核对每一行要知道的（能交给别的进程）。secrets：要在输出的数据里遮掉的密钥（这次运行发出去的那几个）。"""
+    """核对每一行要知道的（能交给别的进程）。check：这次运行的配置本身（核对、修正、评判都按它，不另抄一份字段），
+    只是去掉了密钥和要写的文件；secrets：要在输出的数据里遮掉的密钥（这次运行发出去的那几个）。"""
     name: str
-    rule: str
-    threshold: float | None
-    fix: bool
-    json: bool
+    check: Config
     keep_records: bool  # --html 要把每条记录留下来做页面
     several: bool  # 多条记录时，文字输出在每条前面写“── 第 N 行 ──”
     secrets: tuple[str, ...] = ()
-    judge_model: str | None = None  # --judge（只在本进程里用）
-    judge_url: str = ""
-    judge_all: bool = False
-    context_window: int = 4096  # 评判模型的提示词按它缩短资料
-    token_rate: TokenRate = DEFAULT_RATE
+
+    @classmethod
+    def of(cls, name: str, config: Config, several: bool) -> "Options":
+        check = replace(config, metaso_key="", model_key="", judge_key="", html=None, summary=None)
+        return cls(name, check, bool(config.html), several, tuple(config.secrets))
 
 
 @dataclass
@@ -123,13 +120,11 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
         saved = parse_line(line, options.name)
     except InputError as error:
         return Result(line[0], error=str(error))
-    config = Config(rule=options.rule, threshold=options.threshold, fix=options.fix,
-                    judge=options.judge_model if judge else None, judge_url=options.judge_url,
-                    judge_all=options.judge_all, context_window=options.context_window,
-                    token_rate=options.token_rate)
+    # 评判模型只在本进程里问（judge 为 None 时这一行不问它，比如在工作进程里）
+    config = options.check if judge else replace(options.check, judge=None)
     checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
     record = checked.record(saved.question, saved.model, saved.about)
-    if options.json:
+    if config.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         output = json.dumps(mask_data(record, options.secrets), ensure_ascii=False) + "\n"
     else:
@@ -186,9 +181,7 @@ def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[st
         lines = input_lines(handle, name)
         first = next(lines)
         several = first[0] is not None
-        options = Options(name, config.rule, config.threshold, config.fix, config.json, bool(config.html), several,
-                          tuple(config.secrets), config.judge, config.judge_url, config.judge_all,
-                          config.context_window, config.token_rate)
+        options = Options.of(name, config, several)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         streaming = not regular_file(path)
         return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)
