@@ -57,17 +57,18 @@ def measured_rate(url: str) -> TokenRate:
     return TokenRate(han=max(DEFAULT_RATE.han, han), other=other)
 
 
-def needs_model(config: Config) -> bool:
-    """这次运行要不要问本机的模型：--verify 只在加了 --judge、而评判模型不在 --judge-url 指的别处时问。"""
-    if config.verify:
-        return bool(config.judge) and not config.judge_url
+def asks_local_model(verify: object, judge: str | None, judge_url: str | None) -> bool:
+    """这次运行要不要问本机的模型服务：回答问题、--eval 要问；--verify 只在加了 --judge、而评判模型不在 --judge-url
+    指的别处时问。quickstart（拿解析好的参数）和 bundled_model（拿配置）都按这一条决定。"""
+    if verify:
+        return bool(judge) and not judge_url
     return True
 
 
 @contextmanager
 def bundled_model(config: Config, log: Log) -> Iterator[Config]:
     """用了 --local-model 而且要问模型时：启动本机模型服务，交出指向它的配置，结束时关掉服务。否则原样交出配置。"""
-    if not config.local_model or not needs_model(config):
+    if not config.local_model or not asks_local_model(config.verify, config.judge, config.judge_url):
         yield config
         return
     if not local_model.server_installed():

@@ -23,6 +23,7 @@ from sourced_answers import local_model
 from sourced_answers.cli import build_parser
 from sourced_answers.config import model_from, model_key_from, model_url_from
 from sourced_answers.errors import ExitCode, UsageError
+from sourced_answers.local_serving import asks_local_model
 from sourced_answers.model_client import ApiKey
 from sourced_answers.preflight import probe_models
 
@@ -59,12 +60,13 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     def program(arguments: list[str]) -> int:
         return answer_with_sources.main(arguments, environ=environ, prog=PROG)
 
-    if options is None or (options.verify and not (options.judge and not options.judge_url)) \
+    if options is None or not asks_local_model(options.verify, options.judge, options.judge_url) \
             or (options.question is not None and not options.question.strip()):
         # 参数有错、只看帮助、只核对文件（评判模型在 --judge-url 那里）、问题是空的：不要秘塔，也不要本机的模型，
         # 交给主程序（该报错的它来报）
         return program(args)
-    if not options.eval and not options.question and not options.verify:
+    default_question = not (options.question or options.eval or options.verify)
+    if default_question:
         args.insert(0, DEFAULT_QUESTION)
     if not metaso_search.api_key(environ, required=False) and not options.demo and not options.verify:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（虚构的 NAS 页面）")
@@ -90,7 +92,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     except local_model.LocalModelError as error:
         log(f"✗ {error}")
         return ExitCode.SERVICE
-    if not options.question and not options.eval and not options.verify:  # 没给问题：小模型只会英文
+    if default_question:  # 小模型只会英文：默认的问题换成英文的
         args[0] = ENGLISH_QUESTION
     if options.model or options.models:
         log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {options.model or options.models}")
