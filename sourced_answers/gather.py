@@ -148,7 +148,7 @@ class MetasoSession:
     def gather(self, question: str) -> list[Source]:
         """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
         config = self.config
-        client = self.demo_client(question) if config.demo or self.client is None else self.client
+        client = self.client if self.client is not None else self.demo_client(question)  # --demo 时没有 client
         sources = gather(question, config.size, config.read, config.max_chars, client, self.log, self.cache)
         if not sources:
             raise NoResults("秘塔没有搜到结果", next_step="换个说法再试")

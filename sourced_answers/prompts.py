@@ -155,12 +155,19 @@ def context_warning(messages: list[Message], max_tokens: int, window: int,
             f"（Ollama 用 OLLAMA_CONTEXT_LENGTH=8192 ollama serve 启动）")
 
 
+def fitted_and_noted(what: str, question: str, sources: Sequence[Source], max_tokens: int, window: int,
+                     extend: Callable[[list[Message]], list[Message]],
+                     rate: TokenRate) -> tuple[list[Message], str | None]:
+    """fitted_prompt，加上要告诉用户的一句话：资料缩短了，或者连资料都去掉也放不下（没有就是 None）。"""
+    messages, limit = fitted_prompt(question, sources, max_tokens, window, extend, rate)
+    return messages, shortening_note(what, limit, window) or context_warning(messages, max_tokens, window, rate)
+
+
 def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int, window: int,
                   rate: TokenRate = DEFAULT_RATE) -> tuple[list[Message], str | None]:
     """回答问题的提示词（按上下文窗口缩短资料）和要告诉用户的一句话：资料缩短了，或者怎么缩都放不下（没有就是 None）。
     回答问题和 --eval 都用它。"""
-    messages, limit = fitted_prompt(question, sources, max_tokens, window, rate=rate)
-    return messages, shortening_note("回答", limit, window) or context_warning(messages, max_tokens, window, rate)
+    return fitted_and_noted("回答", question, sources, max_tokens, window, list, rate)
 
 
 def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,
@@ -177,8 +184,7 @@ def rewrite_messages(question: str, sources: Sequence[Source], answer: str, repo
 
     def extend(base: list[Message]) -> list[Message]:
         return base + [{"role": "assistant", "content": answer}, {"role": "user", "content": request}]
-    messages, limit = fitted_prompt(question, sources, max_tokens, window, extend, rate)
-    return messages, shortening_note("修正", limit, window) or context_warning(messages, max_tokens, window, rate)
+    return fitted_and_noted("修正", question, sources, max_tokens, window, extend, rate)
 
 
 def is_minicheck(model: str) -> bool:
