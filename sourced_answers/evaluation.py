@@ -10,7 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from sourced_answers.check_steps import Checked, answer_of, check_and_fix, judge_asker, rewriter
 from sourced_answers.checker import PROBLEM_KINDS, Source
@@ -18,7 +18,7 @@ from sourced_answers.config import MAX_QUESTION, Config, clean_question
 from sourced_answers.errors import ExitCode, InputError, UsageError
 from sourced_answers.gather import MetasoSession, NoResults
 from sourced_answers.json_lines import read_lines
-from sourced_answers.model_client import ChatResult, ModelError, ModelUnreachable, chat
+from sourced_answers.model_client import ChatResult, Message, ModelError, ModelUnreachable, chat
 from sourced_answers.network import os_error_text
 from sourced_answers.preflight import check_before_paying, model_key, ollama_name
 from sourced_answers.prompts import answer_prompt
@@ -50,25 +50,30 @@ def question_too_long(name: str, number: int) -> InputError:
     return InputError(f"{name} 第 {number} 行的问题太长，请控制在 {MAX_QUESTION} 个字符以内")
 
 
+class Gathered(NamedTuple):
+    """一个问题的资料和回答它的提示词（所有模型都用这一份）。"""
+    sources: list[Source]
+    messages: list[Message]
+
+
 def empty_record(question: str, model: str) -> EvalRecord:
     return {"model": model, "served_model": None, "question": question, "passed": False, "problems": {},
             "error": None, "truncated": False, "seconds": None, "first_text_seconds": None,
             "completion_tokens": None, "tokens_per_second": None}
 
 
-def eval_one(question: str, sources: Sequence[Source] | None, model: str, config: Config, deadline: Deadline,
+def eval_one(question: str, gathered: Gathered | None, model: str, config: Config, deadline: Deadline,
              log: Log = lambda message: None) -> EvalRecord:
     """一个模型回答一个问题，和回答问题时一样收尾、核对（--fix 修正、--judge 请评判模型）。
     返回一条记录（--json 的一行）。连不上模型服务时抛 ModelUnreachable（剩下的也不用跑了）；
-    别的出错记在记录的 error 里。sources 是 None：秘塔没有搜到结果，不问模型，记为出错。"""
+    别的出错记在记录的 error 里。gathered 是 None：秘塔没有搜到结果，不问模型，记为出错。"""
     record = empty_record(question, model)
-    if sources is None:
+    if gathered is None:
         record["error"] = "秘塔没有搜到这个问题的资料，没有请模型回答"
         return record
-    messages, _ = answer_prompt(question, sources, config.max_tokens, config.context_window,
-                                config.token_rate)  # 提醒在 gather_all
+    sources = gathered.sources
     try:
-        result = chat(messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
+        result = chat(gathered.messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
                       deadline=deadline, on_retry=log, key=model_key(config))
         record.update(answer_fields(result))
         answer = answer_of(result, model, config.max_tokens, log)
@@ -253,22 +258,23 @@ def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int
 
 
 def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config,
-               log: Log) -> dict[str, list[Source] | None]:
-    """每个问题搜索、读取一次（所有模型共用）；提示词可能超过上下文窗口时和回答问题时一样提醒。
+               log: Log) -> dict[str, Gathered | None]:
+    """每个问题搜索、读取一次，提示词也只建一次（所有模型共用）；提示词放不下上下文窗口时和回答问题时一样说一句。
     一个问题没有搜到结果只记在这个问题上（None），其余的问题照跑；秘塔别的错误（密钥、余额）停下整次运行。"""
-    gathered: dict[str, list[Source] | None] = {}
+    gathered: dict[str, Gathered | None] = {}
     for number, question in enumerate(questions, 1):
         log(f"[资料 {number}/{len(questions)}] {question}")
         try:
-            sources = gathered[question] = metaso.gather(question)
+            sources = metaso.gather(question)
         except NoResults as error:
             log(f"  ✗ {error}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue
-        _, note = answer_prompt(question, sources, config.max_tokens, config.context_window,
-                                config.token_rate)
+        messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window,
+                                       config.token_rate)
         if note:
             log(f"  {note}")
+        gathered[question] = Gathered(sources, messages)
     return gathered
 
 
