@@ -14,11 +14,9 @@ from typing import Protocol
 
 from sourced_answers.errors import AppError, ExitCode, UsageError
 from sourced_answers.network import os_error_text
-from sourced_answers.text import SURROGATE, held_prefix_length, mask
+from sourced_answers.text import BIDI_CONTROLS, SURROGATE, held_prefix_length, mask
 
 ESC = "\x1b"
-# 双向文本控制符：可以让显示顺序和实际内容不一样
-BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
 

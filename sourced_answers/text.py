@@ -38,7 +38,9 @@ QUOTE_WIDTH = 60
 # 换行、回车、U+2028/U+2029 这些分行的字符和其余控制字符：引用里一律显示成一个空格，一个问题只占一行
 LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # 看不见、却会改变显示的格式字符（零宽字符、双向控制、软连字符）：引用里去掉
-INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# 双向文本控制符：可以让显示的顺序和实际内容不一样（终端输出、审阅页、引用里都去掉，只在这里列一次）
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+INVISIBLE = re.compile("[\u00ad\u180e\u200b\u200c\u200d\u2060-\u2064\ufeff" + "".join(sorted(BIDI_CONTROLS)) + "]")
 # 在单词中间截断时，往回退到空格，但至少留下这个比例的宽度
 WORD_BREAK_KEEP = 0.6
 
