@@ -4,209 +4,21 @@
   python answer_with_sources.py --demo "家用 NAS 怎么选"     # 没有密钥：用内置的模拟秘塔
   python answer_with_sources.py --verify saved.json          # 只核对保存下来的回答
 
-这个文件讲一次运行的经过：配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出。
-每一步的细节在 sourced_answers 包里（docs/development.md 有一张图）。核对规则见 sourced_answers/checker/。
+一次运行的经过（配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出）写在 sourced_answers/cli/run.py 的
+run_question 里；这个文件是它的门：python answer_with_sources.py 从这里进。每一层在 sourced_answers 的一个子包里
+（docs/development.md 有一张图）。核对规则见 sourced_answers/checker/。
 退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 4 程序内部出错
 · 130 被中断
 """
-from sourced_answers.launch import guard_startup, run
+from sourced_answers.cli.launch import guard_startup, run
 
 guard_startup(__name__)  # 最先做：导入下面这些模块的时候按 Ctrl-C 也安静地结束
 
-import io
-import json
-import os
-import sys
-from collections.abc import Callable, Mapping
-from typing import IO, Any, TextIO
-
-from sourced_answers.check_steps import answer_of, check_and_fix, judge_asker, rewriter
-
 # check、support 是原教程的接口，教程的测试从这里导入
 from sourced_answers.checker import check, support
-from sourced_answers.cli import build_parser
-from sourced_answers.config import Config, build_config, secrets_to_mask, sent_secrets
-from sourced_answers.errors import AppError, ExitCode
-from sourced_answers.evaluation import run_eval
-from sourced_answers.gather import MetasoSession
-from sourced_answers.launch import program_name
-from sourced_answers.local_serving import bundled_model
-from sourced_answers.model_client import ChatResult, ModelError, chat, chat_url
-from sourced_answers.preflight import check_before_paying, model_key, remote_notices
-from sourced_answers.prompts import answer_prompt
-from sourced_answers.render import render_result
-from sourced_answers.retrying import Deadline
-from sourced_answers.review_page import save_review_page
-from sourced_answers.safe_output import Output, SafeWriter
-from sourced_answers.text import mask_data
-from sourced_answers.thinking import ThinkFilter
-from sourced_answers.verification import verify
+from sourced_answers.cli.run import main, run_question
 
 __all__ = ["check", "support", "main", "run_question"]
-
-Log = Callable[[str], None]
-
-
-# ---------- 一次回答的经过 ----------
-
-def run_question(config: Config, out: Output, log: Log) -> int:
-    question = config.question or ""
-    model = config.model
-    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥在 Config 里已经检查过）
-    deadline = Deadline(config.timeout, config.started)  # 预检的时间也算在 --timeout 里
-    check_before_paying(config, [model], deadline)
-    # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
-    with MetasoSession(config, log, deadline) as metaso:
-        sources = metaso.gather(question)
-    # 2. 请模型回答（输出到终端时边生成边显示）
-    stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
-    messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window, config.token_rate)
-    if note:
-        log(note)
-    answer, result = ask_model(messages, model, config, stream, deadline, out, log)
-    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
-    checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
-                            log, judge_asker(config, deadline))
-    # 4. 输出：文字或 JSON，（--html）审阅页
-    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样）
-    record = checked.record(question, model, {"served_model": result.served_model, "truncated": result.truncated})
-    if config.json:
-        # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
-        out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
-    else:
-        out.write(render_result(checked, answer_shown=stream))
-    metaso.report_savings()
-    if checked.step_error:
-        log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
-    if config.html:
-        out.flush()
-        save_review_page(config.html, [record], config.secrets, log)
-    return checked.exit_code
-
-
-def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
-              out: Output, log: Log) -> tuple[str, ChatResult]:
-    """请模型回答，返回 (去掉思考过程的回答, 模型服务的回复)。stream 时边收边显示（<think> 部分不显示）。"""
-    log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
-    shown = ThinkFilter()
-    started = [False]
-
-    def show(piece: str) -> None:
-        visible = shown.feed(piece)
-        if not started[0]:
-            visible = visible.lstrip()
-            started[0] = bool(visible)
-        if visible:
-            out.write(visible)
-            out.flush()
-
-    try:
-        result = chat(messages, model, config.model_url, stream, on_text=show if stream else None,
-                      max_tokens=config.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"),
-                      key=model_key(config))
-    except ModelError as error:
-        if stream and error.partial:
-            out.write("\n\n（回答不完整）\n")
-        raise
-    if stream:
-        rest = shown.finish()
-        out.write((rest if started[0] else rest.lstrip()) + "\n\n")
-    return answer_of(result, model, config.max_tokens, log), result
-
-
-def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
-    """按配置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
-    for notice in remote_notices(config):
-        log(notice)
-    if config.verify:
-        return verify(config, out, log, stdin, progress)
-    if config.eval:
-        return run_eval(config, out, log, progress)
-    return run_question(config, out, log)
-
-
-# ---------- 命令行入口 ----------
-
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None,
-         environ: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None, prog: str | None = None) -> int:
-    """命令行入口：只有这里读环境变量、决定打印什么、退出码是多少。
-
-    environ 默认是 os.environ；prog 是用法和提示里的程序名（默认按怎样启动的来猜，见 launch.program_name）。"""
-    environ = os.environ if environ is None else environ
-    # 密钥太短时不遮（会误伤正常文字）；要用它时 Config 会拒绝它
-    secrets = secrets_to_mask(environ)
-    errors = SafeWriter(err or sys.stderr, secrets, name="标准错误", quiet=True)
-    raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
-
-    def log(message: str) -> None:
-        errors.write(message + "\n")
-        errors.flush()
-
-    output: SafeWriter = SafeWriter(raw_out, secrets)
-    try:
-        parser = build_parser(prog or program_name())
-        parser.output = output
-        args = parser.parse_args(argv)
-        # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），配置的报错和每种输出都一样
-        errors.secrets = output.secrets = sent_secrets(args, environ)
-        config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
-        # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
-        errors.secrets = list(config.secrets)
-        output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)
-        # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
-        # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
-        progress = (err or sys.stderr) if errors.isatty() and not config.quiet else None
-        if raw_out is None and not (config.html or config.summary):
-            # 启动时标准输出就是关着的（>&-），也没有要写的文件：结果没有地方去，付费、干活之前就结束（和输出被关掉
-            # 一样是 130）
-            log("标准输出是关着的，结果没有地方打印：什么也没做就结束了（没有搜索，也没有请模型）")
-            return ExitCode.INTERRUPTED
-        if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
-            output = SafeWriter(io.StringIO(), config.secrets)
-        with bundled_model(config, log) as config:  # --local-model：在本机启动自带的模型（付费之前）
-            return program(config, output, log, stdin or input_bytes(), progress)
-    except SystemExit as done:  # -h：帮助已经打印
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except AppError as error:
-        if str(error):
-            log(f"✗ {error}")
-        return error.exit_code
-    except KeyboardInterrupt:
-        finish(output)
-        log("\n已中断")
-        return ExitCode.INTERRUPTED
-    finally:
-        finish(output)
-        errors.finish()
-
-
-def finish(output: SafeWriter) -> None:
-    """最后一次：留着的半截文字写出去、冲刷；这时已经写不进去就算了（错误已经报过，或者读的人已经走了）。"""
-    try:
-        output.finish()
-    except AppError:
-        pass
-
-
-def stream_numbers(*streams: object) -> list[int]:
-    """这次运行的标准输入、输出、错误的文件描述符（测试里传进来的是内存里的流，没有描述符，就不算）；
-    没传进来的用进程自己的 0、1、2。要写的文件不能是它们。"""
-    numbers = []
-    for default, stream in enumerate(streams):
-        if stream is None:
-            numbers.append(default)
-            continue
-        try:
-            numbers.append(stream.fileno())  # type: ignore[attr-defined]
-        except (AttributeError, OSError, ValueError):
-            continue
-    return numbers
-
-
-def input_bytes() -> IO[bytes]:
-    """标准输入（启动时被关掉了就当作空的）。"""
-    return sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
-
 
 if __name__ == "__main__":
     run(main)

@@ -1,292 +1,60 @@
-"""秘塔（Metaso）开放平台的最小客户端：post、search、read_page 和 MetasoError。
+"""秘塔（Metaso）开放平台的最小客户端（教程里的名字）：search、read_page、Client、MetasoError。
+客户端本身在 sourced_answers/search/metaso_search.py，这个文件是它的门。
 
-密钥由调用方传入（命令行程序在入口处从环境变量 METASO_API_KEY 读一次，见 api_key），永远不会出现在
-输出、日志或错误信息里（即使服务器把请求头原样回显，错误信息里的密钥也会被遮掉）。
-
-单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应，
-接入真实接口前先看清字段。
+单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应（密钥遮掉），接入真实接口前先看清字段。
+密钥只从环境变量 METASO_API_KEY 读，永远不会出现在输出、日志或错误信息里。
 """
+from sourced_answers.cli.launch import guard_startup, run
+
+guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
+
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
-from sourced_answers.errors import ConfigError, ServiceError
-from sourced_answers.network import network_reason
-from sourced_answers.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.secrets import METASO_MIN_LENGTH, check_secret, maskable
-from sourced_answers.text import excerpt, json_value, mask
+from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+from sourced_answers.core.errors import AppError, ExitCode
+from sourced_answers.core.text import mask_data
+from sourced_answers.search.metaso_search import (
+    DEFAULT_BASE,
+    Client,
+    MetasoError,
+    MissingKeyError,
+    api_base,
+    api_key,
+    maskable_key,
+    post,
+    read_page,
+    search,
+    search_results,
+)
 
-DEFAULT_BASE = "https://metaso.cn/api/v1"
-# (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
-DEFAULT_TIMEOUT = (5, 30)
-# 暂时性的错误码：重试；其余错误码（密钥无效、余额不足、今日次数用完、参数错误……）重试也没用
-TRANSIENT_CODES = {500, 5000}
-
-# 已知错误码 → 用户下一步该做什么（见 shared/metaso-api.md）
-NEXT_STEPS = {
-    2005: "请检查 METASO_API_KEY 是否正确（在秘塔开放平台的 API Key 页面复制，以 mk- 开头）",
-    3000: "账户余额不足，请到秘塔开放平台充值后再试",
-    3003: "今天的调用次数已用完，请明天再试，或在秘塔开放平台提高额度",
-    500: "秘塔服务器出错；读取网页时密钥无效也会得到这个错误，请先确认密钥正确，再稍后重试",
-    5000: "秘塔服务内部错误，请稍后重试",
-    1000: "请求参数有误，请检查问题和 --size 等参数",
-}
-HTTP_NEXT_STEPS = {
-    401: "请检查 METASO_API_KEY 是否正确",
-    403: "密钥没有权限调用这个接口，请检查 METASO_API_KEY 和开放平台上的权限",
-    429: "请求太频繁，请稍等再试",
-}
-
-
-Timeout = tuple[float, float]
-OnRetry = Callable[[str], None]
-
-
-class MetasoError(ServiceError):
-    """秘塔接口失败（退出码 3）。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
-
-    def __init__(self, message: str, code: int | str | None = None, status: int | None = None,
-                 next_step: str | None = None, transient: bool = False) -> None:
-        self.message = message
-        self.code = code
-        self.status = status
-        self.next_step = next_step
-        self.transient = transient  # True：网络抖动、限流、服务器临时出错，可以重试
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        if self.next_step:
-            return f"{self.message}。{self.next_step}"
-        return self.message
-
-
-class MissingKeyError(ConfigError):
-    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障（退出码 2）。"""
-
-    def __init__(self) -> None:
-        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，"
-                         "然后运行 export METASO_API_KEY=mk-你的密钥（只放在环境变量里，不要写进代码）；"
-                         "没有密钥也可以加 --demo 用内置的模拟服务试用")
-
-
-def api_key(environ: Mapping[str, str], required: bool = True) -> str:
-    """密钥只在这里从环境变量读取（由程序入口调用）。required 时没设置或格式不对就报错（说明里不含密钥）；
-    否则原样返回（没设置时是空字符串）。"""
-    key = environ.get("METASO_API_KEY", "").strip()
-    if required:
-        if not key:
-            raise MissingKeyError()
-        check_secret(key, "METASO_API_KEY", METASO_MIN_LENGTH,
-                     "请重新从秘塔开放平台复制密钥，export METASO_API_KEY=mk-你的密钥")
-    return key
-
-
-def maskable_key(environ: Mapping[str, str]) -> str:
-    """输出里要遮掉的秘塔密钥（太短的不遮）。"""
-    return maskable(api_key(environ, required=False), METASO_MIN_LENGTH)
-
-
-def api_base(environ: Mapping[str, str]) -> str:
-    return environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
-
-
-def redact(text: str, key: str) -> str:
-    """把文本里出现的密钥遮掉。"""
-    return mask(text, [key])
-
-
-def error_in_body(data: object) -> tuple[int | str, str] | None:
-    """HTTP 200 里的错误体：{"errCode", "errMsg"} 或 {"code", "message"}。返回 (码, 消息) 或 None。"""
-    if not isinstance(data, dict):
-        return None
-    for code_key, message_key in (("errCode", "errMsg"), ("code", "message")):
-        raw = data.get(code_key)
-        if raw in (None, 0, "0", 200, "200", ""):
-            continue
-        message = data.get(message_key) or data.get("msg") or ""
-        try:
-            code: int | str = int(raw)
-        except (TypeError, ValueError):
-            code = str(raw)
-        return code, str(message)
-    return None
-
-
-def parse_json(text: str) -> Any:
-    try:
-        return json_value(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def post(path: str, body: dict[str, Any], accept: str = "application/json", *, key: str,
-         base: str = DEFAULT_BASE, timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
-         on_retry: OnRetry | None = None) -> Any:
-    """POST 到 {base}/{path}。accept 为 JSON 时返回解析后的对象，为 text/plain 时返回文本。
-
-    暂时性的失败最多试 3 次（指数退避加抖动），永久性的（密钥无效、余额不足、次数用完、401/403）立刻结束。
-    每次重试前调用 on_retry(说明)。任何失败都抛 MetasoError，错误信息里不含密钥。
-    """
-    base = base.rstrip("/")
-    limit = deadline or Deadline()
-    try:
-        return with_retries(lambda: post_once(path, body, accept, key, base, timeout, limit), limit, on_retry)
-    except DeadlineExceeded as error:
-        raise MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限") from None
-
-
-def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str, timeout: Timeout,
-              deadline: Deadline) -> Any:
-    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
-    url = f"{base}/{path.lstrip('/')}"
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}
-    try:
-        response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
-    except requests.Timeout:
-        raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
-    except requests.exceptions.InvalidHeader:
-        raise MetasoError("请求头里有不允许的字符", next_step="请检查 METASO_API_KEY") from None
-    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema):
-        # 地址本身不对：再试也不会成功，立刻报告
-        raise MetasoError(f"秘塔地址 {base} 不能用（地址的格式不对）", next_step="请检查 METASO_BASE") from None
-    except requests.RequestException as error:
-        raise MetasoError(f"连不上秘塔服务 {base}（{network_reason(error)}）", next_step="请检查网络和 METASO_BASE",
-                          transient=True) from None
-    if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
-        response.encoding = "utf-8"  # 不声明字符集时 requests 会按 ISO-8859-1 解码中文
-    try:
-        text = response.text
-    except requests.RequestException:
-        raise MetasoError(f"秘塔服务 {base} 的响应中途断开", transient=True) from None
-    data = parse_json(text) if text.lstrip().startswith(("{", "[")) else None
-
-    found = error_in_body(data)
-    if found:
-        code, message = found
-        message = excerpt(redact(message, key), 200)
-        raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
-                          next_step=NEXT_STEPS.get(code) if isinstance(code, int) else None,
-                          transient=code in TRANSIENT_CODES)
-    if response.status_code >= 400:
-        raise http_error(response.status_code, excerpt(redact(text, key)))
-    if accept == "text/plain":
-        return redact(text, key)
-    if data is None:
-        kind = response.headers.get("Content-Type", "未知类型")
-        raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
-                          f"{excerpt(redact(text, key))}", status=response.status_code,
-                          next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
-    try:
-        return redact_data(data, key)
-    except RecursionError:
-        raise MetasoError("秘塔返回的 JSON 嵌套太深，无法使用", status=response.status_code) from None
-
-
-def redact_data(data: Any, key: str) -> Any:
-    """JSON 里所有字符串中的密钥都遮掉（服务器可能把请求回显在结果里）。"""
-    if isinstance(data, str):
-        return redact(data, key)
-    if isinstance(data, list):
-        return [redact_data(item, key) for item in data]
-    if isinstance(data, dict):
-        return {k: redact_data(v, key) for k, v in data.items()}
-    return data
-
-
-def http_error(status: int, shown: str) -> MetasoError:
-    if status in HTTP_NEXT_STEPS:
-        next_step = HTTP_NEXT_STEPS[status]
-    elif status >= 500:
-        next_step = "秘塔服务暂时不可用，请稍后重试"
-    else:
-        next_step = "请检查 METASO_BASE 和请求参数"
-    detail = f"：{shown}" if shown else ""
-    return MetasoError(f"秘塔返回 HTTP {status}{detail}", status=status, next_step=next_step,
-                       transient=status == 429 or status >= 500)
-
-
-def search_body(query: str, size: int = 5, scope: str = "webpage") -> dict[str, Any]:
-    """搜索请求体（缓存也用它做键）。"""
-    return {"q": query, "scope": scope, "size": str(size),
-            "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
-
-
-def search(query: str, size: int = 5, scope: str = "webpage", *, key: str, base: str = DEFAULT_BASE,
-           timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
-           on_retry: OnRetry | None = None) -> dict[str, Any]:
-    """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
-    data = post("search", search_body(query, size, scope), key=key, base=base, timeout=timeout, deadline=deadline,
-                on_retry=on_retry)
-    if not isinstance(data, dict):
-        raise MetasoError("秘塔的搜索响应不是 JSON 对象", next_step="请用 python metaso_search.py 看一次原始响应")
-    return data
-
-
-def search_results(response: dict[str, Any], scope: str = "webpage") -> list[dict[str, Any]]:
-    """从搜索响应里取出结果列表；缺失或类型不对时返回空列表，跳过不是对象的条目。"""
-    items = response.get(scope + "s")
-    if not isinstance(items, list):
-        return []
-    return [item for item in items if isinstance(item, dict)]
-
-
-def read_page(url: str, max_chars: int = 2000, *, key: str, base: str = DEFAULT_BASE,
-              timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
-              on_retry: OnRetry | None = None) -> str:
-    """用秘塔的读取接口取网页正文（纯文本/Markdown），最多 max_chars 个字符。"""
-    text = post("reader", {"url": url}, accept="text/plain", key=key, base=base, timeout=timeout,
-                deadline=deadline, on_retry=on_retry)
-    text = str(text).strip()
-    if not text:
-        raise MetasoError("读取到的正文是空的")
-    if looks_like_html(text):
-        raise MetasoError(f"读取接口返回了 HTML 页面而不是正文：{excerpt(text, 80)}")
-    return text[:max_chars]
-
-
-def looks_like_html(text: str) -> bool:
-    """读取接口本该返回纯文本 / Markdown；返回整个 HTML 文档（比如“系统维护中”页面）时不能当正文用。"""
-    head = text.lstrip()[:200].lower()
-    return head.startswith(("<!doctype html", "<html")) or "<head>" in head or "<body" in head
-
-
-@dataclass(frozen=True)
-class Client:
-    """一个配置好的秘塔客户端：密钥、地址、总时限和重试时的提示。"""
-    key: str
-    base: str = DEFAULT_BASE
-    deadline: Deadline | None = None
-    on_retry: OnRetry | None = None
-    timeout: Timeout = DEFAULT_TIMEOUT
-
-    def search(self, query: str, size: int = 5) -> dict[str, Any]:
-        return search(query, size, key=self.key, base=self.base, timeout=self.timeout, deadline=self.deadline,
-                      on_retry=self.on_retry)
-
-    def read_page(self, url: str, max_chars: int = 2000) -> str:
-        return read_page(url, max_chars, key=self.key, base=self.base, timeout=self.timeout,
-                         deadline=self.deadline, on_retry=self.on_retry)
+__all__ = ["DEFAULT_BASE", "Client", "MetasoError", "MissingKeyError", "api_base", "api_key", "maskable_key", "post",
+           "read_page", "search", "search_results", "main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-    parser = argparse.ArgumentParser(description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
+    parser = ChineseArgumentParser(prog="python metaso_search.py", formatter_class=ChineseHelpFormatter,
+                                   description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
     parser.add_argument("query", help="搜索的问题")
-    parser.add_argument("--size", type=int, default=5, help="结果条数（默认 5）")
-    args = parser.parse_args(argv)
+    parser.add_argument("--size", type=in_range(1, 100), default=5, help="结果条数，1–100（默认 5）")
+    key = maskable_key(os.environ)
     try:
+        args = parser.parse_args(argv)
         key = api_key(os.environ)
         response = search(args.query, size=args.size, key=key, base=api_base(os.environ),
                           on_retry=lambda message: print(message, file=sys.stderr))
-    except (ConfigError, MetasoError) as error:
+    except SystemExit as done:  # -h
+        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
+    except AppError as error:
         print(f"✗ {error}", file=sys.stderr)
         return error.exit_code
-    print(redact(json.dumps(response, ensure_ascii=False, indent=2), key))
-    return 0
+    except KeyboardInterrupt:
+        print("\n已中断", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    print(json.dumps(mask_data(response, [key] if key else []), ensure_ascii=False, indent=2))
+    return ExitCode.PASSED
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

@@ -12,8 +12,8 @@ import time
 
 import metaso_search
 from fake_metaso import FakeMetaso
-from sourced_answers.gather import gather
-from sourced_answers.metaso_cache import MetasoCache
+from sourced_answers.search.gather import gather
+from sourced_answers.search.metaso_cache import MetasoCache
 
 QUESTION = "家用 NAS 怎么选"
 

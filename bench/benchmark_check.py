@@ -20,7 +20,7 @@ from pathlib import Path
 import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source, check_answer
-from sourced_answers.prompts import fitted_prompt
+from sourced_answers.model.prompts import fitted_prompt
 
 SOURCES = [Source(title=p["title"], text=p["text"]) for p in NAS_PAGES]
 PARAGRAPH = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。需要转码 4K 视频时选带核显的 Intel 型号 [2]。"

@@ -22,12 +22,12 @@ import requests
 import answer_with_sources
 import metaso_search
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
-from sourced_answers.config import DEFAULT_MODEL, Config
-from sourced_answers.gather import gather
-from sourced_answers.local_model import LocalModelServer
-from sourced_answers.model_client import chat, chat_url
-from sourced_answers.preflight import check_models
-from sourced_answers.prompts import build_messages
+from sourced_answers.core.settings import DEFAULT_MODEL, Config
+from sourced_answers.model.local_model import LocalModelServer
+from sourced_answers.model.model_client import chat, chat_url
+from sourced_answers.model.preflight import check_models
+from sourced_answers.model.prompts import build_messages
+from sourced_answers.search.gather import gather
 
 QUESTION = "How should I choose a home NAS?"
 MAX_TOKENS = 160

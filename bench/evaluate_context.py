@@ -7,7 +7,7 @@
 import sys
 
 from fake_metaso import PAGE_SETS
-from sourced_answers.passages import select_passages
+from sourced_answers.search.passages import select_passages
 
 # (问题, 页面序号, 能回答它的那句话里的一段)
 CASES = [

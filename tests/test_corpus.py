@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from sourced_answers.verification import verify_record
+from sourced_answers.batch.verification import verify_record
 from tests.support import (
     GOOD_ANSWER,
     INVENTED,
@@ -140,7 +140,7 @@ def test_progress_bar_on_a_terminal(tmp_path):
 @pytest.mark.slow
 def test_dask_spreads_one_file_over_partitions_and_gives_the_verify_records_and_summary(tmp_path):
     pytest.importorskip("distributed")
-    from sourced_answers import cluster
+    from sourced_answers.cli import cluster_command as cluster
     path = corpus(tmp_path, 150, "big.jsonl")  # 大约 600 KB：会被切成好几块，两个 worker 都有活干
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # 开头有 BOM：和 --verify 一样去掉
     out = tmp_path / "out"

@@ -116,7 +116,7 @@ def test_u2028_inside_a_json_string_is_text(tmp_path):
 
 
 def test_a_line_past_the_record_limit_is_named(tmp_path):
-    from sourced_answers.json_lines import MAX_RECORD_BYTES
+    from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES
     path = tmp_path / "huge.jsonl"
     path.write_bytes(LINE.encode() + b"\n" + b"x" * (MAX_RECORD_BYTES + 10) + b"\n")
     result = run_cli("--verify", str(path), "--json", env=cli_env())
@@ -230,8 +230,8 @@ def test_output_closed_early_with_workers_ends_quietly_and_promptly(tmp_path):
 
 # ---------- 每个入口的最后一道防线 ----------
 
-ENTRY_MODULES = ["answer_with_sources.py", "sourced_answers/cluster.py", "sourced_answers/local_model.py",
-                 "sourced_answers/quickstart.py"]
+ENTRY_MODULES = ["answer_with_sources.py", "metaso_search.py", "sourced_answers/cluster.py",
+                 "sourced_answers/local_model.py", "sourced_answers/quickstart.py"]
 
 
 @pytest.mark.parametrize("module", ENTRY_MODULES)
@@ -240,23 +240,49 @@ def test_every_entry_module_guards_ctrl_c_before_its_imports(module):
     tree = ast.parse((HERE / module).read_text(encoding="utf-8"))
     body = [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
     first, second = body[0], body[1]
-    assert isinstance(first, ast.ImportFrom) and first.module == "sourced_answers.launch"
+    assert isinstance(first, ast.ImportFrom) and first.module == "sourced_answers.cli.launch"
     assert isinstance(second, ast.Expr) and ast.unparse(second) == "guard_startup(__name__)"
     assert "run(main)" in ast.unparse(tree.body[-1])  # if __name__ == "__main__": run(main)
 
 
-@pytest.mark.parametrize("module", ["answer_with_sources", "sourced_answers.cluster", "sourced_answers.local_model",
-                                    "sourced_answers.quickstart"])
+# 每个入口在它的保护装好之后才导入的第一个重的模块：导入到它的那一刻按下 Ctrl-C
+FIRST_HEAVY_IMPORT = {
+    "answer_with_sources": "sourced_answers.checker",
+    "metaso_search": "sourced_answers.search.metaso_search",
+    "sourced_answers.cluster": "sourced_answers.cli.cluster_command",
+    "sourced_answers.local_model": "sourced_answers.cli.local_model_command",
+    "sourced_answers.quickstart": "sourced_answers.cli.quickstart",
+}
+# 导入 target 的那一刻发出 SIGINT（信号是在导入进行中到的，不是之前），再把入口当作程序运行
+CTRL_C_DURING_IMPORT = """
+import runpy, signal, sys
+class PressCtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == sys.argv[2]:
+            sys.meta_path.remove(self)
+            signal.raise_signal(signal.SIGINT)
+        return None
+sys.meta_path.insert(0, PressCtrlC())
+runpy.run_module(sys.argv[1], run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("module", sorted(FIRST_HEAVY_IMPORT))
 def test_ctrl_c_while_importing_an_entry_point_is_130_and_interrupted(module):
-    code = ("import signal; from sourced_answers.launch import guard_startup; guard_startup(); "
-            f"signal.raise_signal(signal.SIGINT); import {module}")
-    done = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=cli_env(), capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 130 and "已中断" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-c", CTRL_C_DURING_IMPORT, module, FIRST_HEAVY_IMPORT[module]], cwd=HERE,
+                          env=cli_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and "已中断" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_ctrl_c_during_import_fails_the_check_when_the_guard_is_missing():
+    """上面的测试真的能失败：没装保护的模块在导入期间按 Ctrl-C，是报错堆栈而不是 130。"""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_DURING_IMPORT, "json.tool", "json.decoder"], cwd=HERE,
+                          env=cli_env(), capture_output=True, text=True, timeout=60)
+    assert done.returncode != 130 and "KeyboardInterrupt" in done.stderr
 
 
 def test_an_unexpected_error_is_a_short_message_and_exit_4_and_debug_shows_the_traceback():
-    code = "from sourced_answers.launch import run; run(lambda: {{}}['x'], {})"
+    code = "from sourced_answers.cli.launch import run; run(lambda: {{}}['x'], {})"
     plain = subprocess.run([sys.executable, "-c", code.format("[]")], cwd=HERE, capture_output=True, text=True,
                            timeout=60)
     debug = subprocess.run([sys.executable, "-c", code.format("['--debug']")], cwd=HERE, capture_output=True,
@@ -297,7 +323,7 @@ def test_a_model_name_with_a_newline_or_control_character_is_refused(tmp_path, v
 ])
 def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, capsys, arguments, message):
     pytest.importorskip("distributed")
-    from sourced_answers import cluster
+    from sourced_answers.cli import cluster_command as cluster
     folder = tmp_path / "logs"
     folder.mkdir()
     source = saved(folder, 2, "in.jsonl")
@@ -313,7 +339,7 @@ def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, caps
 @pytest.mark.slow
 def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(tmp_path, capsys):
     pytest.importorskip("distributed")
-    from sourced_answers import cluster
+    from sourced_answers.cli import cluster_command as cluster
     folder = tmp_path / "logs"
     folder.mkdir()
     path = folder / "in.jsonl"
@@ -332,7 +358,8 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
 def test_cluster_survives_a_lone_surrogate_and_an_unwritable_summary(tmp_path, capsys, monkeypatch):
     """JSON 里的 \\ud800 不让写结果出错；汇总写不进去是退出码 2 的说明，结果文件照样写好。"""
     pytest.importorskip("distributed")
-    from sourced_answers import cluster, output_files
+    from sourced_answers.cli import cluster_command as cluster
+    from sourced_answers.core import output_files
     folder = tmp_path / "logs"
     folder.mkdir()
     path = folder / "in.jsonl"

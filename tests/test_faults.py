@@ -10,8 +10,8 @@ import time
 import pytest
 
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
-from sourced_answers.safe_output import SafeWriter
-from sourced_answers.text import REDACTED
+from sourced_answers.core.safe_output import SafeWriter
+from sourced_answers.core.text import REDACTED
 from tests.support import CANARY_KEY, HERE, TextSink, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -244,7 +244,7 @@ def test_terminal_control_sequences_are_stripped_from_text_but_kept_in_json(fake
 
 
 def test_escape_sequence_split_across_stream_chunks_is_removed():
-    from sourced_answers.safe_output import TerminalFilter
+    from sourced_answers.core.safe_output import TerminalFilter
     text = "红\x1b[1;31m色\x1b]8;;http://x/\x1b\\链接\x1b]8;;\x1b\\完"
     for size in range(1, len(text) + 1):
         terminal = TerminalFilter()

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from fake_metaso import ENGLISH_PAGES, NAS_PAGES
-from sourced_answers import __version__, local_model, local_serving
+from sourced_answers import __version__
+from sourced_answers.model import local_model, local_serving
 from tests.support import HERE, cli_env, run_cli
 
 
@@ -138,7 +139,7 @@ def test_quickstart_verify_with_a_judge_adds_no_question(tmp_path, model_server)
 
 
 def test_verify_with_a_judge_fits_the_judge_prompt_to_the_given_context_window(tmp_path, model_server):
-    from sourced_answers.prompts import JUDGE_MAX_TOKENS, prompt_tokens
+    from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, prompt_tokens
     source = "RAID 1 mirrors data across two drives. " + "Unrelated text about cooking pasta and sauces. " * 200
     saved = tmp_path / "a.json"
     saved.write_text(json.dumps({"answer": "RAID 1 mirrors data across two drives [1].",

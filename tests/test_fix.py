@@ -4,7 +4,7 @@ import json
 import pytest
 
 from sourced_answers.checker import DEFAULT_RULE
-from sourced_answers.repair import fix_citations
+from sourced_answers.steps.repair import fix_citations
 from tests.support import (
     GOOD_ANSWER,
     INVENTED,

@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sourced_answers.checker import DEFAULT_RULE, Claim, check_answer, normalize_citations
-from sourced_answers.repair import Sources, fix_citations, passing_claims
+from sourced_answers.steps.repair import Sources, fix_citations
+from sourced_answers.steps.rewrite import passing_claims
 from tests.test_check_properties import GUARD, NAS, SENTENCES, write_answer
 
 # 一半是照着内置页面写的（有资料能支持），一半没有资料能支持

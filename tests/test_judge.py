@@ -5,7 +5,7 @@ import time
 import pytest
 
 from sourced_answers.checker import check_answer, support_model
-from sourced_answers.judge import parse_verdict
+from sourced_answers.steps.judge import parse_verdict
 from tests.support import (
     GOOD_ANSWER,
     NAS_RECORD_SOURCES,

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sourced_answers.local_model import LocalModelServer, server_installed
-from sourced_answers.preflight import is_local
+from sourced_answers.model.local_model import LocalModelServer, server_installed
+from sourced_answers.model.preflight import is_local
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"

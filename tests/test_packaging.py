@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from sourced_answers import local_model
+from sourced_answers.model import local_model
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env
 
 PYPROJECT = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))
@@ -30,7 +30,7 @@ def test_bundled_model_extra_pins_the_server_that_local_model_installs():
 
 
 def test_console_command_points_at_the_entry_point():
-    assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.command:main"
+    assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.cli.command:main"
 
 
 @pytest.fixture(scope="module")

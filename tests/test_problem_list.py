@@ -5,8 +5,8 @@ import json
 import pytest
 
 from sourced_answers.checker import Source, check_answer
-from sourced_answers.render import PROBLEM_LIST_LIMIT, verdict_lines
-from sourced_answers.text import QUOTE_WIDTH, display_width, quote
+from sourced_answers.core.text import QUOTE_WIDTH, display_width, quote
+from sourced_answers.outputs.render import PROBLEM_LIST_LIMIT, verdict_lines
 from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
 
 LONG_CHINESE = "家用 NAS 至少要选两盘位的机型，这样才能做 RAID1 镜像，一块硬盘坏了另一块上还有完整的数据，换盘之后重建即可"

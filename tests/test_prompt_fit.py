@@ -1,7 +1,7 @@
 """每个发给模型的提示词（回答、--fix 的改写、--judge 的评判）都放得进上下文窗口：放不下时缩短资料，
 只留和问题、句子最相关的段落；连资料都不要也放不下时才提醒。"""
 from sourced_answers.checker import Problem, Report, Source
-from sourced_answers.prompts import (
+from sourced_answers.model.prompts import (
     JUDGE_MAX_TOKENS,
     build_messages,
     context_warning,

@@ -2,7 +2,7 @@
 import argparse
 import re
 
-from sourced_answers.cli import build_parser
+from sourced_answers.cli.parser import build_parser
 from tests.support import HERE
 
 REFERENCE = HERE / "docs" / "reference.md"

@@ -14,8 +14,8 @@ import pytest
 
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import PROBLEM_KINDS, Source, SourceIndexes, claim_words, compare, support_model
-from sourced_answers.review_page import render_page
-from sourced_answers.text import REDACTED
+from sourced_answers.core.text import REDACTED
+from sourced_answers.outputs.review_page import render_page
 from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
 
 NAS = [{"title": p["title"], "link": f"https://nas.example/{i}", "text": p["text"]} for i, p in enumerate(NAS_PAGES)]

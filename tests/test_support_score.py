@@ -4,7 +4,7 @@ import json
 import re
 
 from sourced_answers.checker import DEFAULT_RULE, SupportRule, check_answer, support_model
-from sourced_answers.repair import fix_citations
+from sourced_answers.steps.repair import fix_citations
 from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
 
 NAS = NAS_SOURCES

@@ -1,5 +1,5 @@
 """<think>…</think> 在流式输出里被切成任意片段时也要去干净。"""
-from sourced_answers.thinking import ThinkFilter
+from sourced_answers.checker import ThinkFilter
 
 
 def filtered(pieces):

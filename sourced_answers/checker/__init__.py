@@ -11,7 +11,9 @@
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
   rules         把上面这些组合成问题
-别的模块只用这里导出的名字。
+  text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
+  thinking      模型的思考过程 <think>…</think>：不属于回答
+别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
 from sourced_answers.checker.citations import (
     citation_marks,
@@ -40,10 +42,36 @@ from sourced_answers.checker.rules import (
 from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
 from sourced_answers.checker.structure import Located, Locator, Span, analyse, claims_in_line, claims_with_positions
+from sourced_answers.checker.text import (
+    BIDI_CONTROLS,
+    CJK,
+    CJK_CHAR,
+    INVISIBLE,
+    LINE_BREAKING,
+    QUOTE_WIDTH,
+    WORD_BREAK_KEEP,
+    bigram_similarity,
+    char_bigrams,
+    char_width,
+    count_chinese,
+    display_width,
+    format_citations,
+    has_chinese,
+    held_prefix_length,
+    in_word,
+    is_chinese_char,
+    one_line,
+    quote,
+)
+from sourced_answers.checker.thinking import ThinkFilter, strip_think, think_spans, without_thinking
 from sourced_answers.checker.tokens import claim_words, language_of, material, tokens_with_spans
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 __all__ = [
+    "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "QUOTE_WIDTH", "WORD_BREAK_KEEP",
+    "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
+    "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
+    "ThinkFilter", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "SupportModel", "SupportRule",

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from sourced_answers.text import format_citations
+from sourced_answers.checker.text import format_citations
 
 _DIGITS = r"[0-9０-９]{1,40}"
 _SEPARATOR = r"[ \t]*(?:[,，、;；]|[-–—~～])[ \t]*"

@@ -7,8 +7,8 @@
 import re
 from collections.abc import Sequence
 
+from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.types import Claim, Problem
-from sourced_answers.text import format_citations, quote
 
 # 有界的量词、没有嵌套：在一长串 “<source id=” 上也是线性的（每个 “<” 最多往后看几十个字）
 MARKUP = re.compile(r"[<＜][ \t]{0,3}(/?)[ \t]{0,3}source(?![A-Za-z0-9_-])"

@@ -6,8 +6,8 @@
 import re
 from collections.abc import Iterable, Set
 
+from sourced_answers.checker.text import CJK, is_chinese_char
 from sourced_answers.checker.tokens import ENGLISH_NUMBERS, narrow
-from sourced_answers.text import CJK, is_chinese_char
 
 CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4,
                   "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}

@@ -28,10 +28,10 @@ from sourced_answers.checker.quantities import (
 from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, unit_citations
+from sourced_answers.checker.text import format_citations, quote
+from sourced_answers.checker.thinking import strip_think
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
 from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
-from sourced_answers.text import format_citations, quote
-from sourced_answers.thinking import strip_think
 
 # 少于这么多“字料”（中文二元组算 1，拉丁文单词算 2）的句子多半是“资料 [3] 提到”这类引导语，不判支持分
 MIN_MATERIAL = 8

@@ -13,8 +13,8 @@ from sourced_answers.checker.citations import (
     normalize_citations,
     without_citations,
 )
+from sourced_answers.checker.thinking import strip_think, think_spans
 from sourced_answers.checker.types import Claim
-from sourced_answers.thinking import strip_think, think_spans
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 RULE = re.compile(r"^\s{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")

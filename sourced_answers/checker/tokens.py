@@ -8,7 +8,7 @@
 import re
 from dataclasses import dataclass
 
-from sourced_answers.text import CJK, count_chinese, is_chinese_char
+from sourced_answers.checker.text import CJK, count_chinese, is_chinese_char
 
 # 全角的数字、字母、符号换成半角（一个字换一个字，位置不变）；全角空格换成空格
 NARROW = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}

@@ -1,0 +1,2 @@
+"""第 7 层：整批的工作——--verify（verification、workers）、--eval（evaluation）、
+Dask 任务（cluster、local_cluster）。"""

@@ -1,0 +1,281 @@
+"""--verify：核对保存下来的回答（--json 的输出，一个对象或 JSON Lines），不搜索、不调用回答的模型。
+
+一行一行地读（json_lines：唯一的读法）、一边读一边核对、按输入的顺序一行一行地写，内存不随输入变大；
+--jobs N 用 N 个进程一起核对（workers），输出和 --jobs 1 一字不差，坏的输入也一样。读的是普通文件时先快速过一遍，
+格式不对就在输出任何东西之前报错；标准输入、管道只能读一遍，所以是前面的行都输出了、再在坏的那一行报错。
+输入是流（tail -f）时，读到的记录很快就有结论。结束时在标准错误里给一段汇总（--summary 另存为 JSON）；
+标准错误是终端时显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看支持分拿不准的句子，
+这时只用一个进程）和 --html。
+
+verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
+"""
+import io
+import json
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from sourced_answers.batch.workers import Workers
+from sourced_answers.core.errors import ExitCode, InputError
+from sourced_answers.core.network import os_error_text
+from sourced_answers.core.output_files import write_file
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.safe_output import Output
+from sourced_answers.core.settings import Config
+from sourced_answers.core.text import mask_data
+from sourced_answers.model.preflight import check_judge
+from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
+from sourced_answers.outputs.records import Record, checked_record, saved_answer
+from sourced_answers.outputs.render import render_result
+from sourced_answers.outputs.review_page import save_review_page
+from sourced_answers.outputs.summary import Summary
+from sourced_answers.steps.check_steps import Checked, check_and_fix, judge_asker
+from sourced_answers.steps.judge import JudgeAsk
+
+# ---------- 库函数 ----------
+
+
+def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
+                  rule: str = "score") -> Record:
+    """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
+    rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
+    saved = saved_answer(dict(record), None, "记录：")
+    checked = check_and_fix(saved.answer, saved.sources, Config(rule=rule, threshold=threshold, fix=fix))
+    return checked_record(checked, saved.question, saved.model, saved.about)
+
+
+# ---------- 读输入 ----------
+
+def open_input(path: str, stdin: IO[bytes]) -> IO[bytes]:
+    if path == "-":
+        return stdin
+    try:
+        return open(path, "rb")  # noqa: SIM115  由调用方关闭
+    except OSError as error:
+        raise InputError(f"读不了 {path}：{os_error_text(error)}") from None
+
+
+def input_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
+    """输入里的每一条记录 (行号, 文字)；读不了的时候（I/O 错误）说明是哪个文件。"""
+    try:
+        yield from records_of(read_lines(handle, name), name, stream=is_stream(handle))
+    except OSError as error:
+        raise InputError(f"读不了 {name}：{os_error_text(error)}") from None
+
+
+def is_stream(handle: IO[bytes]) -> bool:
+    """输入是不是一直开着、读下一行可能要等的流（管道、终端、套接字）。普通文件和内存里的字节不是。"""
+    try:
+        mode = os.fstat(handle.fileno()).st_mode
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return not stat.S_ISREG(mode)
+
+
+def regular_file(path: str) -> bool:
+    """能读两遍的输入：普通文件。标准输入、管道、<(zcat …) 这样的进程替换、设备只能读一遍。"""
+    try:
+        return path != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # 打不开的由 open_input 报
+
+
+# ---------- 核对一批行（可以在别的进程里） ----------
+
+@dataclass(frozen=True)
+class Options:
+    """核对每一行要知道的（能交给别的进程）。check：这次运行的配置本身（核对、修正、评判都按它，不另抄一份字段），
+    只是去掉了密钥和要写的文件；secrets：要在输出的数据里遮掉的密钥（这次运行发出去的那几个）。"""
+    name: str
+    check: Config
+    keep_records: bool  # --html 要把每条记录留下来做页面
+    several: bool  # 多条记录时，文字输出在每条前面写“── 第 N 行 ──”
+    secrets: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, config: Config, several: bool) -> "Options":
+        check = replace(config, metaso_key="", model_key="", judge_key="", html=None, summary=None)
+        return cls(name, check, bool(config.html), several, tuple(config.secrets))
+
+
+@dataclass
+class Result:
+    """一行的结果：要打印的文字、结论、问题种类、用时；出错时 error 是说明（这一行之后就停）。"""
+    line: int | None
+    output: str = ""
+    passed: bool = False
+    kinds: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    record: Record | None = None
+    error: str | None = None
+    step_error: str | None = None
+
+
+def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> Result:
+    started = time.perf_counter()
+    try:
+        saved = parse_line(line, options.name)
+    except InputError as error:
+        return Result(line[0], error=str(error))
+    # 评判模型只在本进程里问（judge 为 None 时这一行不问它，比如在工作进程里）
+    config = options.check if judge else replace(options.check, judge=None)
+    checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
+    record = checked_record(checked, saved.question, saved.model, saved.about)
+    if config.json:
+        # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
+        output = json.dumps(mask_data(record, options.secrets), ensure_ascii=False) + "\n"
+    else:
+        header = f"── 第 {saved.line} 行 ──\n" if saved.line and options.several else ""
+        output = header + render_result(checked) + "\n"
+    return Result(saved.line, output, checked.report.passed, sorted({p.kind for p in checked.report.problems}),
+                  round(time.perf_counter() - started, 4), record if options.keep_records else None,
+                  step_error=checked.step_error)
+
+
+def check_batch(batch: list[Line], options: Options) -> list[Result]:
+    """在工作进程里核对一批行。"""
+    return [check_line(line, options) for line in batch]
+
+
+def validate_batch(batch: list[Line], name: str) -> list[str | None]:
+    """在工作进程里只检查格式：每行给出错误说明或 None。"""
+    results: list[str | None] = []
+    for line in batch:
+        try:
+            parse_line(line, name)
+            results.append(None)
+        except InputError as error:
+            results.append(str(error))
+    return results
+
+
+# ---------- --verify ----------
+
+def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
+           progress_stream: Any = None) -> int:
+    """progress_stream：画进度条的地方（标准错误是终端时由 main 给出；否则 None，不画）。"""
+    path = config.verify or "-"
+    name = "标准输入" if path == "-" else path
+    workers = Workers(1 if config.judge else max(1, config.jobs))
+    try:
+        return verify_with(workers, config, out, log, stdin, progress_stream, path, name)
+    finally:
+        workers.close()
+
+
+def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
+                progress_stream: Any, path: str, name: str) -> int:
+    if regular_file(path):
+        with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
+            for error in workers.ordered(validate_batch, input_lines(handle, name), name):
+                if error:
+                    raise InputError(error)
+    deadline = Deadline(config.timeout, config.started)
+    check_judge(config, deadline)
+    judge = judge_asker(config, deadline)
+    handle = open_input(path, stdin)
+    try:
+        lines = input_lines(handle, name)
+        first = next(lines)
+        several = first[0] is not None
+        options = Options.of(name, config, several)
+        progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
+        streaming = not regular_file(path)
+        return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)
+    finally:
+        if handle is not stdin:
+            handle.close()
+
+
+def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Options, workers: Workers,
+              judge: JudgeAsk | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
+              progress: "Progress | None", streaming: bool) -> int:
+    """核对每一行并按顺序输出。streaming：输入是流（标准输入、管道），每条结论写完就冲刷，读的人马上能看到。"""
+    summary = Summary()
+    started = time.perf_counter()
+    reviewed: list[Record] = []
+    step_error = None
+    lines = chained(first, rest)
+    try:
+        asker = [judge]  # 评判模型出错之后换成 None：剩下的回答不再问它，只做字面核对
+        results = (workers.ordered(check_batch, lines, options) if not judge
+                   else (check_line(line, options, asker[0]) for line in lines))
+        for result in results:
+            if result.error:
+                raise InputError(result.error)
+            out.write(result.output)
+            if streaming:
+                out.flush()
+            summary.add(result.passed, result.kinds, result.seconds, result.line)
+            if result.step_error and not step_error:
+                step_error = result.step_error
+                asker[0] = None
+            if result.record is not None:
+                reviewed.append(result.record)
+            if progress:
+                progress.update(summary.records, handle)
+    finally:
+        if progress:
+            progress.close()
+    summary.seconds = time.perf_counter() - started
+    if options.several:
+        for text in summary.lines():
+            log(text)
+    if config.summary:
+        write_summary(config, summary)
+    if step_error:
+        log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
+    if config.html:
+        out.flush()
+        save_review_page(config.html, reviewed, config.secrets, log)
+    if step_error:
+        return ExitCode.SERVICE
+    return ExitCode.PASSED if summary.failed == 0 else ExitCode.FAILED
+
+
+def chained(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
+    yield first
+    yield from rest
+
+
+def write_summary(config: Config, summary: Summary) -> None:
+    if config.summary:
+        data = mask_data(summary.to_dict(), config.secrets)
+        write_file(config.summary, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+class Progress:
+    """标准错误上的进度条（tqdm）：已经核对了几条、每秒几条；输入是文件时按读到的字节估计还要多久。"""
+
+    def __init__(self, total: int | None, stream: Any) -> None:
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit="B", unit_scale=True, file=stream, dynamic_ncols=True, leave=False,
+                        desc="核对")
+        self.position = 0
+        self.started = time.perf_counter()
+
+    def update(self, records: int, handle: IO[bytes]) -> None:
+        try:
+            position = handle.tell()
+        except (OSError, ValueError):
+            position = self.position
+        self.bar.update(max(0, position - self.position))
+        self.position = position
+        speed = records / max(time.perf_counter() - self.started, 1e-9)
+        self.bar.set_postfix_str(f"{records} 条，{speed:.0f} 条/秒", refresh=False)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def input_size(handle: IO[bytes]) -> int | None:
+    """输入文件的字节数（标准输入、管道时不知道）。"""
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except (OSError, ValueError, AttributeError):
+        return None
+    return size or None
+

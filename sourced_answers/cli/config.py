@@ -1,0 +1,269 @@
+"""一次运行的全部配置：环境变量和命令行参数在这里读一次、检查一次，变成一个 Config 往下传。
+
+这里之下的代码不读 os.environ；quickstart、基准和测试要换配置时，直接构造 Config 或传入另一份环境变量。
+用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
+"""
+import argparse
+import ipaddress
+import os
+import re
+import time
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sourced_answers.core.errors import ConfigError, UsageError
+from sourced_answers.core.output_files import OutputFiles
+from sourced_answers.core.questions import clean_question
+from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, maskable
+from sourced_answers.core.settings import DEFAULT_FIX_ROUNDS, DEFAULT_MODEL, DEFAULT_OLLAMA_URL, Config
+from sourced_answers.model import local_model
+from sourced_answers.model.model_client import DEFAULT_MAX_TOKENS
+from sourced_answers.search import metaso_search
+from sourced_answers.search.metaso_cache import default_directory
+
+NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
+LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+# 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
+
+
+# 用户常把接口的完整地址贴进来：模型服务的 /v1/chat/completions、秘塔的 /search。去掉这些，只留服务的根
+MODEL_URL_SUFFIXES = ("/v1/chat/completions", "/chat/completions", "/v1/models", "/v1")
+METASO_URL_SUFFIXES = ("/search", "/reader")
+UNPRINTABLE = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
+SHOWN_AS_QUESTION_MARK = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def host_problem(netloc: str) -> str | None:
+    """地址里“主机:端口”这一段的问题（没有问题时为 None）：主机名每段是字母数字和连字符，
+    IPv6 要放在方括号里，端口是 1 到 65535。"""
+    if "@" in netloc:
+        return "地址里不要写用户名和密码"
+    match = NETLOC.fullmatch(netloc)
+    if not match:
+        return "主机名或端口无效"
+    if match.group("ipv6") is not None:
+        try:
+            ipaddress.IPv6Address(match.group("ipv6"))
+        except ValueError:
+            return "IPv6 地址无效"
+    elif not all(LABEL.fullmatch(label) for label in match.group("host").split(".")):
+        return "主机名无效"
+    port = match.group("port")
+    if port is not None and not 1 <= int(port) <= 65535:
+        return "端口无效"
+    return None
+
+
+def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
+    """检查一个服务地址，返回规范的写法；name 是环境变量或参数的名字，出错时写进说明（值里不会有密钥）。
+    地址末尾是 suffixes 里的某一段时去掉它（只去一次）。"""
+    text = value.strip()
+    if "://" not in text:
+        text = "http://" + text  # host:port
+    problem = None
+    try:
+        parts = urlsplit(text)
+        if UNPRINTABLE.search(text):
+            problem = "地址里有空格、换行或不可见字符"
+        elif parts.scheme.lower() not in ("http", "https"):
+            problem = f"只支持 http 和 https，不支持 {parts.scheme}"
+        elif parts.query or parts.fragment or text.endswith(("?", "#")):
+            problem = "服务地址里不要带 ? 或 # 后面的部分（程序会在地址后面接上接口的路径）"
+        else:
+            problem = host_problem(parts.netloc)
+    except ValueError:  # IPv6 的方括号没配对之类
+        problem = "主机名或端口无效"
+    if problem:
+        shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
+        shown = SHOWN_AS_QUESTION_MARK.sub("?", shown)
+        raise ConfigError(f"{name} 的值“{shown}”不是有效的服务地址：{problem}（例如 http://127.0.0.1:11434）")
+    text = text.rstrip("/")
+    for suffix in suffixes:
+        if text.lower().endswith(suffix):
+            return text[:-len(suffix)].rstrip("/")
+    return text
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
+    for flag, value in (("--model", args.model), ("--models", args.models), ("--eval", args.eval),
+                        ("--verify", args.verify), ("--html", args.html), ("--judge", args.judge),
+                        ("--judge-url", args.judge_url), ("--summary", args.summary)):
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} 的值是空的")
+    if args.read > args.size:
+        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+    if args.models and not args.eval:
+        raise UsageError("--models 要和 --eval 一起用")
+    if args.local_model and (args.model or args.models):
+        raise UsageError("--local-model 用的是自带的 SmolLM2-135M，不要同时给 --model 或 --models")
+    if args.judge_url and not args.judge:
+        raise UsageError("--judge-url 要和 --judge 一起用")
+    if args.judge_all and not args.judge:
+        raise UsageError("--judge-all 要和 --judge 一起用")
+    if args.html and args.eval:
+        raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
+    if args.no_cache and args.refresh:
+        raise UsageError("--no-cache 和 --refresh 不能同时用：--refresh 会把新结果写进缓存")
+    if args.fix_rounds is not None and not args.fix:
+        raise UsageError("--fix-rounds 要和 --fix 一起用")
+    if (args.jobs is not None or args.summary) and not args.verify:
+        raise UsageError("--jobs 和 --summary 用于 --verify")
+    if args.verify:
+        if args.question or args.eval:
+            raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
+        return
+    if args.eval:
+        if args.question:
+            raise UsageError("--eval 从文件读问题，不要同时给出问题")
+        return
+    if args.question is None or not args.question.strip():
+        raise UsageError(f"请给出要问的问题，例如：{args.prog} \"家用 NAS 怎么选\"")
+
+
+# 模型名里不能有的：控制字符、格式字符（双向控制符、零宽字符）、行分隔符和段分隔符（U+2028、U+2029：按 Unicode
+# 分行的程序会把它当换行）、代理码位、私用区
+NAME_PROBLEM_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+MAX_NAME = 200
+
+
+def clean_name(value: str, where: str) -> str:
+    """模型名（回答的、评判的）：会出现在请求、说明和页面里，所以和别的输入一样检查——换行、控制字符、
+    双向控制符、读不懂的字节都不行（一个换行就能在说明里伪造出一行“✓ 引用核对通过”）。"""
+    name = value.strip()
+    if any(unicodedata.category(char) in NAME_PROBLEM_CATEGORIES for char in name):
+        raise UsageError(f"{where}的值里有换行、控制字符或读不懂的字节，请只写模型名（例如 qwen2.5:1.5b）")
+    if len(name) > MAX_NAME:
+        raise UsageError(f"{where}的值太长（{len(name)} 个字符），模型名最多 {MAX_NAME} 个字符")
+    return name
+
+
+def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str:
+    """模型服务的密钥（没设置时是空字符串：Ollama、本机的 llama.cpp 不要密钥）。OPENAI_API_KEY 故意不读：
+    它多半是给 OpenAI 的，不能悄悄发给 OLLAMA_URL 指向的别的服务。"""
+    key = environ.get(name, "").strip()
+    if key:
+        check_secret(key, name, MODEL_MIN_LENGTH, f"请检查 {name}（模型服务的 API Key）")
+    return key
+
+
+def secrets_to_mask(environ: Mapping[str, str]) -> list[str]:
+    """环境里的每个密钥：参数还没解析（不知道这次运行会发哪个）时的报错要遮这些。太短的值不遮。"""
+    model_keys = [environ.get(name, "").strip() for name in ("ANS_API_KEY", "ANS_JUDGE_API_KEY")]
+    return [metaso_search.maskable_key(environ), *(maskable(key, MODEL_MIN_LENGTH) for key in model_keys)]
+
+
+def model_url_from(environ: Mapping[str, str]) -> str:
+    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
+    没设置时是本机 Ollama 的默认地址。"""
+    value = environ.get("OLLAMA_URL", "").strip()
+    return normalize_url(value, "OLLAMA_URL", MODEL_URL_SUFFIXES) if value else DEFAULT_OLLAMA_URL
+
+
+def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
+    """--model，再是 ANS_MODEL，再是默认模型。"""
+    if (flag or "").strip():
+        return clean_name(flag or "", "--model ")
+    if environ.get("ANS_MODEL", "").strip():
+        return clean_name(environ["ANS_MODEL"], "ANS_MODEL ")
+    return DEFAULT_MODEL
+
+
+def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: Sequence[int] = (0, 1, 2)) -> Config:
+    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。
+    streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
+    check_flags(args)
+    question = clean_question(args.question) if not (args.verify or args.eval) else None
+    model = local_model.MODEL_NAME if args.local_model else model_from(environ, args.model)
+    if args.eval and not args.local_model:
+        models = [clean_name(m, "--models 里的模型名") for m in (args.models or model).split(",") if m.strip()]
+        if not models:
+            raise UsageError("--models 里没有模型名")
+    else:
+        models = [model]
+    model_url, judge_url = service_urls(args, environ)
+    metaso_base = metaso_search.DEFAULT_BASE
+    if not args.verify and not args.demo:
+        metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
+    judge = clean_name(args.judge, "--judge ") if args.judge else None
+    # 只读这次运行真的会发出去的密钥：没发的既不要求，也不拿来遮任何文字
+    sends = keys_sent(args, model_url, judge_url)
+    model_key = model_key_from(environ) if sends.model else ""
+    judge_key, judge_key_name = (model_key, "ANS_API_KEY") if judge_url == model_url else ("", "ANS_JUDGE_API_KEY")
+    if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
+        judge_key = model_key_from(environ, "ANS_JUDGE_API_KEY")
+    key = metaso_search.api_key(environ) if sends.metaso else ""
+    # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
+    outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
+    html = outputs.plan(args.html, "审阅页") if args.html else None
+    summary = outputs.plan(args.summary, "汇总") if args.summary else None
+    return Config(
+        question=question, eval=args.eval, verify=args.verify,
+        models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
+        size=args.size, read=args.read, max_chars=args.max_chars, cache_dir=default_directory(environ),
+        no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
+        cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
+        local_model=args.local_model, max_tokens=args.max_tokens or default_max_tokens(args.local_model),
+        timeout=args.timeout, started=time.monotonic(), context_window=args.context_window, stream=args.stream,
+        rule=args.rule, threshold=args.threshold, fix=args.fix,
+        fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
+        judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
+        model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
+        jobs=args.jobs or available_cores(), summary=summary, quiet=args.quiet, prog=args.prog)
+
+
+def default_max_tokens(bundled: bool) -> int:
+    """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
+    return local_model.BUNDLED_MAX_TOKENS if bundled else DEFAULT_MAX_TOKENS
+
+
+@dataclass(frozen=True)
+class KeysSent:
+    """这次运行会发出去哪几个密钥：秘塔的、回答模型的（ANS_API_KEY）、另一个评判服务的（ANS_JUDGE_API_KEY）。"""
+    metaso: bool
+    model: bool
+    judge: bool
+
+
+def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:
+    """(回答模型的地址, 评判模型的地址)。--verify 不加 --judge 时不找模型服务，OLLAMA_URL 不读；
+    --local-model 时也不读，地址是空的，等本机模型服务启动后才知道（没给 --judge-url 的评判模型也用它）。"""
+    if args.local_model:
+        model_url = ""
+    else:
+        model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
+    judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES) if args.judge_url else model_url
+    return model_url, judge_url
+
+
+def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysSent:
+    """哪几个密钥会发出去——build_config 只读这几个，报错和每种输出也只遮这几个（sent_secrets）。"""
+    judge = bool((args.judge or "").strip())
+    return KeysSent(metaso=not args.verify and not args.demo,
+                    model=not args.local_model and (not args.verify or (judge and judge_url == model_url)),
+                    judge=judge and judge_url != model_url)
+
+
+def sent_secrets(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str]:
+    """参数解析好、配置还没检查时就要遮的密钥：这次运行会发出去的那几个（和 Config.secrets 一样），
+    这样配置出错时的说明和之后的每种输出遮的一样。地址本身写错了（运行到此为止），就全部遮上。"""
+    try:
+        sends = keys_sent(args, *service_urls(args, environ))
+    except UsageError:
+        return secrets_to_mask(environ)
+    model_key = environ.get("ANS_API_KEY", "").strip()
+    judge_key = environ.get("ANS_JUDGE_API_KEY", "").strip()
+    keys = [metaso_search.maskable_key(environ) if sends.metaso else "",
+            maskable(model_key, MODEL_MIN_LENGTH) if sends.model else "",
+            maskable(judge_key, MODEL_MIN_LENGTH) if sends.judge else ""]
+    return [key for key in keys if key]
+
+
+def available_cores() -> int:
+    """这个进程能用的核数（容器、taskset 限制过的也算对）。"""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

@@ -1,0 +1,171 @@
+"""写到终端（或管道）之前的两道关：遮掉密钥、去掉终端控制序列。
+
+网页标题、链接、正文和模型输出里可能带 ANSI 转义、OSC 8 链接、回车、双向文本控制符，
+直接打印会改颜色、伪造链接、覆盖已经显示的内容。SafeWriter 按片段接收文字（流式输出时
+一个转义序列或一个密钥可能被切在两个片段之间），一律按状态机处理，不会漏过半截。
+JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 \\u001b），保持和收到的内容一致，
+但密钥照样遮掉。
+"""
+
+import errno
+import re
+from collections.abc import Iterable
+from typing import Protocol
+
+from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.network import os_error_text
+from sourced_answers.core.text import BIDI_CONTROLS, SURROGATE, held_prefix_length, mask
+
+ESC = "\x1b"
+# 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
+
+
+class TextStream(Protocol):
+    """能写文字的流（sys.stdout、io.StringIO……）。"""
+
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
+class Output(TextStream, Protocol):
+    """程序往下传的输出：写、冲刷，还能问是不是终端（决定要不要边生成边显示）。"""
+
+    def isatty(self) -> bool: ...
+
+
+class TerminalFilter:
+    """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。"""
+
+    def __init__(self) -> None:
+        self.state = "text"
+
+    def feed(self, text: str) -> str:
+        if self.state == "text" and not CONTROL.search(text):
+            return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
+        kept = []
+        for char in text:
+            code = ord(char)
+            state = self.state
+            if state == "text":
+                if char == ESC:
+                    self.state = "escape"
+                elif char == "\x9b":
+                    self.state = "csi"
+                elif char in ("\x9d", "\x90", "\x98", "\x9e", "\x9f"):
+                    self.state = "string"
+                elif char in "\n\t":
+                    kept.append(char)
+                elif code < 0x20 or 0x7f <= code < 0xa0 or char in BIDI_CONTROLS:
+                    continue
+                else:
+                    kept.append(char)
+            elif state == "escape":
+                if char == "[":
+                    self.state = "csi"
+                elif char in "]PX^_":
+                    self.state = "string"
+                elif 0x20 <= code < 0x30:
+                    self.state = "escape"  # 中间字节，后面还有一个结尾字节
+                else:
+                    self.state = "text"
+            elif state == "csi":
+                if 0x40 <= code <= 0x7e:
+                    self.state = "text"
+                elif not 0x20 <= code < 0x40:
+                    self.state = "text"  # 坏掉的序列：丢掉到这里为止
+            elif state == "string":
+                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止
+                if char == "\x07" or char == "\x9c":
+                    self.state = "text"
+                elif char == ESC:
+                    self.state = "string_escape"
+            elif state == "string_escape":
+                self.state = "text" if char == "\\" else "string"
+        return "".join(kept)
+
+
+class OutputClosed(AppError):
+    """标准输出被关掉了（比如接在 head 后面、head 已经退出）：像 Unix 工具一样安静地结束（退出码 130）。"""
+    exit_code = ExitCode.INTERRUPTED
+
+
+class OutputFailed(UsageError):
+    """标准输出写不进去（磁盘满之类，退出码 2）。"""
+
+
+class SafeWriter:
+    """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列；写不进去时变成本程序的错误。
+
+    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 finish
+    （flush 不放出它）。
+    读不懂的字节（终端编码不对时的“代理”字符）换成 �，免得编码时出错。quiet：写不进去时什么也不做
+    （给标准错误用：连报错的地方都没有了，只能安静）。
+    """
+
+    def __init__(self, stream: TextStream | None, secrets: Iterable[str] = (), terminal_safe: bool = True,
+                 name: str = "标准输出", quiet: bool = False) -> None:
+        self.stream = stream
+        self.secrets = [s for s in secrets if s]
+        self.filter = TerminalFilter() if terminal_safe else None
+        self.held = ""
+        self.name = name
+        self.quiet = quiet
+        self.closed = stream is None
+
+    def write(self, text: str) -> int:
+        # 先去掉控制序列、再遮密钥：密钥中间夹一个转义序列或双向控制符，去掉之后就是完整的密钥，要在这之后才找得到
+        if self.filter:
+            text = self.filter.feed(text)
+        text = mask(self.held + text, self.secrets)
+        keep = held_prefix_length(text, self.secrets)
+        self.held = text[len(text) - keep:] if keep else ""
+        text = text[:len(text) - keep] if keep else text
+        if text:
+            self._send(SURROGATE.sub("\ufffd", text))
+        return len(text)
+
+    def flush(self) -> None:
+        """把已经写出的冲刷出去。末尾可能是半个密钥的那一小段照样留着：流式输出每一小段都冲刷，
+        那一段放出去的话，密钥就被切成两半、各自躲过遮挡（finish 才放出它）。"""
+        self._send(None)
+
+    def finish(self) -> None:
+        """最后一次：留着的那一小段（已经确定不是密钥）也写出去，再冲刷。"""
+        if self.held:
+            held, self.held = self.held, ""
+            self._send(SURROGATE.sub("\ufffd", held))
+        self._send(None)
+
+    def _send(self, text: str | None) -> None:
+        """写一段（None 表示冲刷）。管道断了、流被关掉 → OutputClosed；别的系统错误 → OutputFailed。"""
+        if self.closed:
+            if self.quiet:
+                return
+            raise OutputClosed("")
+        try:
+            if self.stream is None:
+                raise ValueError("没有输出流")
+            if text is None:
+                self.stream.flush()
+            else:
+                self.stream.write(text)
+        except (BrokenPipeError, ValueError):  # ValueError：对已经关闭的文件读写
+            self.closed = True
+            if not self.quiet:
+                raise OutputClosed("") from None
+        except OSError as error:
+            self.closed = True
+            if self.quiet:
+                return
+            if error.errno == errno.EPIPE:
+                raise OutputClosed("") from None
+            raise OutputFailed(f"写不进{self.name}：{os_error_text(error)}") from None
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        try:
+            return bool(isatty and isatty())
+        except (ValueError, OSError):
+            return False

@@ -1,0 +1,25 @@
+"""密钥（秘塔的、模型服务的）用之前先看像不像密钥；输出里要遮掉哪些。说明里从不出现密钥本身。"""
+from sourced_answers.core.errors import ConfigError
+
+# 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
+METASO_MIN_LENGTH = 16
+# 模型服务的密钥由各家自己定（llama-server --api-key 可以随便写）：至少 8 个字符，短于此的遮不安全
+MODEL_MIN_LENGTH = 8
+
+
+def check_secret(key: str, name: str, minimum: int, how_to_fix: str) -> None:
+    """可打印的 ASCII、中间没有空白、不短于 minimum。不对时抛 ConfigError，点名变量，不显示密钥。"""
+    problem = None
+    if any(char.isspace() for char in key):
+        problem = "中间有空格或换行（复制时多带了字符？）"
+    elif not all(33 <= ord(char) < 127 for char in key):
+        problem = "含有不是可打印 ASCII 的字符（全角字符、不可见字符或乱码）"
+    elif len(key) < minimum:
+        problem = f"太短（{len(key)} 个字符，至少要 {minimum} 个字符）"
+    if problem:
+        raise ConfigError(f"{name} 的格式不对：{problem}。{how_to_fix}")
+
+
+def maskable(key: str, minimum: int) -> str:
+    """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字；真要用它时会被 check_secret 拒绝）。"""
+    return key if len(key) >= minimum else ""

@@ -1,0 +1,350 @@
+"""OpenAI 兼容的模型服务（Ollama、llama.cpp server 等）的客户端：chat、ModelError。
+
+只用 /v1/chat/completions。reasoning / reasoning_content 字段不会进入回答；
+回答里的 <think>…</think> 由 thinking.py 去掉。
+"""
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.network import network_reason
+from sourced_answers.core.retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
+
+if TYPE_CHECKING:
+    import requests
+
+Message = dict[str, str]
+
+DEFAULT_MAX_TOKENS = 1024
+
+
+class ModelError(ServiceError):
+    """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
+
+    def __init__(self, message: str, partial: str = "", transient: bool = False) -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.transient = transient  # True：连不上、限流、服务器临时出错，可以重试
+
+
+class ModelUnreachable(ModelError):
+    """连不上模型服务：之后的请求也不会成功。"""
+
+
+@dataclass
+class ChatResult:
+    text: str
+    finish_reason: str | None
+    completion_tokens: int | None  # 服务报告的生成 token 数；没报告时为 None
+    seconds: float  # 从发出请求到收完回答
+    first_text_seconds: float | None = None  # 流式时，从发出请求到收到第一段回答
+    pieces: int = 0  # 流式时收到的片段数（每段大约一个 token）
+    # 服务报告的、实际回答的模型（回答里的 model 字段；没报告时为 None）。llama.cpp 这类服务不管请求哪个名字，
+    # 都用它加载的那一个模型回答：两个名字可能是同一个模型
+    served_model: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """回答达到 max_tokens 的上限被截断了（finish_reason 是 length）。"""
+        return self.finish_reason == "length"
+
+    @property
+    def generated_tokens(self) -> int | None:
+        return self.completion_tokens if self.completion_tokens else self.pieces or None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        """生成速度：不算读提示词的时间（流式时从第一段回答算起）。"""
+        tokens = self.generated_tokens
+        started = self.first_text_seconds or 0.0
+        if not tokens or self.seconds - started < MIN_GENERATION_SECONDS:
+            return None  # 整个回答一段就到了：量不出速度（除出来会是几万 token/秒）
+        return tokens / (self.seconds - started)
+
+
+class Reply(NamedTuple):
+    """从响应里读出的东西：回答、结束原因、生成的 token 数、服务报告的模型名。"""
+    text: str
+    finish_reason: str | None
+    completion_tokens: int | None
+    served_model: str | None
+
+
+def chat_url(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    if base.endswith("/v1"):
+        base = base[:-3]
+    return f"{base}/v1/chat/completions"
+
+
+def model_error_message(body_text: str) -> str:
+    """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
+    try:
+        data = json_value(body_text)
+    except (ValueError, RecursionError):
+        return excerpt(body_text, 200)
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("detail") or body_text
+        return excerpt(str(error), 200)
+    return excerpt(body_text, 200)
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
+    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
+    value: str = ""
+    name: str = "ANS_API_KEY"
+    run_secrets: tuple[str, ...] = ()
+
+    @property
+    def masked(self) -> list[str]:
+        return [self.value, *self.run_secrets]
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
+
+
+NO_KEY = ApiKey()
+
+
+def key_error(status: int, message: str, url: str, key: ApiKey) -> ModelError:
+    """401/403：密钥不对，或者服务要密钥而我们没给。"""
+    if key.value:
+        return ModelError(f"模型服务 {url} 拒绝了密钥（HTTP {status}：{message}）。请检查 {key.name}")
+    return ModelError(f"模型服务 {url} 需要密钥（HTTP {status}：{message}）。请把它的 API Key 放进环境变量 "
+                      f"{key.name}：export {key.name}=你的密钥")
+
+
+def http_model_error(status: int, message: str, model: str, url: str, key: ApiKey = NO_KEY) -> ModelError:
+    if status in (401, 403):
+        return key_error(status, message, url, key)
+    error = classify_http_error(status, message, model, url)
+    error.transient = status == 429 or status >= 500
+    return error
+
+
+def classify_http_error(status: int, message: str, model: str, url: str) -> ModelError:
+    if status == 404 and "not found" in message and "model" in message:
+        return ModelError(f"模型服务里没有模型 {model}（{message}）。请先运行：ollama pull {model}"
+                          f"，或用 --model / ANS_MODEL 换一个已经下载的模型")
+    if status == 404:
+        return ModelError(f"模型服务 {url} 返回 HTTP 404（{message}）。请检查 OLLAMA_URL 是否指向 OpenAI 兼容的服务")
+    return ModelError(f"模型服务返回 HTTP {status}：{message}")
+
+
+def chat(messages: list[Message], model: str, base_url: str, stream: bool,
+         on_text: Callable[[str], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600,
+         deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None,
+         key: ApiKey = NO_KEY) -> ChatResult:
+    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。
+
+    发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
+    limit = deadline or Deadline()
+    url = chat_url(base_url)
+    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
+            "max_tokens": max_tokens, "reasoning_effort": "none"}
+    if stream:
+        body["stream_options"] = {"include_usage": True}  # 让服务在流的最后报告 token 数
+    started = time.monotonic()
+    first: list[float] = []
+    pieces = [0]
+
+    def received(piece: str) -> None:
+        if not first:
+            first.append(time.monotonic() - started)
+        pieces[0] += 1
+        if on_text:
+            on_text(piece)
+
+    try:
+        response = with_retries(lambda: start_chat(url, body, model, timeout, limit, key), limit, on_retry)
+    except DeadlineExceeded as error:
+        raise ModelError(f"等模型服务时{error}") from None
+    if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
+        try:
+            reply = read_stream(response, received)
+        except ModelError as error:
+            left = limit.remaining()
+            if left is not None and left <= 0:  # 读到一半是总时限先到了：说时限，不说“断开了”
+                raise ModelError(f"等模型服务 {url} 时超过了总时限 {limit.seconds:g} 秒（--timeout）",
+                                 error.partial) from None
+            raise
+        # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
+        return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
+                          time.monotonic() - started, first[0] if first else None, pieces[0],
+                          served_name(reply.served_model, key))
+    reply = read_whole(response)
+    if on_text:
+        on_text(reply.text)
+    return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
+                      time.monotonic() - started, served_model=served_name(reply.served_model, key))
+
+
+def served_name(value: str | None, key: ApiKey) -> str | None:
+    """服务报告的模型名：遮掉密钥、变成一行（换行、控制字符不能在说明里伪造出一行）、截短（它会出现在表格和日志里）。
+    不是字符串的（数字、对象）当作没有报告。"""
+    if not isinstance(value, str):
+        return None
+    name = truncate(one_line(mask(value, key.masked)), 200).replace("|", "｜")  # 竖线会把表格多分出一栏
+    return name or None
+
+
+def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadline: Deadline,
+               key: ApiKey = NO_KEY) -> "requests.Response":
+    """发出请求，返回状态正常的响应；出错时抛 ModelError（暂时性的带 transient）。"""
+    response = post_chat(url, body, timeout, deadline, key)
+    if response.status_code == 400 and "does not support thinking" in response.text:
+        # Ollama 对不会“思考”的模型可能拒绝 reasoning_effort：去掉这个字段再试一次
+        del body["reasoning_effort"]
+        response = post_chat(url, body, timeout, deadline, key)
+    if response.status_code >= 400:
+        raise http_model_error(response.status_code, model_error_message(response.text), model, url, key)
+    return response
+
+
+def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline,
+              key: ApiKey = NO_KEY) -> "requests.Response":
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    limits = deadline.timeout(10, timeout)
+    try:
+        return requests.post(url, json=body, stream=body["stream"], timeout=limits, headers=key.headers())
+    except requests.Timeout:
+        if limits[1] < timeout:  # 是总时限先到了
+            raise ModelError(f"等模型服务 {url} 时超过了总时限 {deadline.seconds:g} 秒（--timeout）") from None
+        raise ModelError(f"模型服务 {url} 在 {timeout:g} 秒内没有回答") from None
+    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
+        raise ModelError(f"模型服务 {url} 的回答中途断开了，回答不完整", transient=True) from None
+    except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema,
+            requests.exceptions.InvalidHeader):
+        # 地址本身不对之类的客户端错误：再试也不会成功，立刻报告
+        raise ModelError(f"模型服务地址 {url} 不能用：地址的格式不对，请检查 OLLAMA_URL") from None
+    except requests.ConnectionError as error:
+        reason = network_reason(error)
+        if reason == "回答中途断开":
+            raise ModelError(f"模型服务 {url} 没有回答完就断开了连接", transient=True) from None
+        raise ModelUnreachable(f"连不上模型服务 {url}（{reason}）。请先启动它：ollama serve"
+                               f"（或把 OLLAMA_URL 设成你的 OpenAI 兼容服务地址）", transient=True) from None
+    except requests.RequestException as error:
+        raise ModelError(f"请求模型服务 {url} 失败：{network_reason(error)}") from None
+
+
+def message_text(content: object) -> str:
+    """回答的 content：文字，或 OpenAI 的“内容片段”列表（[{"type": "text", "text": …}]，只取文字片段）。
+    没有内容时是空字符串；别的样子（数字、对象）不是回答。"""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+        return "".join(texts)
+    raise ValueError("content 不是文字")
+
+
+# 一次回答不可能生成这么多 token：超过的当作没报告
+MAX_REPORTED_TOKENS = 10_000_000
+# 从第一段回答到结束不到这么久（整个回答一段就发完了）时，量不出生成速度
+MIN_GENERATION_SECONDS = 0.05
+
+
+def token_count(value: object) -> int | None:
+    """服务报告的 token 数：只认合理范围里的非负整数（有的服务在这里放字符串、小数，或者大得离谱的数）。"""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPORTED_TOKENS:
+        return value
+    return None
+
+
+def first_choice(data: object) -> dict[str, Any] | None:
+    """{"choices": [第一个, …]} 里的第一个；样子不对时为 None。"""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return None
+
+
+def model_name(data: object) -> str | None:
+    """响应（或流里的一段）里的 model 字段：服务说是哪个模型回答的。"""
+    value = data.get("model") if isinstance(data, dict) else None
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def read_whole(response: "requests.Response") -> Reply:
+    import requests
+    response.encoding = "utf-8"
+    try:
+        response.content  # noqa: B018  先把回答读完：半路断开时在这里就知道
+    except requests.RequestException:
+        raise ModelError("模型服务的回答中途断开了，回答不完整", transient=False) from None
+    try:
+        data = json_value(response.text)
+        choice = first_choice(data)
+        message = choice.get("message") if choice else None
+        if not isinstance(message, dict):
+            raise ValueError("没有 message")
+        text = message_text(message.get("content"))
+    except (ValueError, RecursionError):
+        raise ModelError(f"模型服务的回答格式不对：{excerpt(response.text, 200)}") from None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    finish = choice.get("finish_reason") if choice else None
+    return Reply(text, finish if isinstance(finish, str) else None, token_count(usage.get("completion_tokens")),
+                 model_name(data))
+
+
+def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -> Reply:
+    """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
+    import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    pieces: list[str] = []
+    finish = None
+    tokens = None
+    served = None
+    done = False
+    try:
+        for raw in response.iter_lines():
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                done = True
+                break
+            try:
+                event = json_value(payload)
+            except (ValueError, RecursionError):
+                raise ModelError("模型服务的流式回答里有无法解析的数据", "".join(pieces)) from None
+            if not isinstance(event, dict):
+                continue
+            served = served or model_name(event)
+            if event.get("error"):
+                message = model_error_message(payload)
+                raise ModelError(f"模型服务在回答中途报错：{message}", "".join(pieces))
+            if isinstance(event.get("usage"), dict):
+                tokens = token_count(event["usage"].get("completion_tokens")) or tokens
+            choice = first_choice(event)
+            if choice is None:
+                continue
+            delta = choice.get("delta")
+            try:
+                piece = message_text(delta.get("content")) if isinstance(delta, dict) else ""
+            except ValueError:
+                raise ModelError("模型服务的流式回答里有不是文字的内容", "".join(pieces)) from None
+            if piece:
+                pieces.append(piece)
+                on_text(piece)
+            if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
+                finish = choice["finish_reason"]
+    except requests.RequestException as error:
+        reason = network_reason(error)
+        detail = "" if reason in ("回答中途断开", "网络出错") else f"（{reason}）"
+        raise ModelError(f"模型服务的流式回答中途断开了，回答不完整{detail}", "".join(pieces)) from None
+    if not done and finish is None:
+        raise ModelError("模型服务的流式回答中途断开了，回答不完整", "".join(pieces))
+    return Reply("".join(pieces), finish, tokens, served)

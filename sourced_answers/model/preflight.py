@@ -1,0 +1,183 @@
+"""付费之前先检查：地址写得对不对、模型服务在不在、模型下载了没有。
+
+每次搜索和读取都花秘塔的积分；模型服务没启动、模型没下载、地址写错这类错误要在第一次请求秘塔之前发现。
+  · 地址：http 或 https，主机名有效；“host:port”没写协议时当作 http://host:port（和 Ollama 的 OLLAMA_HOST 一样）；
+  · 模型：GET /v1/models（Ollama、llama.cpp server、vLLM、LM Studio 都有）。连不上 → 和对话时一样的“ollama serve”错误；
+    列表里没有这个模型、而服务是 Ollama（/api/version 有回答）→ “ollama pull 名字”错误。
+    llama.cpp 的服务只列出模型文件、接受任何名字：不是 Ollama 时只检查服务在不在。
+    这个接口报错或者返回的样子不认识，不算失败，照常往下走。
+"""
+import ipaddress
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sourced_answers.core.errors import ConfigError
+from sourced_answers.core.retrying import Deadline, DeadlineExceeded
+from sourced_answers.core.settings import Config
+from sourced_answers.core.text import json_value
+from sourced_answers.model.model_client import (
+    NO_KEY,
+    ApiKey,
+    ModelError,
+    ModelUnreachable,
+    chat_url,
+    key_error,
+    model_error_message,
+)
+
+TIMEOUT = 3
+
+
+def ollama_name(name: str) -> str:
+    """Ollama 解析模型名的方式：没写标签就是 :latest。"""
+    return name if ":" in name.rsplit("/", 1)[-1] else name + ":latest"
+
+
+def listed_models(data: object) -> set[str] | None:
+    """/v1/models 的回答里的模型名；样子不认识时返回 None。"""
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        return None
+    return {item["id"] for item in data["data"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
+
+
+def server_root(base_url: str) -> str:
+    """模型服务的根地址：去掉 /v1 和 /v1/chat/completions。"""
+    return chat_url(base_url).rsplit("/v1/", 1)[0]
+
+
+@dataclass
+class ModelList:
+    """GET /v1/models 的结果。reachable：连上了；status：HTTP 状态（没回答时为 None）；answered：回答了 200；
+    models：列出的模型名（样子不认识时为 None）；accepts_any：llama.cpp 的服务只列出模型文件、接受任何名字。"""
+    reachable: bool
+    status: int | None = None
+    models: set[str] | None = None
+    accepts_any: bool = False
+    message: str = ""
+
+    @property
+    def answered(self) -> bool:
+        return self.status == 200
+
+
+def probe_models(base_url: str, timeout: float = TIMEOUT, key: ApiKey = NO_KEY) -> ModelList:
+    """问模型服务有哪些模型（Ollama、llama.cpp server、vLLM、LM Studio、网关和云端服务都有 /v1/models）。
+    这是唯一的探测方式；有密钥时带上密钥（llama.cpp 的 --api-key 连这个接口也要密钥）。"""
+    import requests
+    try:
+        response = requests.get(server_root(base_url) + "/v1/models", timeout=timeout, headers=key.headers())
+    except requests.ConnectionError:
+        return ModelList(reachable=False)
+    except requests.RequestException:
+        return ModelList(reachable=True)  # 超时之类：不确定，交给真正的请求去判断
+    if response.status_code != 200:
+        return ModelList(reachable=True, status=response.status_code, message=model_error_message(response.text))
+    try:
+        data = json_value(response.text)
+    except (ValueError, RecursionError, requests.RequestException):
+        return ModelList(reachable=True, status=200)
+    return ModelList(reachable=True, status=200, models=listed_models(data), accepts_any=is_llama_cpp(data))
+
+
+def is_llama_cpp(data: object) -> bool:
+    """llama.cpp 的模型列表：多一个 models 字段，或者 owned_by 是 llamacpp。它接受任何模型名。"""
+    if not isinstance(data, dict):
+        return False
+    items = data.get("data")
+    if not isinstance(items, list):
+        items = []
+    return "models" in data or any(isinstance(item, dict) and item.get("owned_by") == "llamacpp" for item in items)
+
+
+def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT,
+                 key: ApiKey = NO_KEY, setting: str = "OLLAMA_URL") -> None:
+    """付费之前确认模型服务在、密钥对、是 OpenAI 兼容的服务、模型都在。连不上抛 ModelUnreachable；
+    密钥被拒、确定缺模型抛 ModelError；/v1/models 不存在（404）或者回答的不是模型列表，说明地址不对（ConfigError，
+    点名 setting）。服务自己出错（5xx）、超时照常往下走：交给真正的请求去判断。"""
+    found = probe_models(base_url, timeout, key)
+    if not found.reachable:
+        raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
+                               f"请先启动它：ollama serve（或把 {setting} 设成你的 OpenAI 兼容服务地址）")
+    if found.status in (401, 403):
+        raise key_error(found.status, found.message, base_url, key)
+    if found.status in (404, 405) or (found.answered and found.models is None):
+        what = f"回答 HTTP {found.status}" if found.status != 200 else "回答的不是模型列表"
+        raise ConfigError(f"{setting}（{base_url}）不像 OpenAI 兼容的模型服务：GET /v1/models {what}。"
+                          f"请写服务的根地址，例如 Ollama 是 http://127.0.0.1:11434（不要带 /api 之类的路径）")
+    listed = found.models
+    if listed is None or found.accepts_any:
+        return
+    missing = [m for m in models if m not in listed and ollama_name(m) not in {ollama_name(x) for x in listed}]
+    if not missing:
+        return
+    names = "、".join(missing)
+    known = "、".join(sorted(listed)[:20]) or "无"
+    if is_ollama(server_root(base_url), timeout):
+        pulls = "；".join(f"ollama pull {m}" for m in missing)
+        raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
+    raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
+                     f"请用 --model 或 ANS_MODEL 换一个它有的模型")
+
+
+def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:
+    import requests
+    try:
+        response = requests.get(root + "/api/version", timeout=timeout)
+        data = json_value(response.text) if response.status_code == 200 else None
+        return isinstance(data, dict) and "version" in data
+    except (requests.RequestException, ValueError, RecursionError):
+        return False
+
+
+LOCAL_SUFFIXES = (".local", ".lan", ".home", ".internal", ".localdomain")
+
+
+def is_local(url: str) -> bool:
+    """地址是不是本机或局域网：回环、私有网段、链路本地的 IP；localhost；不带点的主机名和 .local、.lan 这类局域网名字。
+    不做域名解析（别的主机名一律当作外面的服务）。"""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith(LOCAL_SUFFIXES)
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def remote_notices(config: Config) -> list[str]:
+    """模型服务不在本机或局域网时要说一次的话：问题和资料原文会发到那里。"""
+    urls = [] if config.verify else [config.model_url]
+    if config.judge:
+        urls.append(config.judge_url)
+    hosts = dict.fromkeys(urlsplit(url).hostname or url for url in urls if not is_local(url))
+    return [f"注意：模型服务 {host} 不在本机或局域网，问题和资料原文会发送到那里" for host in hosts]
+
+
+def probe_timeout(deadline: Deadline) -> float:
+    """预检每个请求的超时：平常 3 秒，--timeout 剩下的时间更短时按剩下的（预检用的时间也算在 --timeout 里）。"""
+    try:
+        return deadline.timeout(TIMEOUT, TIMEOUT)[1]
+    except DeadlineExceeded as error:
+        raise ModelError(str(error)) from None
+
+
+def model_key(config: Config) -> ApiKey:
+    return ApiKey(config.model_key, "ANS_API_KEY", tuple(config.secrets))
+
+
+def judge_key(config: Config) -> ApiKey:
+    return ApiKey(config.judge_key, config.judge_key_name, tuple(config.secrets))
+
+
+def check_before_paying(config: Config, models: list[str], deadline: Deadline) -> None:
+    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在 Config 里已经检查过。
+    deadline：这次运行的总时限（预检的时间也算在里面）。"""
+    check_models(config.model_url, models, timeout=probe_timeout(deadline), key=model_key(config))
+    check_judge(config, deadline)
+
+
+def check_judge(config: Config, deadline: Deadline) -> None:
+    """用了 --judge 时：评判模型的服务在、密钥对、是 OpenAI 兼容的服务、模型在。"""
+    if config.judge:
+        setting = "--judge-url" if config.judge_url != config.model_url else "OLLAMA_URL"
+        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(deadline),
+                     key=judge_key(config), setting=setting)

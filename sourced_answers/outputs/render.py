@@ -1,0 +1,106 @@
+"""文字输出：来源列表、修正了什么、评判模型的汇总、核对结论。只拼字符串，打印由调用方做。"""
+from collections import Counter
+from collections.abc import Sequence
+
+from sourced_answers.checker import PROBLEM_KINDS, Problem, Report, Source, citations_in, without_citations
+from sourced_answers.core.text import format_citations, quote
+from sourced_answers.steps.check_steps import Checked
+from sourced_answers.steps.judge import JudgeCall
+from sourced_answers.steps.repair import Repair
+
+# 文字输出最多列这么多个问题（一个打转的回答能有几十上百个）；--json 和 --html 里是全部
+PROBLEM_LIST_LIMIT = 10
+# “所引资料里最接近的一句”最多占这么多列
+EVIDENCE_WIDTH = 100
+# “已修正”里引用的句子最多占这么多列
+REPAIR_WIDTH = 40
+
+
+def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
+    lines = ["来源："]
+    unused_numbers = set(unused)
+    for number, source in enumerate(sources, 1):
+        mark = "（未被引用）" if number in unused_numbers else ""
+        lines.append(f"[{number}] {source.title} {source.link}".strip() + mark)
+    return lines
+
+
+def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
+    """核对结论。每个问题一行（引用的句子已经是一行），带段落号；最多列 limit 个，其余的按种类说个数。"""
+    if report.passed:
+        return ["✓ 引用核对通过"]
+    problems = report.problems
+    lines = ["⚠ 引用核对没通过，请人工核对："]
+    for problem in problems[:limit]:
+        score = f"（支持分 {problem.score:.2f}）" if problem.score is not None else ""
+        lines.append(f"  {problem.located()}{score}")
+        if problem.evidence:
+            lines.append(f"    所引资料里最接近的一句：{quote(problem.evidence, EVIDENCE_WIDTH)}")
+    if len(problems) > limit:
+        lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
+                     "--json 或 --html 看全部")
+    if fixable:
+        lines.append(f"可以加 --fix 自动修正其中 {fixable} 处引用（只改引用标记，不改一个字的正文）")
+    return lines
+
+
+def kind_counts(problems: Sequence[Problem]) -> str:
+    """“对不上 40、没有引用 3”：按 PROBLEM_KINDS 的顺序，不认识的种类用它本来的名字。"""
+    counts = Counter(problem.kind for problem in problems)
+    order = [kind for kind in PROBLEM_KINDS if kind in counts] + [kind for kind in counts if kind not in PROBLEM_KINDS]
+    return "、".join(f"{PROBLEM_KINDS.get(kind, kind)} {counts[kind]}" for kind in order)
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def score_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def repair_lines(repairs: Sequence[Repair]) -> list[str]:
+    lines = ["已修正："]
+    for repair in repairs:
+        where = f"第 {repair.paragraph} 段：" if repair.paragraph else ""
+        before = repair.before or ""
+        after = repair.after or ""
+        if repair.kind == "recite":
+            old = format_citations(citations_in(before))
+            new = format_citations(citations_in(after))
+            lines.append(f"  {where}{old}→{new}“{quote(without_citations(before), REPAIR_WIDTH)}”"
+                         f"（重合度 {percent(repair.overlap_before)} → {percent(repair.overlap_after)}，"
+                         f"支持分 {score_text(repair.score_before)} → {score_text(repair.score_after)}）")
+        elif repair.kind == "add_citation":
+            new = format_citations(citations_in(after))
+            lines.append(f"  {where}补上 {new}“{quote(without_citations(before), REPAIR_WIDTH)}”"
+                         f"（重合度 {percent(repair.overlap_after)}，支持分 {score_text(repair.score_after)}）")
+        elif repair.kind == "rewrite":
+            lines.append(f"  {where}重写“{quote(before, REPAIR_WIDTH)}”→“{quote(after, REPAIR_WIDTH)}”")
+        else:
+            lines.append(f"  {where}删去“{quote(before, REPAIR_WIDTH)}”")
+    return lines
+
+
+def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> str:
+    said = [call.verdict for call in calls]
+    saved = f"；支持分有把握的 {skipped} 句没有问" if skipped else ""
+    return (f"评判模型：{model}（问了 {len(calls)} 句：支持 {said.count(True)}，不支持 {said.count(False)}，"
+            f"没有意见 {said.count(None)}{saved}）")
+
+
+def render_result(checked: Checked, answer_shown: bool = False) -> str:
+    """回答（流式时已经打印过）、来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、核对结论。"""
+    fix = checked.fix
+    parts = [] if answer_shown else [checked.answer]
+    if answer_shown and fix and fix.answer != fix.original:
+        parts.append("修正后的回答：\n" + checked.answer)
+    parts.append("\n".join(source_lines(checked.sources, checked.report.unused)))
+    if fix and fix.repairs:
+        parts.append("\n".join(repair_lines(fix.repairs)))
+    if checked.judged and checked.judged.error:
+        parts.append(f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}")
+    elif checked.judged:
+        parts.append(judge_summary(checked.judged.model, checked.judged.calls, checked.judged.skipped))
+    parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
+    return "\n\n".join(parts) + "\n"

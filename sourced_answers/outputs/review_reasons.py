@@ -1,0 +1,277 @@
+"""审阅页上每一句话旁边放什么：它被标出的原因（一个问题一块、紧跟在那一句下面）、支持分、证据（资料里最像的一句）。"""
+import html
+from collections.abc import Sequence
+from typing import Any, TypeGuard
+
+from sourced_answers.checker import (
+    PROBLEM_KINDS,
+    Claim,
+    Source,
+    SourceIndexes,
+    Span,
+    claim_words,
+    compare,
+    source_sentences,
+    support_model,
+    without_citations,
+)
+from sourced_answers.core.safe_output import CONTROL
+from sourced_answers.outputs.records import Record
+
+Problem = dict[str, Any]
+
+
+def escape(text: str | None) -> str:
+    """转义成 HTML；控制字符和双向控制符去掉（和终端输出一样：它们能让页面上显示的顺序和实际内容不一样）。"""
+    return html.escape(CONTROL.sub("", text or ""), quote=True)
+
+
+def one_line(text: str) -> str:
+    """转义，换行换成空格：原因插在回答中间，回答按空行分段，原因里不能有换行；
+    整段没有引用的说明里引着那一段的几行，那几行就在它上面，连成一行读就够了。"""
+    return escape(" ".join(text.split("\n")))
+
+
+def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[int]]:
+    """每个句子（在 claims 里的下标）标着哪几个问题（在 record["problems"] 里的下标）。
+    用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
+
+      · 引了不存在的资料：引了这个编号的每一句（同一组编号只算一次）；
+      · 说的是某一句的问题：同一段里文字和引用都相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
+        问题比句子少时，后面那几句跟着标最后一个；文字相同、引用不同的两句（一句引对了、一句引错了）分得开；
+      · 整段没有引用：这一段里依次出现在那段文字中的、没有引用的句子。"""
+    flags: dict[int, list[int]] = {}
+    same_text: dict[tuple[int, str, tuple[int, ...]], list[int]] = {}  # (段, 文字, 引用) → 句子
+    loose_text: dict[tuple[int, str], list[int]] = {}  # 引用对不上时退一步：只看文字
+    same_uncited: dict[tuple[int, str], list[int]] = {}  # 同上，只算没有引用的句子
+    uncited: dict[int, list[int]] = {}
+    by_citation: dict[int, list[int]] = {}
+    for index, (claim, _) in enumerate(claims):
+        text = without_citations(claim.text)
+        same_text.setdefault((claim.paragraph, text, cited_numbers(claim.citations)), []).append(index)
+        loose_text.setdefault((claim.paragraph, text), []).append(index)
+        if not claim.citations:
+            same_uncited.setdefault((claim.paragraph, text), []).append(index)
+            uncited.setdefault(claim.paragraph, []).append(index)
+        for number in set(claim.citations):
+            by_citation.setdefault(number, []).append(index)
+    problems = [(problem, problem_key(problem)) for problem in record.get("problems") or []]
+    totals: dict[tuple[str, int, str, tuple[int, ...]], int] = {}
+    for _, key in problems:
+        if key:
+            totals[key] = totals.get(key, 0) + 1
+    taken: dict[tuple[str, int, str, tuple[int, ...]], int] = {}  # (种类, 段, 文字, 引用) → 已经对上了几句
+    missing_seen: set[tuple[int, ...]] = set()
+    for problem_index, (problem, key) in enumerate(problems):
+        kind, paragraph = problem.get("kind"), problem.get("paragraph")
+        if kind == "missing_source":
+            numbers = tuple(sorted({n for n in problem.get("citations") or [] if isinstance(n, int)}))
+            if numbers not in missing_seen:
+                missing_seen.add(numbers)
+                for index in sorted({i for n in numbers for i in by_citation.get(n, [])}):
+                    flags.setdefault(index, []).append(problem_index)
+            continue
+        if key is None or not isinstance(paragraph, int):
+            continue
+        text = key[2]
+        if kind == "uncited_paragraph":
+            matching = same_uncited.get((paragraph, text), [])
+        else:
+            matching = same_text.get((paragraph, text, key[3])) or loose_text.get((paragraph, text), [])
+        if matching:
+            count = taken.get(key, 0)
+            taken[key] = count + 1
+            if count < len(matching):
+                rest = matching[count + 1:] if count + 1 == totals[key] else []  # 最后一个问题：剩下的句子也标它
+                for index in (matching[count], *rest):
+                    flags.setdefault(index, []).append(problem_index)
+            continue
+        if kind == "uncited_paragraph":  # 整段文字：没有引用的句子在里面依次出现，每句只在紧跟着的一小段里找
+            position = 0
+            for index in uncited.get(paragraph, []):
+                claim_text = without_citations(claims[index][0].text)
+                found = text.find(claim_text, position, position + len(claim_text) + NEARBY)
+                if found >= 0:
+                    flags.setdefault(index, []).append(problem_index)
+                    position = found + len(claim_text)
+    return flags
+
+
+NEARBY = 64  # 一段里相邻两句之间最多隔着这么多字（句末标点、空白）
+
+
+def cited_numbers(citations: object) -> tuple[int, ...]:
+    return tuple(sorted({n for n in citations if isinstance(n, int)})) if isinstance(citations, list) else ()
+
+
+def problem_key(problem: Problem) -> tuple[str, int, str, tuple[int, ...]] | None:
+    """说的是某一句（或某一段）的问题：(种类, 段, 去掉引用标记的文字, 引用的编号)；别的（引了不存在的资料）为 None。"""
+    paragraph, sentence = problem.get("paragraph"), problem.get("sentence")
+    if problem.get("kind") == "missing_source" or not isinstance(paragraph, int) or not isinstance(sentence, str) \
+            or not sentence:
+        return None
+    return str(problem.get("kind")), paragraph, without_citations(sentence), cited_numbers(problem.get("citations"))
+
+
+def place_reasons(problems: Sequence[Problem], flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:
+    """每个问题的原因只写一次：句子的问题写在它标出的第一句下面，整段没有引用写在那一段的最后一句下面
+    （一段有几行时不是每行一份）。返回 (句子下标 → 写在它下面的问题下标, 没有对上任何句子的问题下标)。"""
+    place: dict[int, int] = {}
+    for index, numbers in flags.items():
+        for number in numbers:
+            known = place.get(number)
+            whole_paragraph = problems[number].get("kind") == "uncited_paragraph"
+            if known is None or (index > known if whole_paragraph else index < known):
+                place[number] = index
+    under: dict[int, list[int]] = {}
+    unplaced = []
+    for number in range(len(problems)):
+        if number in place:
+            under.setdefault(place[number], []).append(number)
+        else:
+            unplaced.append(number)
+    return under, unplaced
+
+
+def with_block(gap: str, block: str) -> str:
+    """把原因（一个块）放进两句之间的文字 gap（已经是 HTML）：放在上一句的句末标点、引用之后，
+    换行之前；这个块本身就另起一行，所以它后面那个单独的换行不再要（空行是段落的分界，留着）。"""
+    if not block:
+        return gap
+    newline = gap.find("\n")
+    if newline < 0:
+        return gap + block
+    if gap.startswith("\n\n", newline):
+        return gap[:newline] + block + gap[newline:]
+    return gap[:newline] + block + gap[newline + 1:]
+
+
+def is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_source_number(value: object, count: int) -> TypeGuard[int]:
+    """记录里的一个资料编号：整数，1…count。"""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= count
+
+
+class Evidence:
+    """要在资料正文里高亮的句子：(资料编号, 句子) → 锚点 id。"""
+
+    def __init__(self, prefix: str, sources: Sequence[Record]) -> None:
+        self.prefix = prefix
+        self.sources = sources
+        self.anchors: dict[tuple[int, str], str] = {}
+        self.by_source: dict[int, list[tuple[str, str]]] = {}
+        self.sentences: dict[int, set[str]] = {}  # 每条资料正文里的句子（用到时才切，每条只切一次）
+
+    def anchor(self, source: int, sentence: str) -> str:
+        key = (source, sentence)
+        if key not in self.anchors:
+            self.anchors[key] = f"{self.prefix}ev-{len(self.anchors) + 1}"
+            self.by_source.setdefault(source, []).append((sentence, self.anchors[key]))
+        return self.anchors[key]
+
+    def find(self, numbers: Sequence[int], sentence: object) -> str | None:
+        """证据句在资料里高亮处的锚点。只认所引资料正文里的句子：核对时资料的标题也算一句，
+        可标题不是证据（编出来的句子常常只和标题沾边）。哪条的正文里都没有时为 None。"""
+        if not isinstance(sentence, str) or not sentence:
+            return None
+        for number in numbers:
+            source = self.sources[number - 1]
+            if number not in self.sentences:
+                self.sentences[number] = set(source_sentences(str(source.get("text") or "")))
+            if sentence in self.sentences[number] and sentence != str(source.get("title") or "").strip():
+                return self.anchor(number, sentence)
+        return None
+
+    def highlight(self, number: int, text: str) -> str:
+        """资料正文，转义后把要高亮的句子包进 <mark id=…>。"""
+        spots = []
+        for sentence, anchor in self.by_source.get(number, []):
+            start = text.find(sentence) if sentence else -1
+            if start >= 0:
+                spots.append((start, start + len(sentence), anchor))
+        pieces = []
+        position = 0
+        for start, end, anchor in sorted(spots):
+            if start < position:
+                continue
+            pieces.append(escape(text[position:start]))
+            pieces.append(f'<mark id="{anchor}">{escape(text[start:end])}</mark>')
+            position = end
+        pieces.append(escape(text[position:]))
+        return "".join(pieces)
+
+
+class Reasons:
+    """一个回答里每个问题的原因：种类的中文名、核对给出的说明、数字（每个只写一次）、证据、更合适的资料。"""
+
+    def __init__(self, record: Record, prefix: str, evidence: Evidence) -> None:
+        self.problems: list[Problem] = [p if isinstance(p, dict) else {} for p in record.get("problems") or []]
+        self.sources = record.get("sources") or []
+        self.prefix = prefix
+        self.evidence = evidence
+        self.indexes: SourceIndexes | None = None  # 要算更合适的资料时才建
+
+    def anchor(self, number: int) -> str:
+        return f"{self.prefix}why-{number}"
+
+    def block(self, numbers: Sequence[int], body: str | None, badge: float | None) -> str:
+        """写在一句下面的原因（numbers：问题的下标）。body：这句去掉引用后的文字；badge：句子旁边已经显示的支持分。"""
+        if not numbers:
+            return ""
+        cross = all(self.problems[n].get("kind") == "cross_language" for n in numbers)
+        reasons = "".join(self.reason(n, body, badge) for n in numbers)
+        return f'<div class="why{" cross" if cross else ""}">{reasons}</div>'
+
+    def reason(self, number: int, body: str | None, badge: float | None) -> str:
+        problem = self.problems[number]
+        kind = str(problem.get("kind") or "")
+        message = str(problem.get("message") or "") or "（没有说明）"
+        mark, css = ("？", "reason cross") if kind == "cross_language" else ("⚠", "reason")
+        # 新加的问题种类这里不用改：名字取自 PROBLEM_KINDS，不认识的种类也照样显示它的说明
+        line = f'<b class="kind">{mark} {escape(PROBLEM_KINDS.get(kind, "其他问题"))}</b>：{one_line(message)}'
+        overlap, score = problem.get("overlap"), problem.get("score")
+        figures = []
+        if is_number(overlap) and "重合度" not in message:  # 说明里已经写了重合度的，不再写一遍
+            figures.append(f"重合度 {overlap:.0%}")
+        if is_number(score) and (badge is None or f"{score:.2f}" != f"{badge:.2f}"):  # 句子旁边已经有了就不重复
+            figures.append(f"支持分 {score:.2f}")
+        if figures:
+            line += f"（{'，'.join(figures)}）"
+        cited = [n for n in problem.get("citations") or [] if is_source_number(n, len(self.sources))]
+        if is_number(overlap) and cited:  # 和所引资料比较过：给出证据，或者明说没有
+            target = self.evidence.find(cited, problem.get("evidence"))
+            if target:
+                line += f'<br>所引资料里最接近的一句：<a href="#{target}">{escape(problem["evidence"])}</a>'
+            else:
+                line += "<br>所引资料的正文里没有找到和这句话相近的一句"
+        better = problem.get("better_source")
+        if is_source_number(better, len(self.sources)):
+            sentence = body if body is not None else without_citations(str(problem.get("sentence") or ""))
+            line += (f'<br>可能更合适的资料：<a href="#{self.prefix}src-{better}">[{better}]</a>'
+                     f"（这句话和它的{self.figures_with(better, sentence)}）")
+        return f'<div class="{css}" id="{self.anchor(number)}">{line}</div>'
+
+    def figures_with(self, number: int, body: str) -> str:
+        """这句话和第 number 条资料的重合度、支持分：用核对时的同一套函数算（建议的资料自己的数字，不是所引资料的）。"""
+        if self.indexes is None:
+            self.indexes = SourceIndexes([Source.from_json(source) for source in self.sources])
+        support = compare(body, claim_words(body), self.indexes(number), number)
+        return f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
+
+
+def scores_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, float]:
+    """每个句子（在 claims 里的下标）的支持分，取自记录的 claims（同一段里一样的句子按出现的顺序对应）。"""
+    waiting: dict[tuple[object, str], list[float]] = {}
+    for checked in record.get("claims") or []:
+        if isinstance(checked, dict) and isinstance(checked.get("score"), int | float):
+            key = (checked.get("paragraph"), without_citations(str(checked.get("sentence") or "")))
+            waiting.setdefault(key, []).append(float(checked["score"]))
+    found: dict[int, float] = {}
+    for index, (claim, _) in enumerate(claims):
+        queue = waiting.get((claim.paragraph, without_citations(claim.text)))
+        if claim.citations and queue:
+            found[index] = queue.pop(0)
+    return found

@@ -1,0 +1,160 @@
+"""第 1 步：搜索秘塔，并发读取前几个网页的正文，挑出和问题相关的段落，得到编号的资料。
+
+读取失败的页面改用搜索摘要（并说明原因）；秘塔的结果经过本地缓存（见 metaso_cache.py）。
+"""
+import threading
+from collections.abc import Callable
+from types import TracebackType
+
+from sourced_answers.checker import Source
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.settings import Config
+from sourced_answers.core.text import has_chinese
+from sourced_answers.search import metaso_cache, metaso_search
+from sourced_answers.search.demo_pages import PAGE_SETS
+from sourced_answers.search.demo_service import DemoMetaso
+from sourced_answers.search.metaso_search import MetasoError
+from sourced_answers.search.passages import select_passages
+
+# 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
+READ_LIMIT = 200_000
+
+Log = Callable[[str], None]
+# 一个页面读取的结果：(文字, 失败原因或 None, 缓存里存了多少秒或 None)；失败时文字是摘要
+PageResult = tuple[str, str | None, float | None]
+SearchResult = dict[str, str]
+
+
+def read_one(result: SearchResult, question: str, max_chars: int, client: metaso_search.Client,
+             cache: metaso_cache.MetasoCache | None = None) -> PageResult:
+    """读一个网页并挑出相关段落。"""
+    try:
+        text, age = metaso_cache.read_page(cache, result["link"], READ_LIMIT, client)
+    except MetasoError as error:
+        return result["snippet"], str(error), None
+    return select_passages(text, question, max_chars), None, age
+
+
+def read_pages(results: list[SearchResult], question: str, max_chars: int, client: metaso_search.Client,
+               cache: metaso_cache.MetasoCache | None = None) -> list[PageResult]:
+    """并发读取。用守护线程：按下 Ctrl-C 时不必等还在进行的读取结束。"""
+    pages: list[PageResult] = [(r["snippet"], "没有读取", None) for r in results]
+
+    def work(index: int, result: SearchResult) -> None:
+        try:
+            pages[index] = read_one(result, question, max_chars, client, cache)
+        except Exception as error:  # noqa: BLE001  一个页面出任何问题都不影响其他页面
+            pages[index] = (result["snippet"], f"读取出错：{error}", None)
+
+    threads = [threading.Thread(target=work, args=(i, r), daemon=True) for i, r in enumerate(results)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return pages
+
+
+def gather(question: str, size: int, read_count: int, max_chars: int, client: metaso_search.Client, log: Log,
+           cache: metaso_cache.MetasoCache | None = None) -> list[Source]:
+    """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
+    log(f"搜索秘塔：{question}（{size} 条）")
+    response, age = metaso_cache.search(cache, question, size, client)
+    if age is not None:
+        log(f"  搜索：来自缓存（{metaso_cache.age_text(age)}）")
+    results = []
+    for item in metaso_search.search_results(response):
+        results.append({"title": str(item.get("title") or ""), "link": str(item.get("link") or ""),
+                        "date": str(item.get("date") or ""), "snippet": str(item.get("snippet") or "")})
+    results = results[:size]
+    if not results:
+        return []
+    to_read = [r for r in results[:read_count] if r["link"]]
+    pages: list[PageResult] = []
+    if to_read:
+        log(f"读取前 {len(to_read)} 个网页的正文…")
+        pages = read_pages(to_read, question, max_chars, client, cache)
+    sources = []
+    for index, result in enumerate(results):
+        text, read, page_age = result["snippet"], False, None
+        if index < len(pages):
+            text, failure, page_age = pages[index]
+            read = failure is None
+            if failure:
+                log(f"  读取 [{index + 1}] {result['link']} 失败，改用摘要：{failure}")
+            elif page_age is not None:
+                log(f"  读取 [{index + 1}]：来自缓存（{metaso_cache.age_text(page_age)}）")
+        cached = page_age is not None if index < len(pages) else age is not None
+        sources.append(Source(text=text[:max_chars], title=result["title"], link=result["link"],
+                              date=result["date"], read=read, cached=cached))
+    if pages and not any(failure is None for _, failure, _ in pages):
+        log("⚠ 所有网页的正文都没读到，只用搜索摘要回答")
+    return sources
+
+
+class NoResults(MetasoError):
+    """秘塔对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
+
+
+class MetasoSession:
+    """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
+
+    def __init__(self, config: Config, log: Log, deadline: Deadline) -> None:
+        self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面
+        self.fake_pages = ""
+        self.client: metaso_search.Client | None
+        self.cache: metaso_cache.MetasoCache | None = None
+        self.log = log
+        self.config = config
+
+        def on_retry(message: str) -> None:
+            log(f"  {message}")
+
+        self.on_retry = on_retry
+        self.deadline = deadline
+        if config.demo:
+            self.client = None  # 模拟服务等知道了问题（和它的语言）再启动
+        else:
+            self.client = metaso_search.Client(config.metaso_key, config.metaso_base, deadline, on_retry)
+            if not config.no_cache and config.cache_dir is None:
+                log("⚠ 找不到家目录，也没有设置绝对路径的 XDG_CACHE_HOME：这次不用缓存")
+            elif not config.no_cache and config.cache_dir is not None:
+                self.cache = metaso_cache.MetasoCache(
+                    config.cache_dir, search_ttl=config.cache_search_hours * 3600,
+                    page_ttl=config.cache_page_days * 86400, max_bytes=config.cache_max_mb * 1024 * 1024,
+                    read=not config.refresh, warn=log)
+
+    def __enter__(self) -> "MetasoSession":
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self.fake:
+            self.fake.close()
+        if self.cache:
+            self.cache.close()
+
+    def demo_client(self, question: str) -> metaso_search.Client:
+        """--demo：启动（或换成）问题的语言那一组页面的模拟服务。--demo-pages 没给时，中文问题用 nas，其他用 nas-en。"""
+        pages = self.config.demo_pages or ("nas" if has_chinese(question) else "nas-en")
+        if self.fake is None or self.fake_pages != pages:
+            if self.fake:
+                self.fake.close()
+            self.fake = DemoMetaso(PAGE_SETS[pages]).start()
+            self.fake_pages = pages
+            self.log(f"使用内置的模拟秘塔服务（--demo，页面 {pages}）：{self.fake.base_url}")
+        return metaso_search.Client(self.fake.key, self.fake.base_url, self.deadline, self.on_retry)
+
+    def gather(self, question: str) -> list[Source]:
+        """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
+        config = self.config
+        client = self.client if self.client is not None else self.demo_client(question)  # --demo 时没有 client
+        sources = gather(question, config.size, config.read, config.max_chars, client, self.log, self.cache)
+        if not sources:
+            raise NoResults("秘塔没有搜到结果", next_step="换个说法再试")
+        return sources
+
+    def report_savings(self) -> None:
+        """运行结束时说一句缓存省下了什么（什么都没省时不说）。"""
+        saved = self.cache.savings() if self.cache else None
+        if saved:
+            self.log(saved)

@@ -1,0 +1,146 @@
+"""第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看支持分拿不准的句子。
+还有第 2 步的收尾（answer_of）：模型的回复怎样变成要核对的回答。
+
+回答问题、--verify 和 --eval 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
+出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
+"""
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sourced_answers.checker import Report, Source, SourceIndexes, check_answer, without_thinking
+from sourced_answers.core.errors import ExitCode
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.settings import Config
+from sourced_answers.model.model_client import ChatResult, Message, ModelError, chat
+from sourced_answers.model.preflight import judge_key, model_key
+from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
+from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
+from sourced_answers.steps.repair import Repair, Rewriter, repairable
+from sourced_answers.steps.rewrite import fix_answer
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Fixed:
+    """--fix 的结果：修正前后的回答、改了什么、修正前的核对结果（--eval 比较修正前后）和修正用了几秒。"""
+    original: str
+    answer: str
+    repairs: list[Repair]
+    before: Report
+    seconds: float = 0.0
+
+
+@dataclass
+class Judged:
+    """--judge 的结果：评判模型的名字、地址、每一次询问、支持分有把握而没有问的句子数；
+    评判模型出错时 error 是说明（回答照样输出）。"""
+    model: str
+    url: str
+    calls: list[JudgeCall]
+    skipped: int = 0
+    error: str | None = None
+
+
+@dataclass
+class Checked:
+    """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。"""
+    answer: str
+    report: Report
+    fix: Fixed | None = None
+    fixable: int = 0
+    judged: Judged | None = None
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def step_error(self) -> str | None:
+        """可选的一步（评判）出错时的说明；回答照样输出，退出码是 3。"""
+        return self.judged.error if self.judged else None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.step_error:
+            return ExitCode.SERVICE
+        return ExitCode.PASSED if self.report.passed else ExitCode.FAILED
+
+
+def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrite: Rewriter | None = None,
+                  log: Log = lambda message: None, judge: JudgeAsk | None = None) -> Checked:
+    """核对；config.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
+    indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
+    rule = config.support_rule
+    report = check_answer(answer, sources, rule, indexes)
+    fix = None
+    fixable = 0
+    if config.fix:
+        rounds = config.fix_rounds if rewrite else 0
+        started = time.monotonic()
+        fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
+        fix = Fixed(answer, fixed, repairs, report, time.monotonic() - started)
+        answer, report = fixed, fixed_report
+    elif not report.passed:
+        fixable = repairable(answer, sources, rule, report, indexes)
+    judged = None
+    if judge and config.judge:
+        which = "每一个带引用的句子" if config.judge_all else "支持分拿不准的句子"
+        log(f"请评判模型 {config.judge} 看{which}…")
+        try:
+            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule,
+                                    config.context_window, config.token_rate)
+        except ModelError as error:
+            # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
+            judged = Judged(config.judge, config.judge_url, [], 0, str(error))
+        else:
+            report.problems = verdicts.problems
+            judged = Judged(config.judge, config.judge_url, verdicts.calls, verdicts.skipped)
+    return Checked(answer, report, fix, fixable, judged, list(sources))
+
+
+def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> str:
+    """第 2 步的收尾：去掉思考过程的回答。被长度上限截断时说一句（回答照样核对）；
+    什么也没有时是 ModelError（退出码 3：没有可用的结果）。"""
+    if result.truncated:
+        log(f"⚠ 回答达到长度上限（--max-tokens {max_tokens}）被截断了")
+    answer = without_thinking(result.text)
+    if not answer:
+        raise ModelError(f"模型 {model} 返回了空回答")
+    return answer
+
+
+def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:
+    """--judge 用的询问函数：messages → 回复文字。出错时的说明里带上评判模型的名字（退出码 3）。"""
+    model = config.judge
+    if not model:
+        return None
+
+    def ask(messages: list[Message]) -> str:
+        try:
+            result = chat(messages, model, config.judge_url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
+                          deadline=deadline, key=judge_key(config))
+        except ModelError as error:
+            raise ModelError(f"评判模型 {model}：{error}") from None
+        return result.text
+    return ask
+
+
+def rewriter(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline,
+             log: Log) -> Rewriter:
+    """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。
+    改写的提示词比回答时的还长（多了当前回答和问题清单）：放不下上下文窗口时资料缩短，说明只说一次。"""
+    noted: set[str] = set()
+
+    def ask(answer: str, report: Report) -> str:
+        request, note = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window,
+                                         config.token_rate)
+        if note and note not in noted:  # 同样的话只说一次
+            noted.add(note)
+            log(f"  {note}")
+        try:
+            result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,
+                          deadline=deadline, key=model_key(config))
+        except ModelError as error:
+            log(f"  修正时模型出错：{error}")
+            return ""
+        return without_thinking(result.text)
+    return ask

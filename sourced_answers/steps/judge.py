@@ -1,0 +1,169 @@
+"""第二意见（--judge 模型）：只问支持分拿不准的句子，由评判模型两个方向都能改结论。
+
+字面核对有上限：换了一个词、一个事实的句子字面几乎一样，换个说法讲同一件事又可能字面不像。支持分很高或很低的句子，
+在 CiteCheck 上几乎不会错，问了也是白花时间；支持分落在询问区间（support_model.json 的 judge_band，由
+bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
+  · 评判模型说“是”：撤掉这句的 weak_support（它就是来清除字面核对的误报的）；
+  · 说“否”：这句换成 judge_unsupported（原来的 weak_support 不重复列出）；
+  · 答非所问：结论不变。
+跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
+确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。--judge-all 问每一个带引用的句子，
+每一句都由评判模型决定。--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
+一字不差的句子（引用也一样）只问一次。
+
+回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
+Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式问：一条用户消息
+“Document: …\\nClaim: …”，不加我们的说明，它回答 Yes 或 No。
+
+这里只有纯逻辑和并发调度：真正发请求的函数由调用方传进来。
+"""
+import re
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sourced_answers.checker import (
+    DEFAULT_RULE,
+    ClaimCheck,
+    Problem,
+    Report,
+    Source,
+    SupportRule,
+    support_model,
+    without_citations,
+    without_thinking,
+)
+from sourced_answers.core.settings import DEFAULT_RATE, TokenRate
+from sourced_answers.core.text import format_citations, quote
+from sourced_answers.model.model_client import Message
+from sourced_answers.model.prompts import judge_messages
+
+# 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
+CONCURRENCY = 2
+# 评判不支持时，引用评判模型的回答最多占这么多列
+REPLY_WIDTH = 40
+# 问评判模型：messages → 回复文字（出错时抛异常，由调用方决定怎么报）
+JudgeAsk = Callable[[list[Message]], str]
+# 中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）
+YES = re.compile(r"^(?:(?:是|对|支持)(?!否)|(?:yes|y|true|supported)\b)", re.IGNORECASE)
+NO = re.compile(r"^(?:否|不|没有|(?:no|n|false|not|unsupported)\b)", re.IGNORECASE)
+# 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
+DECIDABLE = ("supported", "weak_support", "cross_language", "too_short")
+
+
+@dataclass
+class JudgeCall:
+    """问了评判模型一次：句子、引用的资料、原样的回复、解析出的意见（True 支持 / False 不支持 / None 没有意见）、
+    这句话的支持分（跨语言时为 None）。"""
+    paragraph: int
+    sentence: str
+    citations: list[int]
+    reply: str
+    verdict: bool | None
+    seconds: float
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Verdicts:
+    """评判之后的全部问题、每一次询问，以及支持分有把握、没有问的句子数。"""
+    problems: list[Problem]
+    calls: list[JudgeCall]
+    skipped: int
+
+
+def parse_verdict(reply: str | None) -> bool | None:
+    """“是。”“否”“Yes.”“**No**”“<think>…</think>是” → True / False；其余 → None（没有意见）。"""
+    text = without_thinking(reply or "")
+    text = re.sub(r"^[\s*_`\"'“”‘’「」【】\[\]()（）:：>-]+", "", text)
+    if NO.match(text):
+        return False
+    if YES.match(text):
+        return True
+    return None
+
+
+def asking_band(rule: SupportRule) -> tuple[float, float] | None:
+    """支持分在哪个区间里的句子要问。拟合出来的区间是围着默认切点的；--threshold 换了切点时整个区间跟着挪过去。
+    --rule tutorial 的结论不看支持分：返回 None，能判断的句子都问。"""
+    if rule.name == "tutorial":
+        return None
+    model = support_model()
+    shift = rule.limit(model) - model.cut
+    low, high = model.judge_band[0] + shift, model.judge_band[1] + shift
+    return max(0.0, low), high if high < 1.0 else 1.01  # 区间是左闭右开的：挪到 1 以上时连 1.0 也要包括
+
+
+def askable(check: ClaimCheck) -> bool:
+    """评判模型能改结论的句子：支持分或跨语言给的结论，确定的规则没有标出它，也不是短得没有内容。"""
+    return check.status in DECIDABLE and not check.certain and len(without_citations(check.sentence)) >= 4
+
+
+def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask_all: bool) -> bool:
+    """要不要问这句：跨语言的总问；支持分落在询问区间里的问；--judge-all 时能判断的都问。"""
+    if not askable(check):
+        return False
+    if ask_all or band is None or check.status == "cross_language":
+        return True
+    return check.status != "too_short" and check.score is not None and band[0] <= check.score < band[1]
+
+
+def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
+    """一字不差的句子、同样的引用，只问一次。"""
+    return without_citations(check.sentence), tuple(check.citations)
+
+
+def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
+                 rule: SupportRule = DEFAULT_RULE, window: int = 4096, rate: TokenRate = DEFAULT_RATE,
+                 concurrency: int = CONCURRENCY) -> Verdicts:
+    """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。
+    window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
+    band = asking_band(rule)
+    wanted = list({same_sentence(check): check for check in reversed(report.claims)
+                   if to_ask(check, band, ask_all)}.values())[::-1]
+    asked = {same_sentence(check) for check in wanted}
+    skipped = sum(askable(check) and check.status != "too_short" and same_sentence(check) not in asked
+                  for check in report.claims)
+
+    def one(check: ClaimCheck) -> JudgeCall:
+        source_text = "\n\n".join(sources[n - 1].text for n in check.citations)
+        started = time.monotonic()
+        reply = ask(judge_messages(model, without_citations(check.sentence), source_text, window, rate))
+        return JudgeCall(check.paragraph, check.sentence, check.citations, reply, parse_verdict(reply),
+                         round(time.monotonic() - started, 3), check.score)
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(one, check) for check in wanted]
+        try:
+            calls = [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()  # 评判模型出错了：还没开始的询问不再发
+            raise
+    return Verdicts(merged(report, calls), calls, skipped)
+
+
+def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
+    """评判模型有意见的句子（同样的句子在别的段落里也算）：它的意见取代支持分和跨语言的结论，确定的规则留着；
+    同时更新 report.claims 的状态。"""
+    said = {same_sentence(call): call for call in calls if call.verdict is not None}
+    decided: dict[tuple[int, str], JudgeCall] = {}
+    for check in report.claims:
+        call = said.get(same_sentence(check))
+        if call is not None and askable(check):
+            decided[(check.paragraph, check.sentence)] = call
+            check.status = "supported" if call.verdict else "judge_unsupported"
+    replaced = ("weak_support", "cross_language")
+    problems = [p for p in report.problems
+                if not (p.kind in replaced and (p.paragraph or 0, p.sentence or "") in decided)]
+    problems += [Problem("judge_unsupported",
+                         f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
+                         f"“{quote(sentence)}”（它的回答：{quote(call.reply, REPLY_WIDTH)}）",
+                         paragraph, sentence, list(call.citations), score=call.score)
+                 for (paragraph, sentence), call in decided.items() if call.verdict is False]
+    return problems

@@ -1,0 +1,356 @@
+"""修正没通过核对的回答（--fix）。
+
+两步：
+  1. 确定性修正（不调用模型）：只改引用标记，不改一个字的正文——
+     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；
+     · 引用了不存在的编号 → 改成能通过的资料（recite）；
+     · 没有引用的段落或列表项，每一句都有一条资料能通过 → 在句末补上引用（add_citation）。
+     没有任何资料能通过的句子原样保留、照样被标出；通过的句子一个字也不动；对修正结果再修正不会再变。
+  2. 请模型改写（只在回答问题时）：把资料、当前回答和剩下的每个问题交给模型，只改写或删去被标出的句子；
+     新回答问题更少、而且保留了之前每个通过的句子，才采用，否则保留上一版。
+
+这里只有纯逻辑：调用模型的函数由调用方传进来。
+"""
+import bisect
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sourced_answers.checker import (
+    MIN_MATERIAL,
+    Claim,
+    Located,
+    Locator,
+    Problem,
+    Report,
+    Source,
+    SourceIndexes,
+    Span,
+    SupportRule,
+    check_answer,
+    check_claim,
+    citations_in,
+    claim_words,
+    claims_in_line,
+    claims_with_positions,
+    material,
+    without_citations,
+)
+from sourced_answers.core.text import format_citations
+
+# 请模型改写：(当前回答, 它的 Report) → 改写后的回答（出错时为空字符串）
+Rewriter = Callable[[str, Report], str]
+
+
+# 修正比核对更严：核对只数内容词，“NAS 不需要任何备份，RAID 就够了”对一页讲 RAID 的资料有 75% 的内容词重合。
+# 替一句话选来源时还要求它的全部二元组（连“不需”“任何”这样的虚词也算）在资料最相关的几句里至少出现这么多，
+# 也就是这句话差不多是照着这条资料写的。这个值在 evaluate_fix.py 的调参一半上选出，另一半上报告。
+REPAIR_COVERAGE = 0.8
+
+
+@dataclass
+class Repair:
+    """改了什么。kind：recite（改引）、add_citation（补上引用）、rewrite（改写）、delete（删去）。"""
+    kind: str
+    paragraph: int | None
+    before: str | None
+    after: str | None
+    reason: str
+    overlap_before: float | None = None
+    overlap_after: float | None = None
+    score_before: float | None = None
+    score_after: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Edit:
+    """对原文的一处改动：把 [start, end) 换成 text。"""
+    start: int
+    end: int
+    text: str
+    repair: Repair
+
+
+# ---------- 哪条资料能让一句话完全通过 ----------
+
+@dataclass(frozen=True)
+class Fit:
+    """一句话引某几条资料时的支持分和重合度（所引的编号都不存在、或者句子和资料不是同一种语言时是 None）。"""
+    score: float | None
+    overlap: float | None
+
+
+class Sources:
+    """替句子找资料：用和核对同一个支持分（同一条 rule），每条资料的索引只建一次。"""
+
+    def __init__(self, sources: Sequence[Source], rule: SupportRule, coverage_needed: float = REPAIR_COVERAGE,
+                 indexes: SourceIndexes | None = None) -> None:
+        self.sources = sources
+        self.rule = rule
+        self.coverage_needed = coverage_needed
+        self.index_of = indexes or SourceIndexes(sources)
+
+    def passing(self, claim: Claim, numbers: Sequence[int]) -> Fit | None:
+        """claim 改引 numbers 时能否完全通过（支持分、数字、语言）而且差不多是照着资料写的；能时返回 Fit，否则 None。
+        太短的句子不判支持分，谁都“通过”，所以不替它们找来源。"""
+        if material(claim.body) < MIN_MATERIAL or not numbers:
+            return None
+        check, problem = check_claim(Claim(claim.paragraph, claim.text, claim.body, list(numbers)), self.sources,
+                                     self.index_of, self.rule)
+        if problem is not None:
+            return None
+        if max(self.coverage(claim, n) for n in numbers) < self.coverage_needed:
+            return None
+        return Fit(check.score, check.overlap)
+
+    def coverage(self, claim: Claim, number: int) -> float:
+        """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
+        key = ("coverage", claim.body, number)
+        if key not in self.index_of.memo:
+            tokens = claim_words(claim.body).all_distinct
+            hits = self.index_of(number).best_window(tokens)[0] if tokens else 0
+            self.index_of.memo[key] = hits / len(tokens) if tokens else 0.0
+        found: float = self.index_of.memo[key]
+        return found
+
+    def best(self, claim: Claim) -> tuple[int, Fit] | None:
+        """能让这句话完全通过的资料里支持分最高的一条：(编号, Fit)；没有时为 None。同样的句子只找一次。"""
+        key = ("best source", claim.body, self.rule, self.coverage_needed)
+        if key not in self.index_of.memo:
+            self.index_of.memo[key] = self.find_best(claim)
+        best: tuple[int, Fit] | None = self.index_of.memo[key]
+        return best
+
+    def find_best(self, claim: Claim) -> tuple[int, Fit] | None:
+        found: tuple[int, Fit] | None = None
+        for number in self.index_of.candidates(claim_words(claim.body).distinct):
+            fit = self.passing(claim, [number])
+            if fit is not None and (found is None or (fit.score or 0.0) > (found[1].score or 0.0)):
+                found = (number, fit)
+        return found
+
+    def fit(self, claim: Claim, numbers: Sequence[int]) -> Fit:
+        """句子引着这几条资料（不存在的编号不算）时的支持分和重合度。"""
+        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= len(self.sources)))
+        if not valid:
+            return Fit(None, None)
+        check, _ = check_claim(Claim(claim.paragraph, claim.text, claim.body, valid), self.sources, self.index_of,
+                               self.rule)
+        return Fit(check.score, check.overlap)
+
+
+# ---------- 确定性修正 ----------
+
+def problem_key(problem: Problem) -> tuple[Any, ...]:
+    if problem.kind == "missing_source":
+        return problem.kind, tuple(problem.citations or ())
+    return problem.kind, problem.paragraph, without_citations(problem.sentence)
+
+
+Flagged = set[tuple[int | None, str, tuple[int, ...]]]
+
+
+def claim_key(paragraph: int | None, sentence: str | None, citations: Sequence[int] | None) -> tuple[
+        int | None, str, tuple[int, ...]]:
+    """(段落, 正文, 引用的编号)：文字一样、引用不同的两句（一句引对了、一句引错了）是两句。"""
+    return paragraph, without_citations(sentence), tuple(sorted(set(citations or ())))
+
+
+def flagged_claims(report: Report) -> Flagged:
+    """被“对不上 / 数字不符”标出的句子：{(段落, 正文, 引用)}。"""
+    return {claim_key(p.paragraph, p.sentence, p.citations) for p in report.problems
+            if p.kind in ("weak_support", "number_mismatch")}
+
+
+def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator) -> list[Edit]:
+    flagged = flagged_claims(report)
+    count = len(pool.sources)
+    edits: list[Edit] = []
+    for claim, span in located:
+        if not claim.citations or span is None:
+            continue
+        if claim.inherited:
+            edit = inherited_edit(claim, span, flagged, pool, locator)
+            if edit:
+                edits.append(edit)
+            continue
+        invalid = [n for n in claim.citations if not 1 <= n <= count]
+        if not invalid and claim_key(claim.paragraph, claim.text, claim.citations) not in flagged:
+            continue
+        marks = own_marks(claim, span, locator)
+        if marks is None:
+            continue
+        valid = [n for n in dict.fromkeys(claim.citations) if 1 <= n <= count]
+        keep = [n for n in valid if pool.passing(claim, [n]) is not None] if invalid else []
+        after: Fit | None
+        if keep:
+            new, after = keep, pool.passing(claim, keep)
+        else:
+            best = pool.best(claim)
+            if best is None:
+                continue
+            new, after = [best[0]], best[1]
+        old_mark = format_citations(claim.citations)
+        new_mark = format_citations(new)
+        reason = (f"引用了不存在的 {format_citations(invalid)}" if invalid
+                  else f"资料 {old_mark} 支持不了这句话，资料 {new_mark} 能")
+        repair = Repair("recite", claim.paragraph, claim.text, claim.text.replace(old_mark, new_mark),
+                        reason, *changed(pool.fit(claim, claim.citations), after))
+        edits.append(Edit(marks[0], marks[1], new_mark, repair))
+    return edits
+
+
+def inherited_edit(claim: Claim, span: Span, flagged: Flagged, pool: Sources,
+                   locator: Locator) -> Edit | None:
+    """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
+    if claim_key(claim.paragraph, claim.text, claim.citations) not in flagged or not locator.whole_item(span):
+        return None
+    best = pool.best(claim)
+    if best is None:
+        return None
+    inherited = format_citations(claim.citations)
+    repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
+                    f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
+                    *changed(pool.fit(claim, claim.citations), best[1]))
+    return Edit(span[1], span[1], f" [{best[0]}]", repair)
+
+
+def changed(before: Fit, after: Fit | None) -> tuple[float | None, float | None, float | None, float | None]:
+    """Repair 的 overlap_before、overlap_after、score_before、score_after。"""
+    return (before.overlap, after.overlap if after else None, before.score, after.score if after else None)
+
+
+def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
+    """句子自己的引用标记在原文里的位置；标记里的编号必须正好是这句话的引用（句首引用等情况不动）。"""
+    marks = locator.marks_after(span[1])
+    if marks is None:
+        return None
+    written = locator.text[marks[0]:marks[1]]
+    if citations_in(written) != claim.citations:
+        return None
+    return marks
+
+
+def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[Edit]:
+    """没有引用的段落 / 列表项：每一个够长的句子都能找到一条完全通过的资料，才给整块补上引用；
+    只补一部分会让剩下的句子躲过“没有引用”的检查。"""
+    uncited = [(p.paragraph, p.sentence) for p in report.problems if p.kind == "uncited_paragraph"]
+    if not uncited:
+        return []
+    by_unit = units_of(located, uncited)
+    edits: list[Edit] = []
+    for members in by_unit:
+        planned: list[Edit] = []
+        for claim, span in members:
+            if material(claim.body) < MIN_MATERIAL:
+                continue
+            best = pool.best(claim) if span else None
+            if best is None or span is None:
+                planned = []
+                break
+            mark = f" [{best[0]}]"
+            repair = Repair("add_citation", claim.paragraph, claim.text, claim.text + mark.rstrip(),
+                            "这句话没有引用，资料 [" + str(best[0]) + "] 能支持它", *changed(Fit(None, None), best[1]))
+            planned.append(Edit(span[1], span[1], mark, repair))
+        if planned:
+            edits += planned
+    return edits
+
+
+def units_of(located: Located, uncited: list[tuple[int | None, str | None]]) -> list[Located]:
+    """把没有引用的块（段落编号、原文）对应到它的句子上：[[(claim, span), …], …]。
+
+    每个块的句子按顺序在同一段里没有引用、还没被别的块用掉的句子中找（同样的句子出现几次时取最前面的）；
+    按（段落、正文）建好位置表，每个句子二分查找一次，总时间和句子数成线性（乘一个对数）。"""
+    places: defaultdict[tuple[int, str], list[int]] = defaultdict(list)
+    for position, (claim, _) in enumerate(located):
+        if not claim.citations:
+            places[(claim.paragraph, without_citations(claim.text))].append(position)
+    cursor: dict[tuple[int, str], int] = {}  # 每张位置表里前面几个已经被用掉（位置表只会从前往后用）
+    groups: list[Located] = []
+    for paragraph, text in uncited:
+        wanted = [without_citations(c.text) for line in (text or "").split("\n")
+                  for c in claims_in_line(line, paragraph or 0)]
+        chosen: list[tuple[tuple[int, str], int]] = []
+        after = -1
+        for key in wanted:
+            spots = places.get((paragraph or 0, key), [])
+            start = cursor.get((paragraph or 0, key), 0)
+            index = bisect.bisect_right(spots, after, lo=start)
+            if index >= len(spots):
+                chosen = []
+                break
+            chosen.append(((paragraph or 0, key), index))
+            after = spots[index]
+        if not wanted or not chosen:
+            continue
+        members: Located = []
+        for place, index in chosen:
+            members.append(located[places[place][index]])
+            cursor[place] = max(cursor.get(place, 0), index + 1)
+        groups.append(members)
+    return groups
+
+
+def apply_edits(answer: str, edits: list[Edit]) -> str:
+    """一遍拼出改好的回答（改动按位置排好，互不重叠）。"""
+    pieces = []
+    position = 0
+    for edit in sorted(edits, key=lambda e: e.start):
+        pieces += [answer[position:edit.start], edit.text]
+        position = edit.end
+    pieces.append(answer[position:])
+    return "".join(pieces)
+
+
+def improved(before: Report, after: Report) -> bool:
+    """after 的问题是 before 的问题的真子集（没有冒出新问题）。"""
+    old = {problem_key(p) for p in before.problems}
+    new = {problem_key(p) for p in after.problems}
+    return new < old
+
+
+def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report | None = None,
+                  coverage_needed: float = REPAIR_COVERAGE,
+                  indexes: SourceIndexes | None = None) -> tuple[str, list[Repair], Report]:
+    """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。
+    indexes：这组资料已经建好的索引（不传就建一份，这一次修正里反复用）。"""
+    indexes = indexes or SourceIndexes(sources)
+    report = report or check_answer(answer, sources, rule, indexes)
+    if report.passed:
+        return answer, [], report
+    pool = Sources(sources, rule, coverage_needed, indexes)
+    located = claims_with_positions(answer)
+    edits = recite_edits(located, report, pool, Locator(answer)) + add_citation_edits(located, report, pool)
+    if not edits:
+        return answer, [], report
+    repaired = apply_edits(answer, edits)
+    after = check_answer(repaired, sources, rule, indexes)
+    if improved(report, after):
+        return repaired, [e.repair for e in edits], after
+    # 合在一起出了意外（极少见）：一处一处地试，只留下让问题变少、又没冒出新问题的
+    kept: list[Edit] = []
+    current = report
+    for edit in edits:
+        trial = apply_edits(answer, kept + [edit])
+        trial_report = check_answer(trial, sources, rule, indexes)
+        if improved(current, trial_report):
+            kept.append(edit)
+            current = trial_report
+    return apply_edits(answer, kept), [e.repair for e in kept], current
+
+
+def repairable(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report,
+               indexes: SourceIndexes | None = None) -> int:
+    """不加 --fix 时：有没有能确定性修正的问题（用来在结论后面提示 --fix）。"""
+    _, repairs, _ = fix_citations(answer, sources, rule, report, indexes=indexes)
+    return len(repairs)
+
+
+# ---------- 请模型改写（提示词见 prompts.py） ----------
+
+
