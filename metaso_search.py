@@ -8,28 +8,25 @@ from sourced_answers.cli.launch import guard_startup, run
 
 guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 
-import json
 import os
 import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
-from sourced_answers.core.errors import AppError, ExitCode
-from sourced_answers.core.text import mask_data
+from sourced_answers.core.errors import AppError, ExitCode, MetasoError, MissingKeyError
+from sourced_answers.core.secrets import secrets_to_mask
+from sourced_answers.core.text import masked_json
 from sourced_answers.search.metaso_search import (
     DEFAULT_BASE,
     Client,
-    MetasoError,
-    MissingKeyError,
     api_base,
     api_key,
-    maskable_key,
     post,
     read_page,
     search,
     search_results,
 )
 
-__all__ = ["DEFAULT_BASE", "Client", "MetasoError", "MissingKeyError", "api_base", "api_key", "maskable_key", "post",
+__all__ = ["DEFAULT_BASE", "Client", "MetasoError", "MissingKeyError", "api_base", "api_key", "post",
            "read_page", "search", "search_results", "main"]
 
 
@@ -38,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
                                    description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
     parser.add_argument("query", help="搜索的问题")
     parser.add_argument("--size", type=in_range(1, 100), default=5, help="结果条数，1–100（默认 5）")
-    key = maskable_key(os.environ)
+    secrets = secrets_to_mask(os.environ)
     try:
         args = parser.parse_args(argv)
         key = api_key(os.environ)
@@ -52,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\n已中断", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    print(json.dumps(mask_data(response, [key] if key else []), ensure_ascii=False, indent=2))
+    print(masked_json(response, secrets, indent=2), end="")
     return ExitCode.PASSED
 
 

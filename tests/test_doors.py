@@ -355,6 +355,22 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
 
 
 @pytest.mark.slow
+def test_cluster_results_and_summary_mask_every_key_in_the_environment(tmp_path, monkeypatch):
+    """Dask 任务不发任何密钥，可环境里的密钥出现在日志里时，结果和汇总里一样遮掉（和 --verify 同一条规矩）。"""
+    pytest.importorskip("distributed")
+    from sourced_answers.cli import cluster_command as cluster
+    key = "sk-cluster-key-12345"
+    monkeypatch.setenv("ANS_API_KEY", key)
+    path = tmp_path / "in.jsonl"
+    record = {"answer": f"把密钥 {key} 写进配置文件 [1]。", "sources": [{"text": f"把密钥 {key} 写进配置文件。"}]}
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1",
+                         "--summary", str(tmp_path / f"summary-{key}.json")])
+    results = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8")
+    assert code in (0, 1) and key not in results and "mk-***" in json.loads(results)["answer"]
+
+
+@pytest.mark.slow
 def test_cluster_survives_a_lone_surrogate_and_an_unwritable_summary(tmp_path, capsys, monkeypatch):
     """JSON 里的 \\ud800 不让写结果出错；汇总写不进去是退出码 2 的说明，结果文件照样写好。"""
     pytest.importorskip("distributed")

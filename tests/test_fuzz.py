@@ -234,21 +234,22 @@ def test_overlapping_keys_are_masked_longest_first(tmp_path, fake_metaso, model_
         judge.close()
 
 
-def test_a_key_the_run_does_not_send_rewrites_nothing_anywhere(tmp_path):
-    # ANS_API_KEY=password：--verify 不找模型服务，这个值不发出去，也就不拿它改写任何文字，JSON 和页面一样
+def test_a_key_the_run_does_not_send_is_still_masked_in_the_json_and_the_page(tmp_path):
+    # ANS_API_KEY=password：--verify 不找模型服务，这个值不发出去，可它是环境里的密钥，分享出去的页面和 JSON 里一样遮掉
     answer = "忘了密码请打开 https://example.com/password-reset 页面 [1]。"
     path = tmp_path / "saved.json"
     path.write_text(json.dumps({"answer": answer, "sources": [{"text": answer}]}, ensure_ascii=False),
                     encoding="utf-8")
     page = tmp_path / "page.html"
     result = run_cli("--verify", str(path), "--json", "--html", str(page), env=cli_env(ANS_API_KEY="password"))
-    assert json.loads(result.stdout)["answer"] == answer
-    assert "password-reset" in page.read_text(encoding="utf-8") and "mk-***" not in page.read_text(encoding="utf-8")
+    assert json.loads(result.stdout)["answer"] == answer.replace("password", "mk-***")
+    shown = page.read_text(encoding="utf-8")
+    assert "mk-***-reset" in shown and "password" not in shown
 
 
 @pytest.mark.parametrize("where", ["page_in_missing_folder", "missing_input", "page_written", "summary_in_missing_folder"])
-def test_a_key_the_run_does_not_send_is_shown_the_same_way_in_every_message(tmp_path, where):
-    # 没发出去的 ANS_API_KEY 也出现在路径里：配置阶段的报错、读输入的报错、写完的提示都一样，原样显示
+def test_a_key_the_run_does_not_send_is_masked_the_same_way_in_every_message(tmp_path, where):
+    # 没发出去的 ANS_API_KEY 也出现在路径里：配置阶段的报错、读输入的报错、写完的提示都一样，遮掉
     key = "sk-notsent-123456"
     path = tmp_path / "saved.json"
     path.write_text(json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False),
@@ -259,7 +260,7 @@ def test_a_key_the_run_does_not_send_is_shown_the_same_way_in_every_message(tmp_
                  "summary_in_missing_folder": ["--verify", str(path), "--summary",
                                                str(tmp_path / "nodir" / f"{key}.json")]}[where]
     result = run_cli(*arguments, env=cli_env(ANS_API_KEY=key))
-    assert key in result.stderr and "mk-***" not in result.stderr, result.stderr
+    assert key not in result.stderr and "mk-***" in result.stderr, result.stderr
 
 
 # ---------- 一行在哪里结束：只有 \n（\r\n 也认） ----------

@@ -3,7 +3,7 @@ import pytest
 
 import metaso_search
 from fake_metaso import FakeMetaso
-from metaso_search import MetasoError, MissingKeyError
+from sourced_answers.core.errors import MetasoError, MissingKeyError
 from tests.support import CANARY_KEY
 
 

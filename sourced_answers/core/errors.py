@@ -36,3 +36,72 @@ class InputError(UsageError):
 class ServiceError(AppError):
     """外部服务（秘塔、模型服务）出错或没有给出可用的结果（退出码 3）。"""
     exit_code = ExitCode.SERVICE
+
+
+class OutputClosed(AppError):
+    """标准输出被关掉了（比如接在 head 后面、head 已经退出）：像 Unix 工具一样安静地结束（退出码 130）。"""
+    exit_code = ExitCode.INTERRUPTED
+
+
+class OutputFailed(UsageError):
+    """标准输出写不进去（磁盘满之类，退出码 2）。"""
+
+
+class OutputFileError(UsageError):
+    """要写的文件不能用、或者写不出来（退出码 2；已经打印的回答不受影响）。"""
+
+
+class MissingKeyError(ConfigError):
+    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障（退出码 2）。"""
+
+    def __init__(self) -> None:
+        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，"
+                         "然后运行 export METASO_API_KEY=mk-你的密钥（只放在环境变量里，不要写进代码）；"
+                         "没有密钥也可以加 --demo 用内置的模拟服务试用")
+
+
+class DeadlineExceeded(Exception):
+    """总时限（--timeout）用完了。"""
+
+
+class MetasoError(ServiceError):
+    """秘塔接口失败（退出码 3）。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
+
+    def __init__(self, message: str, code: int | str | None = None, status: int | None = None,
+                 next_step: str | None = None, transient: bool = False) -> None:
+        self.message = message
+        self.code = code
+        self.status = status
+        self.next_step = next_step
+        self.transient = transient  # True：网络抖动、限流、服务器临时出错，可以重试
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.next_step:
+            return f"{self.message}。{self.next_step}"
+        return self.message
+
+
+class NoResults(MetasoError):
+    """秘塔对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
+
+
+class ModelError(ServiceError):
+    """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
+
+    def __init__(self, message: str, partial: str = "", transient: bool = False) -> None:
+        super().__init__(message)
+        self.partial = partial
+        self.transient = transient  # True：连不上、限流、服务器临时出错，可以重试
+
+
+class ModelUnreachable(ModelError):
+    """连不上模型服务：之后的请求也不会成功。"""
+
+
+class LocalModelError(ServiceError):
+    """本地模型服务装不上或起不来（退出码 3）。"""
+
+
+class WorkerDied(ServiceError):
+    """工作进程意外结束了（退出码 3）。"""

@@ -15,15 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sourced_answers.core.errors import UsageError
+from sourced_answers.core.errors import OutputFileError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.text import SURROGATE
 
 STREAM_NAMES = {0: "标准输入", 1: "标准输出", 2: "标准错误"}
-
-
-class OutputFileError(UsageError):
-    """要写的文件不能用、或者写不出来（退出码 2；已经打印的回答不受影响）。"""
 
 
 @dataclass(frozen=True)

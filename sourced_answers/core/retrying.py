@@ -8,15 +8,13 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from sourced_answers.core.errors import DeadlineExceeded
+
 T = TypeVar("T")
 
 TRIES = 3
 BACKOFF_BASE = 0.5  # 秒：第 1 次重试前约 0.5 秒，第 2 次约 1 秒
 BACKOFF_CAP = 4.0
-
-
-class DeadlineExceeded(Exception):
-    """总时限（--timeout）用完了。"""
 
 
 class Deadline:

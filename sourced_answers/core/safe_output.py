@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
-from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.errors import OutputClosed, OutputFailed
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.text import BIDI_CONTROLS, SURROGATE, held_prefix_length, mask
 
@@ -84,15 +84,6 @@ class TerminalFilter:
             elif state == "string_escape":
                 self.state = "text" if char == "\\" else "string"
         return "".join(kept)
-
-
-class OutputClosed(AppError):
-    """标准输出被关掉了（比如接在 head 后面、head 已经退出）：像 Unix 工具一样安静地结束（退出码 130）。"""
-    exit_code = ExitCode.INTERRUPTED
-
-
-class OutputFailed(UsageError):
-    """标准输出写不进去（磁盘满之类，退出码 2）。"""
 
 
 class SafeWriter:

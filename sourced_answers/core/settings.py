@@ -1,11 +1,11 @@
 """一次运行的设置：由命令行入口（cli/config.py）从参数和环境变量建一次、检查一次，往下传；这里之下的代码不读
 os.environ。默认值写在这里，参数解析和文档都从这里取。"""
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sourced_answers.checker import SupportRule
 from sourced_answers.core.output_files import PlannedFile
-from sourced_answers.core.secrets import METASO_MIN_LENGTH, MODEL_MIN_LENGTH, maskable
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
@@ -79,16 +79,18 @@ class Config:
     jobs: int = 1
     summary: PlannedFile | None = None
     quiet: bool = False  # -q：不画进度条
+    # 任何输出里都要遮掉的密钥：环境里本程序认得的每一个（core.secrets.secrets_to_mask，发不发都遮）
+    secrets: tuple[str, ...] = ()
     prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
 
     @property
     def support_rule(self) -> SupportRule:
         return SupportRule(self.rule, self.threshold)
 
-    @property
-    def secrets(self) -> list[str]:
-        """任何输出里都要遮掉的密钥：这次运行真的会发出去的那几个（build_config 只读这些）。没发的密钥不要求、
-        也不拿来改写任何文字，每种输出都一样。太短的值不遮（会把正常文字遮坏；真要用它时 build_config 已拒绝了它）。"""
-        keys = [maskable(self.metaso_key, METASO_MIN_LENGTH), maskable(self.model_key, MODEL_MIN_LENGTH),
-                maskable(self.judge_key, MODEL_MIN_LENGTH)]
-        return [key for key in keys if key]
+
+def available_cores() -> int:
+    """这个进程能用的核数（容器、taskset 限制过的也算对）。"""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

@@ -31,7 +31,7 @@ __all__ = [
     "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "QUOTE_WIDTH", "WORD_BREAK_KEEP",
     "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
-    "REDACTED", "SURROGATE", "TAG", "excerpt", "json_value", "mask", "mask_data", "truncate",
+    "REDACTED", "SURROGATE", "TAG", "excerpt", "json_value", "mask", "mask_data", "masked_json", "truncate",
     "without_surrogates",
 ]
 
@@ -72,6 +72,13 @@ def mask_data(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, list | tuple):
         return [mask_data(item, secrets) for item in value]
     return value
+
+
+def masked_json(value: Any, secrets: Sequence[str], indent: int | None = None) -> str:
+    """一条记录（或汇总）写成 JSON 的唯一办法：先在数据上遮掉密钥，再编码（编码之后密钥里的 " \\ 会变样，就找不到了）。
+    indent 为 None 时是一行（JSON Lines 的一行，末尾带换行）。"""
+    text = json.dumps(mask_data(value, secrets), ensure_ascii=False, indent=indent)
+    return text + "\n"
 
 
 def without_surrogates(value: Any) -> Any:

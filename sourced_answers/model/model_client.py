@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable
 from sourced_answers.core.network import network_reason
-from sourced_answers.core.retrying import Deadline, DeadlineExceeded, with_retries
+from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
 
 if TYPE_CHECKING:
@@ -19,19 +19,6 @@ if TYPE_CHECKING:
 Message = dict[str, str]
 
 DEFAULT_MAX_TOKENS = 1024
-
-
-class ModelError(ServiceError):
-    """模型服务出错或没有给出可用的回答（退出码 3）。partial 是出错前已经收到的回答。"""
-
-    def __init__(self, message: str, partial: str = "", transient: bool = False) -> None:
-        super().__init__(message)
-        self.partial = partial
-        self.transient = transient  # True：连不上、限流、服务器临时出错，可以重试
-
-
-class ModelUnreachable(ModelError):
-    """连不上模型服务：之后的请求也不会成功。"""
 
 
 @dataclass

@@ -11,19 +11,11 @@ import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sourced_answers.core.errors import ConfigError
-from sourced_answers.core.retrying import Deadline, DeadlineExceeded
+from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable
+from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import Config
 from sourced_answers.core.text import json_value
-from sourced_answers.model.model_client import (
-    NO_KEY,
-    ApiKey,
-    ModelError,
-    ModelUnreachable,
-    chat_url,
-    key_error,
-    model_error_message,
-)
+from sourced_answers.model.model_client import NO_KEY, ApiKey, chat_url, key_error, model_error_message
 
 TIMEOUT = 3
 

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from types import TracebackType
 
 from sourced_answers.checker import Source
+from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import Config
 from sourced_answers.core.text import has_chinese
 from sourced_answers.search import metaso_cache, metaso_search
 from sourced_answers.search.demo_pages import PAGE_SETS
 from sourced_answers.search.demo_service import DemoMetaso
-from sourced_answers.search.metaso_search import MetasoError
 from sourced_answers.search.passages import select_passages
 
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
@@ -89,10 +89,6 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
     if pages and not any(failure is None for _, failure, _ in pages):
         log("⚠ 所有网页的正文都没读到，只用搜索摘要回答")
     return sources
-
-
-class NoResults(MetasoError):
-    """秘塔对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
 
 
 class MetasoSession:

@@ -9,12 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sourced_answers.core.errors import ConfigError, ServiceError
+from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKeyError
 from sourced_answers.core.network import network_reason
-from sourced_answers.core.retrying import Deadline, DeadlineExceeded, with_retries
-from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret, maskable
+from sourced_answers.core.retrying import Deadline, with_retries
+from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.settings import DEFAULT_METASO_BASE
-from sourced_answers.core.text import excerpt, json_value, mask
+from sourced_answers.core.text import excerpt, json_value, mask, mask_data
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -42,33 +42,6 @@ Timeout = tuple[float, float]
 OnRetry = Callable[[str], None]
 
 
-class MetasoError(ServiceError):
-    """秘塔接口失败（退出码 3）。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
-
-    def __init__(self, message: str, code: int | str | None = None, status: int | None = None,
-                 next_step: str | None = None, transient: bool = False) -> None:
-        self.message = message
-        self.code = code
-        self.status = status
-        self.next_step = next_step
-        self.transient = transient  # True：网络抖动、限流、服务器临时出错，可以重试
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        if self.next_step:
-            return f"{self.message}。{self.next_step}"
-        return self.message
-
-
-class MissingKeyError(ConfigError):
-    """没有设置 METASO_API_KEY：这是配置问题，不是服务故障（退出码 2）。"""
-
-    def __init__(self) -> None:
-        super().__init__("没有设置 METASO_API_KEY。请在秘塔开放平台申请 API Key，"
-                         "然后运行 export METASO_API_KEY=mk-你的密钥（只放在环境变量里，不要写进代码）；"
-                         "没有密钥也可以加 --demo 用内置的模拟服务试用")
-
-
 def api_key(environ: Mapping[str, str], required: bool = True) -> str:
     """密钥只在这里从环境变量读取（由程序入口调用）。required 时没设置或格式不对就报错（说明里不含密钥）；
     否则原样返回（没设置时是空字符串）。"""
@@ -81,18 +54,8 @@ def api_key(environ: Mapping[str, str], required: bool = True) -> str:
     return key
 
 
-def maskable_key(environ: Mapping[str, str]) -> str:
-    """输出里要遮掉的秘塔密钥（太短的不遮）。"""
-    return maskable(api_key(environ, required=False), METASO_MIN_LENGTH)
-
-
 def api_base(environ: Mapping[str, str]) -> str:
     return environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
-
-
-def redact(text: str, key: str) -> str:
-    """把文本里出现的密钥遮掉。"""
-    return mask(text, [key])
 
 
 def error_in_body(data: object) -> tuple[int | str, str] | None:
@@ -163,34 +126,23 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
     found = error_in_body(data)
     if found:
         code, message = found
-        message = excerpt(redact(message, key), 200)
+        message = excerpt(mask(message, [key]), 200)
         raise MetasoError(f"秘塔返回错误 {code}：{message}", code=code, status=response.status_code,
                           next_step=NEXT_STEPS.get(code) if isinstance(code, int) else None,
                           transient=code in TRANSIENT_CODES)
     if response.status_code >= 400:
-        raise http_error(response.status_code, excerpt(redact(text, key)))
+        raise http_error(response.status_code, excerpt(mask(text, [key])))
     if accept == "text/plain":
-        return redact(text, key)
+        return mask(text, [key])
     if data is None:
         kind = response.headers.get("Content-Type", "未知类型")
         raise MetasoError(f"秘塔返回了无法解析的内容（HTTP {response.status_code}，{kind}）："
-                          f"{excerpt(redact(text, key))}", status=response.status_code,
+                          f"{excerpt(mask(text, [key]))}", status=response.status_code,
                           next_step="请确认 METASO_BASE 指向秘塔开放平台的 API 地址")
     try:
-        return redact_data(data, key)
+        return mask_data(data, [key])
     except RecursionError:
         raise MetasoError("秘塔返回的 JSON 嵌套太深，无法使用", status=response.status_code) from None
-
-
-def redact_data(data: Any, key: str) -> Any:
-    """JSON 里所有字符串中的密钥都遮掉（服务器可能把请求回显在结果里）。"""
-    if isinstance(data, str):
-        return redact(data, key)
-    if isinstance(data, list):
-        return [redact_data(item, key) for item in data]
-    if isinstance(data, dict):
-        return {k: redact_data(v, key) for k, v in data.items()}
-    return data
 
 
 def http_error(status: int, shown: str) -> MetasoError:

@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sourced_answers.checker import Report, Source, SourceIndexes, check_answer, without_thinking
-from sourced_answers.core.errors import ExitCode
+from sourced_answers.core.errors import ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import Config
-from sourced_answers.model.model_client import ChatResult, Message, ModelError, chat
+from sourced_answers.model.model_client import ChatResult, Message, chat
 from sourced_answers.model.preflight import judge_key, model_key
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
