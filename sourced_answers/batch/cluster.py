@@ -35,9 +35,8 @@ from sourced_answers.core.output_files import OutputFiles, PlannedFile, write_fi
 from sourced_answers.core.settings import Config
 from sourced_answers.core.text import masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
-from sourced_answers.outputs.records import checked_record
+from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary
-from sourced_answers.steps.check_steps import check_and_fix
 
 # 每个 worker 进程大约分到这么多块：块小一点，快的 worker 多干一点，慢的拖后腿的时间短一点
 BLOCKS_PER_WORKER = 4
@@ -239,8 +238,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
             shown = raw[:600].decode("utf-8", errors="replace")[:200]
             results.append(masked_json({"error": str(error), "line": number, "input": shown}, secrets))
             continue
-        checked = check_and_fix(saved.answer, saved.sources, config)
-        record = checked_record(checked, saved.question, saved.model, saved.about)
+        checked, record = check_saved(saved, config)
         results.append(masked_json(record, secrets))
         summary.add(checked.report.passed, [p.kind for p in checked.report.problems],
                     round(time.perf_counter() - started, 4), number)
@@ -254,6 +252,7 @@ def run_job(job: Job, debug: bool = False) -> Summary:
     先数每一块里的换行（算行号，和 --verify 报的行号一样），再核对。没给 --scheduler 时在本机起一个小集群。"""
     if not debug:  # Dask 自己的英文日志（连接、关闭时的警告）不混进我们的输出；--debug 时照常显示
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # 中断时 Dask 留下的未取回任务
     if job.scheduler is not None:
         return run_on(job.scheduler, job)
     with local_cluster(job.workers, debug) as address:

@@ -27,11 +27,11 @@ from sourced_answers.core.settings import Config
 from sourced_answers.core.text import masked_json
 from sourced_answers.model.preflight import check_judge
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
-from sourced_answers.outputs.records import Record, checked_record, saved_answer
+from sourced_answers.outputs.records import Record, check_saved, saved_answer
 from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.outputs.summary import Summary
-from sourced_answers.steps.check_steps import Checked, check_and_fix, judge_asker
+from sourced_answers.steps.check_steps import judge_asker
 from sourced_answers.steps.judge import JudgeAsk
 
 # ---------- 库函数 ----------
@@ -42,8 +42,7 @@ def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix
     """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
     rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
     saved = saved_answer(dict(record), None, "记录：")
-    checked = check_and_fix(saved.answer, saved.sources, Config(rule=rule, threshold=threshold, fix=fix))
-    return checked_record(checked, saved.question, saved.model, saved.about)
+    return check_saved(saved, Config(rule=rule, threshold=threshold, fix=fix))[1]
 
 
 # ---------- 读输入 ----------
@@ -121,8 +120,7 @@ def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> R
         return Result(line[0], error=str(error))
     # 评判模型只在本进程里问（judge 为 None 时这一行不问它，比如在工作进程里）
     config = options.check if judge else replace(options.check, judge=None)
-    checked: Checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
-    record = checked_record(checked, saved.question, saved.model, saved.about)
+    checked, record = check_saved(saved, config, judge)
     if config.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         output = masked_json(record, options.secrets)

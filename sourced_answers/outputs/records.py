@@ -12,7 +12,9 @@ from typing import Any
 
 from sourced_answers.checker import Report, Source
 from sourced_answers.core.errors import InputError
-from sourced_answers.steps.check_steps import Checked
+from sourced_answers.core.settings import Config
+from sourced_answers.steps.check_steps import Checked, check_and_fix
+from sourced_answers.steps.judge import JudgeAsk
 
 Record = dict[str, Any]
 
@@ -68,6 +70,13 @@ def checked_record(checked: Checked, question: str | None, model: str | None,
             judge["error"] = checked.judged.error
         extras["judge"] = judge
     return result_record(question, model, checked.answer, checked.sources, checked.report, extras)
+
+
+def check_saved(saved: SavedAnswer, config: Config, judge: JudgeAsk | None = None) -> tuple[Checked, Record]:
+    """核对一条保存下来的回答——每个入口都走这一个函数：--verify（任何 --jobs）、verify_record、Dask 任务。
+    返回核对结果和 --verify --json 打印的那条记录。judge：评判模型的询问函数（None 时不问）。"""
+    checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
+    return checked, checked_record(checked, saved.question, saved.model, saved.about)
 
 
 # json 模块的英文说明 → 中文
