@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any
 
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.text import one_line
@@ -112,7 +112,7 @@ class FakeMetaso(DemoMetaso):
 
 def build_parser() -> ChineseArgumentParser:
     parser = ChineseArgumentParser(prog="python fake_metaso.py", formatter_class=ChineseHelpFormatter,
-                                   description="本地模拟秘塔服务（搜索 + 读取网页）。")
+                                   add_help=False, description="本地模拟秘塔服务（搜索 + 读取网页）。")
     parser.add_argument("--host", default="127.0.0.1", help="监听地址（默认 127.0.0.1）")
     parser.add_argument("--port", type=in_range(0, 65535), default=18400,
                         help="端口，0–65535（默认 18400，0 表示随机空闲端口）")
@@ -127,6 +127,7 @@ def build_parser() -> ChineseArgumentParser:
     parser.add_argument("--fault", action="append", default=[], metavar="接口=故障[:次数]",
                         help=f"让 search 或 reader 出错，可以写多次。故障：{'、'.join(FAULTS)}；"
                              f"“:次数”表示前几次出错、之后恢复（测试重试），例如 --fault search=503:2")
+    add_standard_flags(parser, debug=False)
     return parser
 
 

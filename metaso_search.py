@@ -11,9 +11,10 @@ guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 import os
 import sys
 
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, in_range
+from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.core.errors import AppError, ExitCode, MetasoError, MissingKeyError
 from sourced_answers.core.secrets import secrets_to_mask
+from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.core.text import masked_json
 from sourced_answers.search.metaso_search import (
     DEFAULT_BASE,
@@ -32,9 +33,11 @@ __all__ = ["DEFAULT_BASE", "Client", "MetasoError", "MissingKeyError", "api_base
 
 def main(argv: list[str] | None = None) -> int:
     parser = ChineseArgumentParser(prog="python metaso_search.py", formatter_class=ChineseHelpFormatter,
-                                   description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
+                                   add_help=False, description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
     parser.add_argument("query", help="搜索的问题")
-    parser.add_argument("--size", type=in_range(1, 100), default=5, help="结果条数，1–100（默认 5）")
+    parser.add_argument("--size", type=in_range(1, 100), default=SEARCH_DEFAULTS.size,
+                        help=f"结果条数，1–100（默认 {SEARCH_DEFAULTS.size}）")
+    add_standard_flags(parser, debug=False)
     secrets = secrets_to_mask(os.environ)
     try:
         args = parser.parse_args(argv)

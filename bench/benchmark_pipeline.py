@@ -22,7 +22,14 @@ import requests
 import answer_with_sources
 import metaso_search
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
-from sourced_answers.core.settings import DEFAULT_MODEL, Config
+from sourced_answers.core.settings import (
+    DEFAULT_MODEL,
+    SEARCH_DEFAULTS,
+    ModelSettings,
+    RunSettings,
+    SearchSettings,
+    Settings,
+)
 from sourced_answers.model.local_model import LocalModelServer
 from sourced_answers.model.model_client import chat, chat_url
 from sourced_answers.model.preflight import check_models
@@ -47,11 +54,13 @@ def flush_prompt_cache(url, model):
 def pipeline_vs_bare_call(fake, url, model, rounds):
     """整条流程和裸调用交替跑 rounds 次，取用时的中位数。流程的配置直接构造（不用缓存：每次都真的请求）。"""
     client = metaso_search.Client(fake.key, fake.base_url)
-    sources = gather(QUESTION, 5, 2, 2000, client, lambda message: None)
+    sources = gather(QUESTION, SEARCH_DEFAULTS.size, SEARCH_DEFAULTS.read,
+                     SEARCH_DEFAULTS.max_chars, client, lambda message: None)
     body = {"model": model, "messages": build_messages(QUESTION, sources),
             "temperature": 0, "max_tokens": MAX_TOKENS, "stream": False}
-    config = Config(question=QUESTION, models=[model], metaso_key=fake.key, metaso_base=fake.base_url,
-                    no_cache=True, model=model, model_url=url, max_tokens=MAX_TOKENS, stream=False)
+    config = Settings(run=RunSettings(question=QUESTION, models=[model]),
+                      search=SearchSettings(key=fake.key, base=fake.base_url, no_cache=True),
+                      model=ModelSettings(name=model, url=url, max_tokens=MAX_TOKENS, stream=False))
     pipeline_times, bare_times = [], []
     for _ in range(rounds):
         flush_prompt_cache(url, model)
@@ -69,7 +78,8 @@ def pipeline_vs_bare_call(fake, url, model, rounds):
 
 def first_character_vs_total(fake, url, model, rounds):
     client = metaso_search.Client(fake.key, fake.base_url)
-    sources = gather(QUESTION, 5, 2, 2000, client, lambda message: None)
+    sources = gather(QUESTION, SEARCH_DEFAULTS.size, SEARCH_DEFAULTS.read,
+                     SEARCH_DEFAULTS.max_chars, client, lambda message: None)
     messages = build_messages(QUESTION, sources)
     firsts, totals = [], []
     for _ in range(rounds):

@@ -32,7 +32,7 @@ from sourced_answers.batch.local_cluster import local_cluster
 from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile, write_file
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import CheckSettings
 from sourced_answers.core.text import masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
 from sourced_answers.outputs.records import check_saved
@@ -215,7 +215,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
     """在 worker 上核对一块：每一行的结果（JSON 文字）和这一块的汇总。newlines_before：这一块之前有几个换行。"""
     path = block[0]
     rule, threshold, fix, secrets = options
-    config = Config(rule=rule, threshold=threshold, fix=fix)
+    check = CheckSettings(rule=rule, threshold=threshold, fix=fix)
     body, skipped = read_block(block)
     before = newlines_before + skipped
     summary = Summary()
@@ -238,7 +238,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
             shown = raw[:600].decode("utf-8", errors="replace")[:200]
             results.append(masked_json({"error": str(error), "line": number, "input": shown}, secrets))
             continue
-        checked, record = check_saved(saved, config)
+        checked, record = check_saved(saved, check)
         results.append(masked_json(record, secrets))
         summary.add(checked.report.passed, [p.kind for p in checked.report.problems],
                     round(time.perf_counter() - started, 4), number)

@@ -9,6 +9,7 @@
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from sourced_answers.checker import PROBLEM_KINDS, Source
@@ -17,10 +18,10 @@ from sourced_answers.core.network import os_error_text
 from sourced_answers.core.questions import MAX_QUESTION, clean_question
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import ModelSettings, RunSettings, Settings
 from sourced_answers.core.text import masked_json
 from sourced_answers.model.model_client import ChatResult, Message, chat
-from sourced_answers.model.preflight import check_before_paying, model_key, ollama_name
+from sourced_answers.model.preflight import check_before_paying, ollama_name
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.json_lines import read_lines
 from sourced_answers.search.gather import MetasoSession
@@ -62,28 +63,28 @@ def empty_record(question: str, model: str) -> EvalRecord:
             "completion_tokens": None, "tokens_per_second": None}
 
 
-def eval_one(question: str, gathered: Gathered | None, model: str, config: Config, deadline: Deadline,
+def eval_one(question: str, gathered: Gathered | None, model: ModelSettings, settings: Settings, deadline: Deadline,
              log: Log = lambda message: None) -> EvalRecord:
     """一个模型回答一个问题，和回答问题时一样收尾、核对（--fix 修正、--judge 请评判模型）。
     返回一条记录（--json 的一行）。连不上模型服务时抛 ModelUnreachable（剩下的也不用跑了）；
     别的出错记在记录的 error 里。gathered 是 None：秘塔没有搜到结果，不问模型，记为出错。"""
-    record = empty_record(question, model)
+    record = empty_record(question, model.name)
     if gathered is None:
         record["error"] = "秘塔没有搜到这个问题的资料，没有请模型回答"
         return record
     sources = gathered.sources
     try:
-        result = chat(gathered.messages, model, config.model_url, stream=True, max_tokens=config.max_tokens,
-                      deadline=deadline, on_retry=log, key=model_key(config))
+        result = chat(gathered.messages, model.name, model.url, stream=True, max_tokens=model.max_tokens,
+                      deadline=deadline, on_retry=log, key=model.key)
         record.update(answer_fields(result))
-        answer = answer_of(result, model, config.max_tokens, log)
+        answer = answer_of(result, model.name, model.max_tokens, log)
     except ModelUnreachable:
         raise
     except ModelError as error:
         record["error"] = str(error)
         return record
-    checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
-                            log, judge_asker(config, deadline))
+    checked = check_and_fix(answer, sources, settings.check, rewriter(question, sources, model, deadline, log),
+                            log, judge_asker(settings.judge, settings.model, deadline))
     record.update(check_fields(checked))
     return record
 
@@ -220,14 +221,15 @@ def stopped_message(error: ModelError, done: int, total: int) -> str:
     return f"{error}\n--eval 在第 {done + 1}/{total} 个回答时停下了：{kept}，剩下的 {total - done} 个没有做"
 
 
-def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int:
+def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) -> int:
     """progress：画进度条的地方（标准错误是终端时由 main 给出）：问题 × 模型做了几个、还要多久。"""
-    questions = read_questions(config.eval or "")
-    models = config.models
-    deadline = Deadline(config.timeout, config.started)
-    check_before_paying(config, models, deadline)  # 缺哪些模型，在第一次搜索之前一起说
-    with MetasoSession(config, log, deadline) as metaso:
-        gathered = gather_all(metaso, questions, config, log)
+    run = settings.run
+    questions = read_questions(run.eval or "")
+    models = run.models
+    deadline = run.deadline()
+    check_before_paying(settings.model, models, settings.judge, deadline)  # 缺哪些模型，在第一次搜索之前一起说
+    with MetasoSession(settings.search, log, deadline) as metaso:
+        gathered = gather_all(metaso, questions, settings.model, log)
     records: list[EvalRecord] = []
     total = len(models) * len(questions)
     bar = progress_bar(total, progress)
@@ -237,18 +239,19 @@ def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int
         for model in models:
             for question in questions:
                 notes: list[str] = []
-                records.append(eval_one(question, gathered[question], model, config, deadline, notes.append))
+                records.append(eval_one(question, gathered[question], replace(settings.model, name=model), settings,
+                                        deadline, notes.append))
                 if bar is not None:
                     bar.update(1)
-                report_one(records, notes, total, said, config, out, log)
+                report_one(records, notes, total, said, run, out, log)
     except ModelUnreachable as error:
         stopped = error  # 服务没了：下面照常输出已经完成的结果，再报告
     finally:
         # 出了任何事（连不上、Ctrl-C、程序自己的错）也先把已经付过费的结果写出来
         if bar is not None:
             bar.close()
-        if records and not config.json:
-            out.write(eval_table(records, models, config.fix))
+        if records and not run.json:
+            out.write(eval_table(records, models, settings.check.fix))
     metaso.report_savings()
     if stopped is not None:
         raise ModelUnreachable(stopped_message(stopped, len(records), total)) from None
@@ -257,7 +260,7 @@ def run_eval(config: Config, out: Output, log: Log, progress: Any = None) -> int
     return ExitCode.PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else ExitCode.FAILED
 
 
-def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config,
+def gather_all(metaso: MetasoSession, questions: Sequence[str], model: ModelSettings,
                log: Log) -> dict[str, Gathered | None]:
     """每个问题搜索、读取一次，提示词也只建一次（所有模型共用）；提示词放不下上下文窗口时和回答问题时一样说一句。
     一个问题没有搜到结果只记在这个问题上（None），其余的问题照跑；秘塔别的错误（密钥、余额）停下整次运行。"""
@@ -270,15 +273,14 @@ def gather_all(metaso: MetasoSession, questions: Sequence[str], config: Config,
             log(f"  ✗ {error}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue
-        messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window,
-                                       config.token_rate)
+        messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
         if note:
             log(f"  {note}")
         gathered[question] = Gathered(sources, messages)
     return gathered
 
 
-def report_one(records: Sequence[EvalRecord], notes: Sequence[str], total: int, said: set[str], config: Config,
+def report_one(records: Sequence[EvalRecord], notes: Sequence[str], total: int, said: set[str], run: RunSettings,
                out: Output, log: Log) -> None:
     """刚做完的一个（records 的最后一条）：标准错误里的进度和提醒；实际回答的模型第一次不对时说一次（said：说过的）；
     --json 时立刻写出这一行（服务半路没了，写出去的都还在）。"""
@@ -289,6 +291,6 @@ def report_one(records: Sequence[EvalRecord], notes: Sequence[str], total: int, 
         if note not in said:
             said.add(note)
             log(note)
-    if config.json:
-        out.write(masked_json(record, config.secrets))
+    if run.json:
+        out.write(masked_json(record, run.secrets))
         out.flush()

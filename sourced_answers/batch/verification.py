@@ -14,16 +14,16 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sourced_answers.batch.workers import Workers
+from sourced_answers.checker import RULES
 from sourced_answers.core.errors import ExitCode, InputError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import write_file
-from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
 from sourced_answers.core.text import masked_json
 from sourced_answers.model.preflight import check_judge
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
@@ -31,18 +31,17 @@ from sourced_answers.outputs.records import Record, check_saved, saved_answer
 from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.outputs.summary import Summary
-from sourced_answers.steps.check_steps import judge_asker
-from sourced_answers.steps.judge import JudgeAsk
+from sourced_answers.steps.check_steps import Judge, judge_asker
 
 # ---------- 库函数 ----------
 
 
 def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
-                  rule: str = "score") -> Record:
+                  rule: str = RULES[0]) -> Record:
     """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
     rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
     saved = saved_answer(dict(record), None, "记录：")
-    return check_saved(saved, Config(rule=rule, threshold=threshold, fix=fix))[1]
+    return check_saved(saved, CheckSettings(rule=rule, threshold=threshold, fix=fix))[1]
 
 
 # ---------- 读输入 ----------
@@ -85,18 +84,19 @@ def regular_file(path: str) -> bool:
 
 @dataclass(frozen=True)
 class Options:
-    """核对每一行要知道的（能交给别的进程）。check：这次运行的配置本身（核对、修正、评判都按它，不另抄一份字段），
-    只是去掉了密钥和要写的文件；secrets：要在输出的数据里遮掉的密钥（这次运行发出去的那几个）。"""
+    """核对每一行要知道的（能交给别的进程：里面没有密钥以外的连接和文件）。check：核对和修正的设置；
+    json：每条输出一行 JSON；secrets：要在输出的数据里遮掉的密钥。"""
     name: str
-    check: Config
+    check: CheckSettings
+    json: bool
     keep_records: bool  # --html 要把每条记录留下来做页面
     several: bool  # 多条记录时，文字输出在每条前面写“── 第 N 行 ──”
     secrets: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, name: str, config: Config, several: bool) -> "Options":
-        check = replace(config, metaso_key="", model_key="", judge_key="", html=None, summary=None)
-        return cls(name, check, bool(config.html), several, tuple(config.secrets))
+    def of(cls, name: str, settings: Settings, several: bool) -> "Options":
+        run = settings.run
+        return cls(name, settings.check, run.json, bool(run.html), several, run.secrets)
 
 
 @dataclass
@@ -112,16 +112,15 @@ class Result:
     step_error: str | None = None
 
 
-def check_line(line: Line, options: Options, judge: JudgeAsk | None = None) -> Result:
+def check_line(line: Line, options: Options, judge: Judge | None = None) -> Result:
     started = time.perf_counter()
     try:
         saved = parse_line(line, options.name)
     except InputError as error:
         return Result(line[0], error=str(error))
     # 评判模型只在本进程里问（judge 为 None 时这一行不问它，比如在工作进程里）
-    config = options.check if judge else replace(options.check, judge=None)
-    checked, record = check_saved(saved, config, judge)
-    if config.json:
+    checked, record = check_saved(saved, options.check, judge)
+    if options.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         output = masked_json(record, options.secrets)
     else:
@@ -151,44 +150,44 @@ def validate_batch(batch: list[Line], name: str) -> list[str | None]:
 
 # ---------- --verify ----------
 
-def verify(config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
+def verify(settings: Settings, out: Output, log: Callable[[str], None], stdin: IO[bytes],
            progress_stream: Any = None) -> int:
     """progress_stream：画进度条的地方（标准错误是终端时由 main 给出；否则 None，不画）。"""
-    path = config.verify or "-"
+    path = settings.run.verify or "-"
     name = "标准输入" if path == "-" else path
-    workers = Workers(1 if config.judge else max(1, config.jobs))
+    workers = Workers(1 if settings.judge.name else max(1, settings.run.jobs))
     try:
-        return verify_with(workers, config, out, log, stdin, progress_stream, path, name)
+        return verify_with(workers, settings, out, log, stdin, progress_stream, path, name)
     finally:
         workers.close()
 
 
-def verify_with(workers: Workers, config: Config, out: Output, log: Callable[[str], None], stdin: IO[bytes],
+def verify_with(workers: Workers, settings: Settings, out: Output, log: Callable[[str], None], stdin: IO[bytes],
                 progress_stream: Any, path: str, name: str) -> int:
     if regular_file(path):
         with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
             for error in workers.ordered(validate_batch, input_lines(handle, name), name):
                 if error:
                     raise InputError(error)
-    deadline = Deadline(config.timeout, config.started)
-    check_judge(config, deadline)
-    judge = judge_asker(config, deadline)
+    deadline = settings.run.deadline()
+    check_judge(settings.judge, settings.model.url, deadline)
+    judge = judge_asker(settings.judge, settings.model, deadline)
     handle = open_input(path, stdin)
     try:
         lines = input_lines(handle, name)
         first = next(lines)
         several = first[0] is not None
-        options = Options.of(name, config, several)
+        options = Options.of(name, settings, several)
         progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
         streaming = not regular_file(path)
-        return run_lines(config, first, lines, options, workers, judge, out, log, handle, progress, streaming)
+        return run_lines(settings.run, first, lines, options, workers, judge, out, log, handle, progress, streaming)
     finally:
         if handle is not stdin:
             handle.close()
 
 
-def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Options, workers: Workers,
-              judge: JudgeAsk | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
+def run_lines(run: RunSettings, first: Line, rest: Iterator[Line], options: Options, workers: Workers,
+              judge: Judge | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
               progress: "Progress | None", streaming: bool) -> int:
     """核对每一行并按顺序输出。streaming：输入是流（标准输入、管道），每条结论写完就冲刷，读的人马上能看到。"""
     summary = Summary()
@@ -221,13 +220,13 @@ def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Option
     if options.several:
         for text in summary.lines():
             log(text)
-    if config.summary:
-        write_summary(config, summary)
+    if run.summary:
+        write_file(run.summary, masked_json(summary.to_dict(), run.secrets, indent=2))
     if step_error:
         log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
-    if config.html:
+    if run.html:
         out.flush()
-        save_review_page(config.html, reviewed, config.secrets, log)
+        save_review_page(run.html, reviewed, run.secrets, log)
     if step_error:
         return ExitCode.SERVICE
     return ExitCode.PASSED if summary.failed == 0 else ExitCode.FAILED
@@ -236,11 +235,6 @@ def run_lines(config: Config, first: Line, rest: Iterator[Line], options: Option
 def chained(first: Line, rest: Iterator[Line]) -> Iterator[Line]:
     yield first
     yield from rest
-
-
-def write_summary(config: Config, summary: Summary) -> None:
-    if config.summary:
-        write_file(config.summary, masked_json(summary.to_dict(), config.secrets, indent=2))
 
 
 class Progress:

@@ -39,7 +39,7 @@ MIN_MATERIAL = 8
 TUTORIAL_THRESHOLD = 0.35
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
-RULES = ("score", "tutorial")
+RULES = ("score", "tutorial")  # 第一个是默认的规则
 # “……中‘某一段’在资料里找不到”里，那一段最多占这么多列
 NOVEL_WIDTH = 40
 
@@ -50,7 +50,7 @@ class SupportRule:
 
     score（默认）：支持分不低于 threshold；threshold 为 None 时用拟合时在交叉验证上选出的切点。
     tutorial：原教程的规则，句子的字二元组在所引资料里出现的比例不低于 threshold（默认 0.35）。"""
-    name: str = "score"
+    name: str = RULES[0]
     threshold: float | None = None
 
     def limit(self, model: SupportModel) -> float:
@@ -364,5 +364,5 @@ def support(answer: str, sources: Sequence[dict[str, Any]], threshold: float | N
     _, _, _, structure = structure_problems(answer, len(sources))
     checked = [Source.from_json(source) for source in sources]
     own = [claim for claim in structure.claims if not claim.shared]
-    _, problems = check_claims(own, checked, SupportRule("score", threshold))
+    _, problems = check_claims(own, checked, SupportRule(RULES[0], threshold))
     return [p.message for p in problems]

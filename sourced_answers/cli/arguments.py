@@ -1,7 +1,8 @@
 """每个入口共用的参数解析约定：中文的用法和报错，数值参数在解析时就检查范围。
 
-报错不打印 argparse 的英文说明，而是抛 UsageError（退出码 2），由入口统一打印。主命令（cli.py）、
-python -m sourced_answers.cluster 和 python -m sourced_answers.local_model 都用这里的类。
+报错不打印 argparse 的英文说明，而是抛 UsageError（退出码 2），由入口统一打印。每个入口（主命令、
+python -m sourced_answers.cluster、python -m sourced_answers.local_model、metaso_search.py、fake_metaso.py）
+都用这里的类，共有的参数（-h、--version、--debug；--rule、--threshold、--summary）也只在这里写一次。
 """
 import argparse
 import re
@@ -10,8 +11,12 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from sourced_answers import __version__
+from sourced_answers.checker import RULES, TUTORIAL_THRESHOLD, support_model
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.safe_output import TextStream
+from sourced_answers.core.settings import CHECK_DEFAULTS
+
+Group = argparse.ArgumentParser | argparse._ArgumentGroup
 
 
 class ChineseHelpFormatter(argparse.HelpFormatter):
@@ -48,6 +53,11 @@ class ChineseArgumentParser(argparse.ArgumentParser):
     """参数错误时抛 UsageError（中文说明，退出码 2），不打印英文报错；-h 的帮助写到 output（默认标准输出）。"""
 
     output: TextStream | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "参数"  # argparse 的英文组名
+        self._optionals.title = "选项"
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{chinese_message(message)}（{self.prog} -h 查看用法）")
@@ -89,3 +99,29 @@ class ShowVersion(argparse.Action):
         else:
             parser._print_message(text, sys.stdout)  # 和 -h 一样写到标准输出
         parser.exit(0)
+
+
+# ---------- 各个入口共有的参数（每个只写在这里） ----------
+
+def add_standard_flags(group: Group, debug: bool = True) -> None:
+    """-h、--version，和（debug 时）--debug。解析器要用 add_help=False 建（这里的 -h 是中文的）。"""
+    group.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
+    group.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
+    if debug:
+        group.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈（报告问题时用）")
+
+
+def add_rule_flags(group: Group) -> None:
+    """--rule 和 --threshold：怎样判断一句话有没有依据（回答问题、--verify、集群任务都一样）。"""
+    group.add_argument("--rule", choices=RULES, default=CHECK_DEFAULTS.rule,
+                       help=f"怎样判断一句话有没有依据（默认 {CHECK_DEFAULTS.rule}）：score 看支持分；tutorial 用原教程"
+                            "的规则（句子的字二元组在所引资料里出现的比例）")
+    group.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=CHECK_DEFAULTS.threshold,
+                       help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.3f}，"
+                            f"拟合时选的切点），tutorial 时是重合度的下限（默认 {TUTORIAL_THRESHOLD}）")
+
+
+def add_summary_flag(group: Group, when: str = "核对") -> None:
+    """--summary：核对一批回答结束时把汇总另存为 JSON（--verify 和集群任务的字段一样）。when：什么结束时。"""
+    group.add_argument("--summary", metavar="FILE",
+                       help=f"{when}结束时把汇总（条数、通过、没通过、问题种类、最慢的几条）另存为 JSON")

@@ -4,8 +4,14 @@ import os
 import sys
 
 from sourced_answers.batch.cluster import job_from, run_job
-from sourced_answers.checker import RULES
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
+from sourced_answers.cli.arguments import (
+    ChineseArgumentParser,
+    ChineseHelpFormatter,
+    add_rule_flags,
+    add_standard_flags,
+    add_summary_flag,
+    in_range,
+)
 from sourced_answers.core.errors import AppError, ExitCode, UsageError
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import SafeWriter
@@ -18,18 +24,14 @@ def build_parser() -> ChineseArgumentParser:
                                    formatter_class=ChineseHelpFormatter,
                                    description="在 Dask 集群上核对一批 JSON Lines 回答日志"
                                                "（结果和 --verify --json 一样）。")
-    parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
-    parser.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
     parser.add_argument("paths", nargs="+", help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
     parser.add_argument("--out", required=True, help="结果写到这个目录（0.jsonl、1.jsonl……）")
     parser.add_argument("--scheduler", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
     parser.add_argument("--workers", type=in_range(1, 256), default=2, help="本机集群的 worker 进程数，1–256（默认 2）")
-    parser.add_argument("--rule", choices=RULES, default="score", help="和 --verify 的 --rule 一样（默认 score）")
-    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
-                        help="和 --verify 的 --threshold 一样：0 到 1（默认用那条规则的默认值）")
+    add_rule_flags(parser)
     parser.add_argument("--fix", action="store_true", help="和 --verify --fix 一样做确定性修正")
-    parser.add_argument("--summary", metavar="FILE", help="把汇总另存为 JSON（和 --verify --summary 的字段一样）")
-    parser.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈")
+    add_summary_flag(parser)
+    add_standard_flags(parser)
     return parser
 
 

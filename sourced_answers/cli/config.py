@@ -1,6 +1,6 @@
-"""一次运行的全部配置：环境变量和命令行参数在这里读一次、检查一次，变成一个 Config 往下传。
+"""一次运行的全部设置：环境变量和命令行参数在这里读一次、检查一次，变成按阶段分开的 Settings 往下传。
 
-这里之下的代码不读 os.environ；quickstart、基准和测试要换配置时，直接构造 Config 或传入另一份环境变量。
+这里之下的代码不读 os.environ；quickstart、基准和测试要换设置时，直接构造 Settings 或传入另一份环境变量。
 用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
 """
 import argparse
@@ -15,16 +15,21 @@ from urllib.parse import urlsplit
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
-from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, secrets_to_mask
+from sourced_answers.core.secrets import MODEL_MIN_LENGTH, ApiKey, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
-    DEFAULT_FIX_ROUNDS,
+    CHECK_DEFAULTS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
-    Config,
+    MODEL_DEFAULTS,
+    CheckSettings,
+    JudgeSettings,
+    ModelSettings,
+    RunSettings,
+    SearchSettings,
+    Settings,
     available_cores,
 )
 from sourced_answers.model import local_model
-from sourced_answers.model.model_client import DEFAULT_MAX_TOKENS
 from sourced_answers.search import metaso_search
 from sourced_answers.search.metaso_cache import default_directory
 
@@ -170,8 +175,9 @@ def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     return DEFAULT_MODEL
 
 
-def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: Sequence[int] = (0, 1, 2)) -> Config:
-    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Config。
+def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
+                   streams: Sequence[int] = (0, 1, 2)) -> Settings:
+    """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Settings。
     streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
     check_flags(args)
     question = clean_question(args.question) if not (args.verify or args.eval) else None
@@ -187,36 +193,39 @@ def build_config(args: argparse.Namespace, environ: Mapping[str, str], streams: 
     if not args.verify and not args.demo:
         metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
-    # 只读这次运行真的会发出去的密钥：没发的既不要求，也不拿来遮任何文字
+    secrets = secrets_to_mask(environ)
+    # 只读这次运行真的会发出去的密钥：没发的不要求（遮是另一回事：环境里的每一个都遮）
     sends = keys_sent(args, model_url, judge_url)
-    model_key = model_key_from(environ) if sends.model else ""
-    judge_key, judge_key_name = (model_key, "ANS_API_KEY") if judge_url == model_url else ("", "ANS_JUDGE_API_KEY")
+    model_key = ApiKey(model_key_from(environ) if sends.model else "", "ANS_API_KEY", secrets)
+    judge_key = model_key if judge_url == model_url else ApiKey("", "ANS_JUDGE_API_KEY", secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
-        judge_key = model_key_from(environ, "ANS_JUDGE_API_KEY")
+        judge_key = ApiKey(model_key_from(environ, "ANS_JUDGE_API_KEY"), "ANS_JUDGE_API_KEY", secrets)
     key = metaso_search.api_key(environ) if sends.metaso else ""
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
     summary = outputs.plan(args.summary, "汇总") if args.summary else None
-    return Config(
-        question=question, eval=args.eval, verify=args.verify,
-        models=models, demo=args.demo, demo_pages=args.demo_pages, metaso_key=key, metaso_base=metaso_base,
-        size=args.size, read=args.read, max_chars=args.max_chars, cache_dir=default_directory(environ),
-        no_cache=args.no_cache, refresh=args.refresh, cache_search_hours=args.cache_search_hours,
-        cache_page_days=args.cache_page_days, cache_max_mb=args.cache_max_mb, model=model, model_url=model_url,
-        local_model=args.local_model, max_tokens=args.max_tokens or default_max_tokens(args.local_model),
-        timeout=args.timeout, started=time.monotonic(), context_window=args.context_window, stream=args.stream,
-        rule=args.rule, threshold=args.threshold, fix=args.fix,
-        fix_rounds=DEFAULT_FIX_ROUNDS if args.fix_rounds is None else args.fix_rounds,
-        judge=judge, judge_all=args.judge_all, judge_url=judge_url, json=args.json, html=html,
-        model_key=model_key, judge_key=judge_key if judge else "", judge_key_name=judge_key_name,
-        jobs=args.jobs or available_cores(), summary=summary, quiet=args.quiet,
-        secrets=secrets_to_mask(environ), prog=args.prog)
+    return Settings(
+        run=RunSettings(question=question, eval=args.eval, verify=args.verify, models=models, json=args.json,
+                        html=html, summary=summary, jobs=args.jobs or available_cores(), quiet=args.quiet,
+                        timeout=args.timeout, started=time.monotonic(), secrets=secrets, prog=args.prog),
+        search=SearchSettings(demo=args.demo, demo_pages=args.demo_pages, key=key, base=metaso_base,
+                              size=args.size, read=args.read, max_chars=args.max_chars,
+                              cache_dir=default_directory(environ), no_cache=args.no_cache, refresh=args.refresh,
+                              cache_search_hours=args.cache_search_hours, cache_page_days=args.cache_page_days,
+                              cache_max_mb=args.cache_max_mb),
+        model=ModelSettings(name=model, url=model_url, key=model_key, local=args.local_model,
+                            max_tokens=args.max_tokens or default_max_tokens(args.local_model),
+                            context_window=args.context_window, stream=args.stream),
+        judge=JudgeSettings(name=judge, url=judge_url, key=judge_key if judge else ApiKey(run_secrets=secrets),
+                            ask_all=args.judge_all),
+        check=CheckSettings(rule=args.rule, threshold=args.threshold, fix=args.fix,
+                            fix_rounds=CHECK_DEFAULTS.fix_rounds if args.fix_rounds is None else args.fix_rounds))
 
 
 def default_max_tokens(bundled: bool) -> int:
     """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
-    return local_model.BUNDLED_MAX_TOKENS if bundled else DEFAULT_MAX_TOKENS
+    return local_model.BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens
 
 
 @dataclass(frozen=True)
@@ -239,7 +248,7 @@ def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 
 def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysSent:
-    """哪几个密钥会发出去——build_config 只读、只检查这几个（遮的是环境里的每一个，见 core.secrets.secrets_to_mask）。"""
+    """哪几个密钥会发出去——build_settings 只读、只检查这几个（遮的是环境里的每一个：secrets_to_mask）。"""
     judge = bool((args.judge or "").strip())
     return KeysSent(metaso=not args.verify and not args.demo,
                     model=not args.local_model and (not args.verify or (judge and judge_url == model_url)),

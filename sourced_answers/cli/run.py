@@ -12,18 +12,18 @@ from typing import IO, Any, TextIO
 from sourced_answers.batch.evaluation import run_eval
 from sourced_answers.batch.verification import verify
 from sourced_answers.checker import ThinkFilter
-from sourced_answers.cli.config import build_config
+from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import AppError, ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import ModelSettings, Settings
 from sourced_answers.core.text import masked_json
 from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.model_client import ChatResult, chat, chat_url
-from sourced_answers.model.preflight import check_before_paying, model_key, remote_notices
+from sourced_answers.model.preflight import check_before_paying, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record
 from sourced_answers.outputs.render import render_result
@@ -38,46 +38,46 @@ Log = Callable[[str], None]
 
 # ---------- 一次回答的经过 ----------
 
-def run_question(config: Config, out: Output, log: Log) -> int:
-    question = config.question or ""
-    model = config.model
-    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥在 Config 里已经检查过）
-    deadline = Deadline(config.timeout, config.started)  # 预检的时间也算在 --timeout 里
-    check_before_paying(config, [model], deadline)
+def run_question(settings: Settings, out: Output, log: Log) -> int:
+    run, model = settings.run, settings.model
+    question = run.question or ""
+    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）
+    deadline = run.deadline()  # 预检的时间也算在 --timeout 里
+    check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
-    with MetasoSession(config, log, deadline) as metaso:
+    with MetasoSession(settings.search, log, deadline) as metaso:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
-    stream = (config.stream if config.stream is not None else out.isatty()) and not config.json
-    messages, note = answer_prompt(question, sources, config.max_tokens, config.context_window, config.token_rate)
+    stream = (model.stream if model.stream is not None else out.isatty()) and not run.json
+    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
     if note:
         log(note)
-    answer, result = ask_model(messages, model, config, stream, deadline, out, log)
+    answer, result = ask_model(messages, model, stream, deadline, out, log)
     # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
-    checked = check_and_fix(answer, sources, config, rewriter(question, sources, model, config, deadline, log),
-                            log, judge_asker(config, deadline))
+    checked = check_and_fix(answer, sources, settings.check, rewriter(question, sources, model, deadline, log),
+                            log, judge_asker(settings.judge, model, deadline))
     # 4. 输出：文字或 JSON，（--html）审阅页
     # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样）
     about = {"served_model": result.served_model, "truncated": result.truncated}
-    record = checked_record(checked, question, model, about)
-    if config.json:
+    record = checked_record(checked, question, model.name, about)
+    if run.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
-        out.write(masked_json(record, config.secrets))
+        out.write(masked_json(record, run.secrets))
     else:
         out.write(render_result(checked, answer_shown=stream))
     metaso.report_savings()
     if checked.step_error:
         log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
-    if config.html:
+    if run.html:
         out.flush()
-        save_review_page(config.html, [record], config.secrets, log)
+        save_review_page(run.html, [record], run.secrets, log)
     return checked.exit_code
 
 
-def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream: bool, deadline: Deadline,
+def ask_model(messages: list[dict[str, str]], model: ModelSettings, stream: bool, deadline: Deadline,
               out: Output, log: Log) -> tuple[str, ChatResult]:
     """请模型回答，返回 (去掉思考过程的回答, 模型服务的回复)。stream 时边收边显示（<think> 部分不显示）。"""
-    log(f"请模型 {model} 回答（{chat_url(config.model_url)}）…")
+    log(f"请模型 {model.name} 回答（{chat_url(model.url)}）…")
     shown = ThinkFilter()
     started = [False]
 
@@ -91,9 +91,9 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
             out.flush()
 
     try:
-        result = chat(messages, model, config.model_url, stream, on_text=show if stream else None,
-                      max_tokens=config.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"),
-                      key=model_key(config))
+        result = chat(messages, model.name, model.url, stream, on_text=show if stream else None,
+                      max_tokens=model.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"),
+                      key=model.key)
     except ModelError as error:
         if stream and error.partial:
             out.write("\n\n（回答不完整）\n")
@@ -101,18 +101,19 @@ def ask_model(messages: list[dict[str, str]], model: str, config: Config, stream
     if stream:
         rest = shown.finish()
         out.write((rest if started[0] else rest.lstrip()) + "\n\n")
-    return answer_of(result, model, config.max_tokens, log), result
+    return answer_of(result, model.name, model.max_tokens, log), result
 
 
-def program(config: Config, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
-    """按配置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
-    for notice in remote_notices(config):
+def program(settings: Settings, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
+    """按设置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
+    run = settings.run
+    for notice in remote_notices(None if run.verify else settings.model.url, settings.judge):
         log(notice)
-    if config.verify:
-        return verify(config, out, log, stdin, progress)
-    if config.eval:
-        return run_eval(config, out, log, progress)
-    return run_question(config, out, log)
+    if run.verify:
+        return verify(settings, out, log, stdin, progress)
+    if run.eval:
+        return run_eval(settings, out, log, progress)
+    return run_question(settings, out, log)
 
 
 # ---------- 命令行入口 ----------
@@ -137,21 +138,22 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser(prog or program_name())
         parser.output = output
         args = parser.parse_args(argv)
-        config = build_config(args, environ, stream_numbers(stdin, raw_out, err))
+        settings = build_settings(args, environ, stream_numbers(stdin, raw_out, err))
+        run = settings.run
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
-        output = SafeWriter(raw_out, config.secrets, terminal_safe=not config.json)
+        output = SafeWriter(raw_out, secrets, terminal_safe=not run.json)
         # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
         # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
-        progress = (err or sys.stderr) if errors.isatty() and not config.quiet else None
-        if raw_out is None and not (config.html or config.summary):
+        progress = (err or sys.stderr) if errors.isatty() and not run.quiet else None
+        if raw_out is None and not (run.html or run.summary):
             # 启动时标准输出就是关着的（>&-），也没有要写的文件：结果没有地方去，付费、干活之前就结束（和输出被关掉
             # 一样是 130）
             log("标准输出是关着的，结果没有地方打印：什么也没做就结束了（没有搜索，也没有请模型）")
             return ExitCode.INTERRUPTED
         if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
-            output = SafeWriter(io.StringIO(), config.secrets)
-        with bundled_model(config, log) as config:  # --local-model：在本机启动自带的模型（付费之前）
-            return program(config, output, log, stdin or input_bytes(), progress)
+            output = SafeWriter(io.StringIO(), secrets)
+        with bundled_model(settings, log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
+            return program(settings, output, log, stdin or input_bytes(), progress)
     except SystemExit as done:  # -h：帮助已经打印
         return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
     except AppError as error:

@@ -1,5 +1,6 @@
 """密钥（秘塔的、模型服务的）用之前先看像不像密钥；输出里要遮掉哪些（只在这里决定）。说明里从不出现密钥本身。"""
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from sourced_answers.core.errors import ConfigError
 
@@ -38,3 +39,22 @@ def secrets_to_mask(environ: Mapping[str, str]) -> tuple[str, ...]:
     太短的值不遮（会误伤正常文字；真要用它时 check_secret 会拒绝它）。每个入口只调用这一个函数。"""
     keys = (maskable(environ.get(name, "").strip(), minimum) for name, minimum in KEY_VARIABLES.items())
     return tuple(dict.fromkeys(key for key in keys if key))
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
+    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
+    value: str = ""
+    name: str = "ANS_API_KEY"
+    run_secrets: tuple[str, ...] = ()
+
+    @property
+    def masked(self) -> list[str]:
+        return [self.value, *self.run_secrets]
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
+
+
+NO_KEY = ApiKey()

@@ -1,17 +1,21 @@
-"""一次运行的设置：由命令行入口（cli/config.py）从参数和环境变量建一次、检查一次，往下传；这里之下的代码不读
-os.environ。默认值写在这里，参数解析和文档都从这里取。"""
+"""一次运行的设置，按阶段分开：搜索、模型、评判、核对，和运行本身。命令行入口（cli/config.py）从参数和环境变量
+建一次、检查一次，往下传；每一步只拿它读的那一份（Dask worker 核对一条记录只要 CheckSettings）。这里之下的代码
+不读 os.environ。
+
+每个默认值只写在这里（各个类的字段默认值）：参数解析、--help、库函数的默认参数和 docs/reference.md 都从这里取
+（SEARCH_DEFAULTS、MODEL_DEFAULTS……）。"""
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sourced_answers.checker import SupportRule
+from sourced_answers.checker import RULES, SupportRule
 from sourced_answers.core.output_files import PlannedFile
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.secrets import NO_KEY, ApiKey
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
 DEFAULT_METASO_BASE = "https://metaso.cn/api/v1"
-# --fix 默认请模型改写一轮
-DEFAULT_FIX_ROUNDS = 1
 
 
 @dataclass(frozen=True)
@@ -27,65 +31,97 @@ DEFAULT_RATE = TokenRate()
 
 
 @dataclass(frozen=True)
-class Config:
-    """一次运行要用的一切。字段名和命令行参数一致（--max-chars → max_chars）。"""
-    # 做什么：回答 question、比较模型（eval）或核对文件（verify）
-    question: str | None = None
-    eval: str | None = None
-    verify: str | None = None
-    models: list[str] = field(default_factory=list)
-    # 秘塔
+class SearchSettings:
+    """搜集资料：秘塔（或 --demo 的演示服务）、读几个网页、缓存。"""
     demo: bool = False
     demo_pages: str | None = None  # None：按问题的语言选 nas 或 nas-en
-    metaso_key: str = ""
-    metaso_base: str = DEFAULT_METASO_BASE
+    key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）
+    base: str = DEFAULT_METASO_BASE
     size: int = 5
     read: int = 2
     max_chars: int = 2000
-    # 缓存
     cache_dir: Path | None = None  # None：找不到可用的缓存目录，不用缓存
     no_cache: bool = False
     refresh: bool = False
     cache_search_hours: float = 24.0
     cache_page_days: float = 7.0
     cache_max_mb: int = 200
-    # 模型
-    model: str = DEFAULT_MODEL
-    model_url: str = DEFAULT_OLLAMA_URL  # --local-model 时是空的，直到本机模型服务启动（local_serving）
-    local_model: bool = False
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """回答（和 --fix 改写）的模型和它所在的 OpenAI 兼容服务。"""
+    name: str = DEFAULT_MODEL
+    url: str = DEFAULT_OLLAMA_URL  # --local-model 时是空的，直到本机模型服务启动（local_serving）
+    key: ApiKey = NO_KEY  # ANS_API_KEY：只发给这个服务
+    local: bool = False  # --local-model
     max_tokens: int = 1024
-    timeout: float | None = None
-    started: float | None = None  # --timeout 从什么时候算起（time.monotonic()；参数检查完的那一刻）
+    # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
     context_window: int = 4096
     token_rate: TokenRate = DEFAULT_RATE  # 估计 token 数用的比例（--local-model 时用自带模型的分词器量出来）
-    stream: bool | None = None
-    # 核对、修正、第二意见。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；
-    # threshold：那条规则的阈值（None：用它的默认值）
-    rule: str = "score"
+    stream: bool | None = None  # None：输出到终端时边生成边显示
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """--judge：第二意见的模型。name 为 None 时不请评判模型。提示词按回答模型的上下文窗口缩短。"""
+    name: str | None = None
+    url: str = DEFAULT_OLLAMA_URL
+    key: ApiKey = NO_KEY  # 和回答模型同一个服务时是 ANS_API_KEY，别的服务是 ANS_JUDGE_API_KEY
+    ask_all: bool = False  # --judge-all：每一个带引用的句子都问（默认只问支持分拿不准的）
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    """核对和修正。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；threshold：那条规则的阈值
+    （None：用它的默认值）；fix_rounds：--fix 时最多请模型改写几轮。"""
+    rule: str = RULES[0]
     threshold: float | None = None
     fix: bool = False
-    fix_rounds: int = DEFAULT_FIX_ROUNDS
-    judge: str | None = None
-    judge_all: bool = False  # --judge-all：每一个带引用的句子都问（默认只问支持分拿不准的）
-    judge_url: str = DEFAULT_OLLAMA_URL
-    # 模型服务的密钥（ANS_API_KEY；评判模型在别的服务上时是 ANS_JUDGE_API_KEY）：只发给对应的模型服务
-    model_key: str = ""
-    judge_key: str = ""
-    judge_key_name: str = "ANS_API_KEY"
-    # 输出：html、summary 是检查过的输出文件（output_files.OutputFiles.plan）
-    json: bool = False
-    html: PlannedFile | None = None
-    # --verify：几个进程、汇总存到哪里；progress：标准错误是终端时画进度条（main 决定）
-    jobs: int = 1
-    summary: PlannedFile | None = None
-    quiet: bool = False  # -q：不画进度条
-    # 任何输出里都要遮掉的密钥：环境里本程序认得的每一个（core.secrets.secrets_to_mask，发不发都遮）
-    secrets: tuple[str, ...] = ()
-    prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
+    fix_rounds: int = 1
 
     @property
     def support_rule(self) -> SupportRule:
         return SupportRule(self.rule, self.threshold)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """这次运行本身：做什么（回答 question、比较模型 eval、核对文件 verify）、输出到哪里、几个进程、总时限。"""
+    question: str | None = None
+    eval: str | None = None
+    verify: str | None = None
+    models: list[str] = field(default_factory=list)  # --eval 比较的模型（回答问题时只有 ModelSettings.name 一个）
+    json: bool = False
+    html: PlannedFile | None = None  # 检查过的输出文件（output_files.OutputFiles.plan）
+    summary: PlannedFile | None = None
+    jobs: int = 1
+    quiet: bool = False  # -q：不画进度条
+    timeout: float | None = None
+    started: float | None = None  # --timeout 从什么时候算起（time.monotonic()；参数检查完的那一刻）
+    # 任何输出里都要遮掉的密钥：环境里本程序认得的每一个（core.secrets.secrets_to_mask，发不发都遮）
+    secrets: tuple[str, ...] = ()
+    prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
+
+    def deadline(self) -> Deadline:
+        """整次运行的时限（--timeout，从参数检查完的那一刻算起）。"""
+        return Deadline(self.timeout, self.started)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """一次运行的全部设置，由 cli/config.build_settings 建一次；往下只传各步要的那一份。"""
+    run: RunSettings = field(default_factory=RunSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    model: ModelSettings = field(default_factory=ModelSettings)
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    check: CheckSettings = field(default_factory=CheckSettings)
+
+
+# 默认值（参数解析、帮助、库函数和文档从这里读）
+SEARCH_DEFAULTS = SearchSettings()
+MODEL_DEFAULTS = ModelSettings()
+CHECK_DEFAULTS = CheckSettings()
 
 
 def available_cores() -> int:

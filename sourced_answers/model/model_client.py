@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
+from sourced_answers.core.secrets import NO_KEY, ApiKey
+from sourced_answers.core.settings import MODEL_DEFAULTS
 from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 
 Message = dict[str, str]
 
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = MODEL_DEFAULTS.max_tokens
 
 
 @dataclass
@@ -81,23 +83,6 @@ def model_error_message(body_text: str) -> str:
     return excerpt(body_text, 200)
 
 
-@dataclass(frozen=True)
-class ApiKey:
-    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
-    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
-    value: str = ""
-    name: str = "ANS_API_KEY"
-    run_secrets: tuple[str, ...] = ()
-
-    @property
-    def masked(self) -> list[str]:
-        return [self.value, *self.run_secrets]
-
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
-
-
-NO_KEY = ApiKey()
 
 
 def key_error(status: int, message: str, url: str, key: ApiKey) -> ModelError:

@@ -13,9 +13,10 @@ from urllib.parse import urlsplit
 
 from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import Config
+from sourced_answers.core.secrets import NO_KEY, ApiKey
+from sourced_answers.core.settings import JudgeSettings, ModelSettings
 from sourced_answers.core.text import json_value
-from sourced_answers.model.model_client import NO_KEY, ApiKey, chat_url, key_error, model_error_message
+from sourced_answers.model.model_client import chat_url, key_error, model_error_message
 
 TIMEOUT = 3
 
@@ -135,11 +136,12 @@ def is_local(url: str) -> bool:
     return address.is_loopback or address.is_private or address.is_link_local
 
 
-def remote_notices(config: Config) -> list[str]:
-    """模型服务不在本机或局域网时要说一次的话：问题和资料原文会发到那里。"""
-    urls = [] if config.verify else [config.model_url]
-    if config.judge:
-        urls.append(config.judge_url)
+def remote_notices(model_url: str | None, judge: JudgeSettings) -> list[str]:
+    """模型服务不在本机或局域网时要说一次的话：问题和资料原文会发到那里。model_url 为 None：这次不问回答的模型
+    （--verify）。"""
+    urls = [] if model_url is None else [model_url]
+    if judge.name:
+        urls.append(judge.url)
     hosts = dict.fromkeys(urlsplit(url).hostname or url for url in urls if not is_local(url))
     return [f"注意：模型服务 {host} 不在本机或局域网，问题和资料原文会发送到那里" for host in hosts]
 
@@ -152,24 +154,16 @@ def probe_timeout(deadline: Deadline) -> float:
         raise ModelError(str(error)) from None
 
 
-def model_key(config: Config) -> ApiKey:
-    return ApiKey(config.model_key, "ANS_API_KEY", tuple(config.secrets))
-
-
-def judge_key(config: Config) -> ApiKey:
-    return ApiKey(config.judge_key, config.judge_key_name, tuple(config.secrets))
-
-
-def check_before_paying(config: Config, models: list[str], deadline: Deadline) -> None:
-    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在 Config 里已经检查过。
+def check_before_paying(model: ModelSettings, models: list[str], judge: JudgeSettings, deadline: Deadline) -> None:
+    """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在建设置时已经检查过。
     deadline：这次运行的总时限（预检的时间也算在里面）。"""
-    check_models(config.model_url, models, timeout=probe_timeout(deadline), key=model_key(config))
-    check_judge(config, deadline)
+    check_models(model.url, models, timeout=probe_timeout(deadline), key=model.key)
+    check_judge(judge, model.url, deadline)
 
 
-def check_judge(config: Config, deadline: Deadline) -> None:
+def check_judge(judge: JudgeSettings, model_url: str, deadline: Deadline) -> None:
     """用了 --judge 时：评判模型的服务在、密钥对、是 OpenAI 兼容的服务、模型在。"""
-    if config.judge:
-        setting = "--judge-url" if config.judge_url != config.model_url else "OLLAMA_URL"
-        check_models(config.judge_url, [config.judge], role="评判模型", timeout=probe_timeout(deadline),
-                     key=judge_key(config), setting=setting)
+    if judge.name:
+        setting = "--judge-url" if judge.url != model_url else "OLLAMA_URL"
+        check_models(judge.url, [judge.name], role="评判模型", timeout=probe_timeout(deadline),
+                     key=judge.key, setting=setting)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from sourced_answers.checker import Report, Source
-from sourced_answers.core.settings import DEFAULT_RATE, TokenRate
+from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model.model_client import Message
 from sourced_answers.search.passages import Passages, select_passages
@@ -183,7 +183,7 @@ def is_minicheck(model: str) -> bool:
     return model.strip().lower().rsplit("/", 1)[-1].split(":", 1)[0] == "bespoke-minicheck"
 
 
-def judge_messages(model: str, sentence: str, source_text: str, window: int = 4096,
+def judge_messages(model: str, sentence: str, source_text: str, window: int = MODEL_DEFAULTS.context_window,
                    rate: TokenRate = DEFAULT_RATE) -> list[Message]:
     """--judge：只根据这条资料，问它是否完全支持这句话。Bespoke-MiniCheck 按它自己的格式问：一条用户消息
     “Document: 资料\nClaim: 句子”，没有别的说明（它回答 Yes 或 No）。资料太长（超过 JUDGE_SOURCE_LIMIT 字，

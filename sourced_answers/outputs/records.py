@@ -12,9 +12,8 @@ from typing import Any
 
 from sourced_answers.checker import Report, Source
 from sourced_answers.core.errors import InputError
-from sourced_answers.core.settings import Config
-from sourced_answers.steps.check_steps import Checked, check_and_fix
-from sourced_answers.steps.judge import JudgeAsk
+from sourced_answers.core.settings import CheckSettings
+from sourced_answers.steps.check_steps import Checked, Judge, check_and_fix
 
 Record = dict[str, Any]
 
@@ -72,10 +71,10 @@ def checked_record(checked: Checked, question: str | None, model: str | None,
     return result_record(question, model, checked.answer, checked.sources, checked.report, extras)
 
 
-def check_saved(saved: SavedAnswer, config: Config, judge: JudgeAsk | None = None) -> tuple[Checked, Record]:
+def check_saved(saved: SavedAnswer, check: CheckSettings, judge: Judge | None = None) -> tuple[Checked, Record]:
     """核对一条保存下来的回答——每个入口都走这一个函数：--verify（任何 --jobs）、verify_record、Dask 任务。
-    返回核对结果和 --verify --json 打印的那条记录。judge：评判模型的询问函数（None 时不问）。"""
-    checked = check_and_fix(saved.answer, saved.sources, config, judge=judge)
+    返回核对结果和 --verify --json 打印的那条记录。judge：评判模型（None 时不问）。"""
+    checked = check_and_fix(saved.answer, saved.sources, check, judge=judge)
     return checked, checked_record(checked, saved.question, saved.model, saved.about)
 
 

@@ -9,7 +9,7 @@ from types import TracebackType
 from sourced_answers.checker import Source
 from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import SearchSettings
 from sourced_answers.core.text import has_chinese
 from sourced_answers.search import metaso_cache, metaso_search
 from sourced_answers.search.demo_pages import PAGE_SETS
@@ -94,30 +94,30 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
 class MetasoSession:
     """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
-    def __init__(self, config: Config, log: Log, deadline: Deadline) -> None:
+    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline) -> None:
         self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面
         self.fake_pages = ""
         self.client: metaso_search.Client | None
         self.cache: metaso_cache.MetasoCache | None = None
         self.log = log
-        self.config = config
+        self.search = search
 
         def on_retry(message: str) -> None:
             log(f"  {message}")
 
         self.on_retry = on_retry
         self.deadline = deadline
-        if config.demo:
+        if search.demo:
             self.client = None  # 模拟服务等知道了问题（和它的语言）再启动
         else:
-            self.client = metaso_search.Client(config.metaso_key, config.metaso_base, deadline, on_retry)
-            if not config.no_cache and config.cache_dir is None:
+            self.client = metaso_search.Client(search.key, search.base, deadline, on_retry)
+            if not search.no_cache and search.cache_dir is None:
                 log("⚠ 找不到家目录，也没有设置绝对路径的 XDG_CACHE_HOME：这次不用缓存")
-            elif not config.no_cache and config.cache_dir is not None:
+            elif not search.no_cache and search.cache_dir is not None:
                 self.cache = metaso_cache.MetasoCache(
-                    config.cache_dir, search_ttl=config.cache_search_hours * 3600,
-                    page_ttl=config.cache_page_days * 86400, max_bytes=config.cache_max_mb * 1024 * 1024,
-                    read=not config.refresh, warn=log)
+                    search.cache_dir, search_ttl=search.cache_search_hours * 3600,
+                    page_ttl=search.cache_page_days * 86400, max_bytes=search.cache_max_mb * 1024 * 1024,
+                    read=not search.refresh, warn=log)
 
     def __enter__(self) -> "MetasoSession":
         return self
@@ -131,7 +131,7 @@ class MetasoSession:
 
     def demo_client(self, question: str) -> metaso_search.Client:
         """--demo：启动（或换成）问题的语言那一组页面的模拟服务。--demo-pages 没给时，中文问题用 nas，其他用 nas-en。"""
-        pages = self.config.demo_pages or ("nas" if has_chinese(question) else "nas-en")
+        pages = self.search.demo_pages or ("nas" if has_chinese(question) else "nas-en")
         if self.fake is None or self.fake_pages != pages:
             if self.fake:
                 self.fake.close()
@@ -142,9 +142,9 @@ class MetasoSession:
 
     def gather(self, question: str) -> list[Source]:
         """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
-        config = self.config
+        search = self.search
         client = self.client if self.client is not None else self.demo_client(question)  # --demo 时没有 client
-        sources = gather(question, config.size, config.read, config.max_chars, client, self.log, self.cache)
+        sources = gather(question, search.size, search.read, search.max_chars, client, self.log, self.cache)
         if not sources:
             raise NoResults("秘塔没有搜到结果", next_step="换个说法再试")
         return sources

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.search import metaso_search
 
-SEARCH_TTL = 24 * 3600
-PAGE_TTL = 7 * 24 * 3600
-MAX_BYTES = 200 * 1024 * 1024
+SEARCH_TTL = SEARCH_DEFAULTS.cache_search_hours * 3600
+PAGE_TTL = SEARCH_DEFAULTS.cache_page_days * 86400
+MAX_BYTES = SEARCH_DEFAULTS.cache_max_mb * 1024 * 1024
 BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "metaso.sqlite3"
 

@@ -13,7 +13,7 @@ from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKe
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
-from sourced_answers.core.settings import DEFAULT_METASO_BASE
+from sourced_answers.core.settings import DEFAULT_METASO_BASE, SEARCH_DEFAULTS
 from sourced_answers.core.text import excerpt, json_value, mask, mask_data
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
@@ -157,13 +157,13 @@ def http_error(status: int, shown: str) -> MetasoError:
                        transient=status == 429 or status >= 500)
 
 
-def search_body(query: str, size: int = 5, scope: str = "webpage") -> dict[str, Any]:
+def search_body(query: str, size: int = SEARCH_DEFAULTS.size, scope: str = "webpage") -> dict[str, Any]:
     """搜索请求体（缓存也用它做键）。"""
     return {"q": query, "scope": scope, "size": str(size),
             "includeSummary": False, "includeRawContent": False, "conciseSnippet": False}
 
 
-def search(query: str, size: int = 5, scope: str = "webpage", *, key: str, base: str = DEFAULT_BASE,
+def search(query: str, size: int = SEARCH_DEFAULTS.size, scope: str = "webpage", *, key: str, base: str = DEFAULT_BASE,
            timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
            on_retry: OnRetry | None = None) -> dict[str, Any]:
     """搜索，返回秘塔的原始响应（dict）。结果在 response["webpages"]（scope 为 webpage 时）。"""
@@ -182,7 +182,7 @@ def search_results(response: dict[str, Any], scope: str = "webpage") -> list[dic
     return [item for item in items if isinstance(item, dict)]
 
 
-def read_page(url: str, max_chars: int = 2000, *, key: str, base: str = DEFAULT_BASE,
+def read_page(url: str, max_chars: int = SEARCH_DEFAULTS.max_chars, *, key: str, base: str = DEFAULT_BASE,
               timeout: Timeout = DEFAULT_TIMEOUT, deadline: Deadline | None = None,
               on_retry: OnRetry | None = None) -> str:
     """用秘塔的读取接口取网页正文（纯文本/Markdown），最多 max_chars 个字符。"""
@@ -211,10 +211,10 @@ class Client:
     on_retry: OnRetry | None = None
     timeout: Timeout = DEFAULT_TIMEOUT
 
-    def search(self, query: str, size: int = 5) -> dict[str, Any]:
+    def search(self, query: str, size: int = SEARCH_DEFAULTS.size) -> dict[str, Any]:
         return search(query, size, key=self.key, base=self.base, timeout=self.timeout, deadline=self.deadline,
                       on_retry=self.on_retry)
 
-    def read_page(self, url: str, max_chars: int = 2000) -> str:
+    def read_page(self, url: str, max_chars: int = SEARCH_DEFAULTS.max_chars) -> str:
         return read_page(url, max_chars, key=self.key, base=self.base, timeout=self.timeout,
                          deadline=self.deadline, on_retry=self.on_retry)

@@ -8,12 +8,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sourced_answers.checker import Report, Source, SourceIndexes, check_answer, without_thinking
+from sourced_answers.checker import Report, Source, SourceIndexes, SupportRule, check_answer, without_thinking
 from sourced_answers.core.errors import ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import Config
+from sourced_answers.core.settings import (
+    DEFAULT_RATE,
+    MODEL_DEFAULTS,
+    CheckSettings,
+    JudgeSettings,
+    ModelSettings,
+    TokenRate,
+)
 from sourced_answers.model.model_client import ChatResult, Message, chat
-from sourced_answers.model.preflight import judge_key, model_key
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.steps.repair import Repair, Rewriter, repairable
@@ -43,6 +49,15 @@ class Judged:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class Judge:
+    """--judge 的评判模型：它的设置（名字、地址、问哪些句子）、问它的函数，和提示词按多大的上下文窗口缩短资料。"""
+    settings: JudgeSettings
+    ask: JudgeAsk
+    window: int = MODEL_DEFAULTS.context_window
+    rate: TokenRate = DEFAULT_RATE
+
+
 @dataclass
 class Checked:
     """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。"""
@@ -65,36 +80,39 @@ class Checked:
         return ExitCode.PASSED if self.report.passed else ExitCode.FAILED
 
 
-def check_and_fix(answer: str, sources: Sequence[Source], config: Config, rewrite: Rewriter | None = None,
-                  log: Log = lambda message: None, judge: JudgeAsk | None = None) -> Checked:
-    """核对；config.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
+def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, rewrite: Rewriter | None = None,
+                  log: Log = lambda message: None, judge: Judge | None = None) -> Checked:
+    """核对；check.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
     indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
-    rule = config.support_rule
+    rule = check.support_rule
     report = check_answer(answer, sources, rule, indexes)
     fix = None
     fixable = 0
-    if config.fix:
-        rounds = config.fix_rounds if rewrite else 0
+    if check.fix:
+        rounds = check.fix_rounds if rewrite else 0
         started = time.monotonic()
         fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
         fix = Fixed(answer, fixed, repairs, report, time.monotonic() - started)
         answer, report = fixed, fixed_report
     elif not report.passed:
         fixable = repairable(answer, sources, rule, report, indexes)
-    judged = None
-    if judge and config.judge:
-        which = "每一个带引用的句子" if config.judge_all else "支持分拿不准的句子"
-        log(f"请评判模型 {config.judge} 看{which}…")
-        try:
-            verdicts = judge_answer(sources, report, judge, config.judge, config.judge_all, rule,
-                                    config.context_window, config.token_rate)
-        except ModelError as error:
-            # 第二意见是可选的一步：它出错不能丢掉已经核对过的回答，回答照样输出，退出码 3 说明出了什么事
-            judged = Judged(config.judge, config.judge_url, [], 0, str(error))
-        else:
-            report.problems = verdicts.problems
-            judged = Judged(config.judge, config.judge_url, verdicts.calls, verdicts.skipped)
+    judged = judge_report(report, sources, rule, judge, log) if judge else None
     return Checked(answer, report, fix, fixable, judged, list(sources))
+
+
+def judge_report(report: Report, sources: Sequence[Source], rule: SupportRule, judge: Judge, log: Log) -> Judged:
+    """请评判模型看一遍（改写 report.problems）。评判是可选的一步：它出错不能丢掉已经核对过的回答，
+    回答照样输出，退出码 3 说明出了什么事。"""
+    settings = judge.settings
+    name = settings.name or ""
+    which = "每一个带引用的句子" if settings.ask_all else "支持分拿不准的句子"
+    log(f"请评判模型 {name} 看{which}…")
+    try:
+        verdicts = judge_answer(sources, report, judge.ask, name, settings.ask_all, rule, judge.window, judge.rate)
+    except ModelError as error:
+        return Judged(name, settings.url, [], 0, str(error))
+    report.problems = verdicts.problems
+    return Judged(name, settings.url, verdicts.calls, verdicts.skipped)
 
 
 def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> str:
@@ -108,37 +126,38 @@ def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> str:
     return answer
 
 
-def judge_asker(config: Config, deadline: Deadline) -> JudgeAsk | None:
-    """--judge 用的询问函数：messages → 回复文字。出错时的说明里带上评判模型的名字（退出码 3）。"""
-    model = config.judge
-    if not model:
+def judge_asker(settings: JudgeSettings, model: ModelSettings, deadline: Deadline) -> Judge | None:
+    """--judge 用的评判模型（没用 --judge 时是 None）：问它的函数 messages → 回复文字，出错时的说明里带上
+    评判模型的名字（退出码 3）。提示词按回答模型的上下文窗口和字数比例缩短。"""
+    name = settings.name
+    if not name:
         return None
 
     def ask(messages: list[Message]) -> str:
         try:
-            result = chat(messages, model, config.judge_url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
-                          deadline=deadline, key=judge_key(config))
+            result = chat(messages, name, settings.url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
+                          deadline=deadline, key=settings.key)
         except ModelError as error:
-            raise ModelError(f"评判模型 {model}：{error}") from None
+            raise ModelError(f"评判模型 {name}：{error}") from None
         return result.text
-    return ask
+    return Judge(settings, ask, model.context_window, model.token_rate)
 
 
-def rewriter(question: str, sources: Sequence[Source], model: str, config: Config, deadline: Deadline,
+def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, deadline: Deadline,
              log: Log) -> Rewriter:
     """--fix 请模型改写用的函数：(当前回答, Report) → 改写后的回答。模型出错时返回空字符串（保留上一版）。
     改写的提示词比回答时的还长（多了当前回答和问题清单）：放不下上下文窗口时资料缩短，说明只说一次。"""
     noted: set[str] = set()
 
     def ask(answer: str, report: Report) -> str:
-        request, note = rewrite_messages(question, sources, answer, report, config.max_tokens, config.context_window,
-                                         config.token_rate)
+        request, note = rewrite_messages(question, sources, answer, report, model.max_tokens, model.context_window,
+                                         model.token_rate)
         if note and note not in noted:  # 同样的话只说一次
             noted.add(note)
             log(f"  {note}")
         try:
-            result = chat(request, model, config.model_url, stream=False, max_tokens=config.max_tokens,
-                          deadline=deadline, key=model_key(config))
+            result = chat(request, model.name, model.url, stream=False, max_tokens=model.max_tokens,
+                          deadline=deadline, key=model.key)
         except ModelError as error:
             log(f"  修正时模型出错：{error}")
             return ""

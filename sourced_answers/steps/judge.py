@@ -35,7 +35,7 @@ from sourced_answers.checker import (
     without_citations,
     without_thinking,
 )
-from sourced_answers.core.settings import DEFAULT_RATE, TokenRate
+from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import format_citations, quote
 from sourced_answers.model.model_client import Message
 from sourced_answers.model.prompts import judge_messages
@@ -119,8 +119,8 @@ def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
 
 
 def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
-                 rule: SupportRule = DEFAULT_RULE, window: int = 4096, rate: TokenRate = DEFAULT_RATE,
-                 concurrency: int = CONCURRENCY) -> Verdicts:
+                 rule: SupportRule = DEFAULT_RULE, window: int = MODEL_DEFAULTS.context_window,
+                 rate: TokenRate = DEFAULT_RATE, concurrency: int = CONCURRENCY) -> Verdicts:
     """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。
     window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
     band = asking_band(rule)
