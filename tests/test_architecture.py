@@ -178,3 +178,31 @@ def test_the_module_map_in_the_development_docs_matches_the_tree():
     assert listed == in_tree
     assert [re.search(r"\| (\d) `(\w+)/`", line).group(2)
             for line in text.splitlines() if re.match(r"\| \d `\w+/`", line)] == LAYERS
+
+
+# 核对一条保存下来的记录（--jobs 的工作进程、Dask 任务）时不该加载的：HTTP 客户端、缓存、Dask、进度条
+HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed")
+CHECK_ONE_RECORD = """
+import json, sys
+from sourced_answers.batch.cluster import check_block
+from sourced_answers.batch.verification import Options, check_batch, verify_record
+from sourced_answers.core.settings import CheckSettings
+record = {"answer": "RAID1 用两块盘互为镜像 [1]。", "sources": [{"text": "RAID1 用两块盘互为镜像，一块坏了数据还在。"}]}
+verify_record(record, fix=True)
+check_batch([(1, json.dumps(record, ensure_ascii=False))], Options("记录", CheckSettings(fix=True), True, False, False))
+path = sys.argv[1]
+open(path, "w", encoding="utf-8").write(json.dumps(record, ensure_ascii=False) + "\\n")
+results, summary = check_block((path, 0, 10 ** 6, 10 ** 6), 0, ("score", None, True, ()))
+assert summary["records"] == 1, summary
+print(" ".join(name for name in HEAVY if name in sys.modules))
+"""
+
+
+def test_checking_a_saved_record_loads_no_http_client_cache_dask_or_progress_bar(tmp_path):
+    import subprocess
+    import sys
+    code = f"HEAVY = {HEAVY!r}\n" + CHECK_ONE_RECORD
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "one.jsonl")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [], f"核对一条记录时加载了：{done.stdout}"
