@@ -12,7 +12,7 @@ sourced_answers.search.demo_service.DemoMetaso，再加上故障；页面在 sou
   GET  /page/N          第 N 个页面的 HTML（搜索结果里的 link 指向这里）
 密钥不对时和真实接口一样返回 HTTP 200 加错误体：search 是 errCode 2005，reader 是 errCode 500。
 """
-from sourced_answers.cli.launch import guard_startup, run
+from sourced_answers.cli.launch import guard_startup, print_error, run
 
 guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 
@@ -22,7 +22,7 @@ import threading
 from typing import Any
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
-from sourced_answers.core.errors import ExitCode, UsageError
+from sourced_answers.core.errors import ENDINGS, ExitCode, exit_code_of
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.text import one_line
 from sourced_answers.search.demo_pages import (
@@ -134,11 +134,8 @@ def build_parser() -> ChineseArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-    except SystemExit as done:  # -h
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except UsageError as error:
-        print(f"✗ {error}", file=sys.stderr)
-        return error.exit_code
+    except ENDINGS as ending:
+        return exit_code_of(ending, print_error)
     try:
         pages = load_fixtures(args.fixtures) if args.fixtures else PAGE_SETS[args.pages]
     except OSError as error:
@@ -164,9 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"模拟秘塔服务已启动：METASO_BASE={fake.base_url}  METASO_API_KEY={fake.key}", file=sys.stderr)
     try:
         fake.server.serve_forever()
-    except KeyboardInterrupt:
-        print("\n已中断", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+    except KeyboardInterrupt as ending:
+        return exit_code_of(ending, print_error)
     finally:
         fake.server.server_close()
     return ExitCode.PASSED

@@ -4,7 +4,7 @@
 单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应（密钥遮掉），接入真实接口前先看清字段。
 密钥只从环境变量 METASO_API_KEY 读，永远不会出现在输出、日志或错误信息里。
 """
-from sourced_answers.cli.launch import guard_startup, run
+from sourced_answers.cli.launch import guard_startup, print_error, run
 
 guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 
@@ -12,7 +12,7 @@ import os
 import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
-from sourced_answers.core.errors import AppError, ExitCode, MetasoError, MissingKeyError
+from sourced_answers.core.errors import ENDINGS, ExitCode, MetasoError, MissingKeyError, exit_code_of
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.core.text import masked_json
@@ -44,14 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         key = api_key(os.environ)
         response = search(args.query, size=args.size, key=key, base=api_base(os.environ),
                           on_retry=lambda message: print(message, file=sys.stderr))
-    except SystemExit as done:  # -h
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except AppError as error:
-        print(f"✗ {error}", file=sys.stderr)
-        return error.exit_code
-    except KeyboardInterrupt:
-        print("\n已中断", file=sys.stderr)
-        return ExitCode.INTERRUPTED
+    except ENDINGS as ending:
+        return exit_code_of(ending, print_error)
     print(masked_json(response, secrets, indent=2), end="")
     return ExitCode.PASSED
 

@@ -12,7 +12,7 @@ from sourced_answers.cli.arguments import (
     add_summary_flag,
     in_range,
 )
-from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.errors import ENDINGS, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
@@ -56,14 +56,8 @@ def main(argv: list[str] | None = None) -> int:
             log(line)
         if job.summary:  # 汇总已经打印了：这里写不了只是报错（退出码 2），结果文件都已写好
             write_file(job.summary, masked_json(summary.to_dict(), secrets, indent=2))
-    except SystemExit as done:  # -h
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except AppError as error:
-        log(f"✗ {error}")
-        return error.exit_code
-    except KeyboardInterrupt:
-        log("\n已中断")
-        return ExitCode.INTERRUPTED
+    except ENDINGS as ending:
+        return exit_code_of(ending, log)
     log(f"结果写在 {job.out}（{len(job.files)} 个文件，按编号接起来就是输入的顺序）")
     if summary.errors:
         return ExitCode.USAGE

@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from sourced_answers.core.errors import ExitCode
+from sourced_answers.core.errors import ExitCode, exit_code_of
 
 REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段说明和运行的命令（去掉密钥）报告给维护者；"
           "加 --debug 可以看到报错堆栈")
@@ -22,8 +22,7 @@ REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段
 
 def interrupted_at_startup(signum: int, frame: object) -> NoReturn:
     """还在导入模块时按下了 Ctrl-C。"""
-    print_error("\n已中断")
-    raise SystemExit(ExitCode.INTERRUPTED)
+    raise SystemExit(exit_code_of(KeyboardInterrupt(), print_error))
 
 
 def guard_startup(module_name: str = "__main__") -> None:
@@ -57,9 +56,8 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     tolerate_narrow_encodings()
     try:
         code = main()
-    except KeyboardInterrupt:  # main 之外按下的 Ctrl-C
-        print_error("\n已中断")
-        code = ExitCode.INTERRUPTED
+    except KeyboardInterrupt as ending:  # main 之外按下的 Ctrl-C
+        code = exit_code_of(ending, print_error)
     except Exception as error:  # noqa: BLE001  最后一道防线：程序的 bug 也不显示英文的报错堆栈
         print_error(f"✗ 程序内部出错（{type(error).__name__}: {str(error)[:200]}）。{REPORT}")
         if "--debug" in arguments:

@@ -3,7 +3,8 @@ model/local_model.py。"""
 import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
-from sourced_answers.core.errors import AppError, ExitCode, LocalModelError
+from sourced_answers.cli.launch import print_error
+from sourced_answers.core.errors import ENDINGS, ExitCode, LocalModelError, exit_code_of
 from sourced_answers.core.settings import MODEL_DEFAULTS
 from sourced_answers.model.local_model import (
     MODEL_FILES_REQUIREMENT,
@@ -43,11 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         return ExitCode.PASSED
     try:
         args = build_parser().parse_args(arguments)
-    except SystemExit as done:  # -h
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except AppError as error:
-        print(f"✗ {error}", file=sys.stderr)
-        return error.exit_code
+    except ENDINGS as ending:
+        return exit_code_of(ending, print_error)
     if args.install or args.command == "install":
         return install()
     if args.command == "serve":
@@ -62,8 +60,7 @@ def serve_in_foreground(n_ctx: int, threads: int | None) -> int:
     try:
         server = LocalModelServer(n_ctx=n_ctx, threads=threads).start()
     except LocalModelError as error:
-        print(f"✗ {error}", file=sys.stderr)
-        return error.exit_code
+        return exit_code_of(error, print_error)
     print(f"本机模型服务在 {server.url}（模型 {server.model}，{server.threads} 个线程，上下文 {n_ctx} token）。\n"
           f"另开一个终端：OLLAMA_URL={server.url} ANS_MODEL={server.model} answer-with-sources --demo "
           f"\"How should I choose a home NAS?\"\n按 Ctrl-C 结束。", flush=True)

@@ -15,7 +15,7 @@ from sourced_answers.checker import ThinkFilter
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import AppError, ExitCode, ModelError
+from sourced_answers.core.errors import ENDINGS, AppError, ExitCode, ModelError, exit_code_of
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
@@ -154,16 +154,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
             output = SafeWriter(io.StringIO(), secrets)
         with bundled_model(settings, log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
             return program(settings, output, log, stdin or input_bytes(), progress)
-    except SystemExit as done:  # -h：帮助已经打印
-        return int(done.code or 0) if isinstance(done.code, int | None) else ExitCode.USAGE
-    except AppError as error:
-        if str(error):
-            log(f"✗ {error}")
-        return error.exit_code
-    except KeyboardInterrupt:
-        finish(output)
-        log("\n已中断")
-        return ExitCode.INTERRUPTED
+    except ENDINGS as ending:
+        if isinstance(ending, KeyboardInterrupt):
+            finish(output)  # 已经写出的那部分先冲刷出去，再说“已中断”
+        return exit_code_of(ending, log)
     finally:
         finish(output)
         errors.finish()

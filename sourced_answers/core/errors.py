@@ -3,6 +3,7 @@
   0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 4 程序内部出错（bug）
   · 130 被中断（launch.py 里的最后一道防线给出 4 和导入期间的 130）
 """
+from collections.abc import Callable
 from enum import IntEnum
 
 
@@ -105,3 +106,23 @@ class LocalModelError(ServiceError):
 
 class WorkerDied(ServiceError):
     """工作进程意外结束了（退出码 3）。"""
+
+
+# 每个入口的 main 接住的三种结束：-h / --version（SystemExit）、本程序报给用户的错误、Ctrl-C
+ENDINGS = (SystemExit, AppError, KeyboardInterrupt)
+
+
+def exit_code_of(ending: BaseException, say: Callable[[str], None]) -> int:
+    """main 接住的一种结束（ENDINGS）→ 退出码，并用 say 说一句（每个入口都只用这一个函数）：
+    帮助、版本号已经打印（0）；本程序的错误说它的中文说明、用它的退出码；Ctrl-C 说“已中断”（130）。"""
+    if isinstance(ending, SystemExit):
+        code = ending.code
+        return int(code or 0) if isinstance(code, int | None) else ExitCode.USAGE
+    if isinstance(ending, KeyboardInterrupt):
+        say("\n已中断")
+        return ExitCode.INTERRUPTED
+    if isinstance(ending, AppError):
+        if str(ending):
+            say(f"✗ {ending}")
+        return ending.exit_code
+    raise ending
