@@ -55,3 +55,9 @@ def test_the_documented_defaults_match_the_parser():
                 assert documented[action.option_strings[-1]] == "关", action.option_strings
                 checked += 1
     assert checked >= 15
+
+
+def test_every_exit_code_says_what_it_means_in_the_order_of_the_enum():
+    from sourced_answers.core.errors import EXIT_MEANINGS, ExitCode
+    assert list(EXIT_MEANINGS) == list(ExitCode)
+    assert all(meaning.brief and meaning.detail for meaning in EXIT_MEANINGS.values())

@@ -3,6 +3,7 @@ import argparse
 
 from sourced_answers.checker import RULES, support_model
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
+from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.settings import DEFAULT_MODEL
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS
 from sourced_answers.model.local_model import INSTALL_HINT as LOCAL_MODEL_INSTALL
@@ -23,9 +24,8 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
         prog=prog, add_help=False, formatter_class=ChineseHelpFormatter,
         usage="%(prog)s \"问题\" [选项]\n       %(prog)s --verify FILE [选项]\n       %(prog)s --eval FILE [选项]",
         description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
-        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果；"
-               "4 程序内部出错（请报告，加 --debug 看报错堆栈）；130 被中断（Ctrl-C，或者标准输出被对方关掉）。"
-               "参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
+        epilog="退出码：" + "；".join(f"{code.value} {meaning.brief}" for code, meaning in EXIT_MEANINGS.items())
+               + "。参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
     parser.set_defaults(prog=prog)
     parser._positionals.title = "参数"
     parser.add_argument("question", nargs="?", help="要问的问题")
