@@ -56,22 +56,35 @@ class ChineseArgumentParser(argparse.ArgumentParser):
         super().print_help(self.output or file)
 
 
-def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> Callable[[str], Any]:
-    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。"""
-    kind = "整数" if convert is int else "数字"
+class InRange:
+    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。
+    范围留在对象上，参考文档的表从这里读（cli/reference_doc.py）。"""
 
+    def __init__(self, low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> None:
+        self.low, self.high, self.convert, self.unit = low, high, convert, unit
+
+    @staticmethod
     def shown(value: float) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
-    def parse(text: str) -> Any:
+    def text(self) -> str:
+        """“1–100”、“0–87600 小时”这样的说法。"""
+        return f"{self.shown(self.low)}–{self.shown(self.high)}" + (f" {self.unit}" if self.unit else "")
+
+    def __call__(self, text: str) -> Any:
+        kind = "整数" if self.convert is int else "数字"
         try:
-            value = convert(text)
+            value = self.convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"“{text}”不是{kind}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"应在 {shown(low)} 到 {shown(high)} {unit}之间，收到 {shown(value)}")
+        if not self.low <= value <= self.high:
+            raise argparse.ArgumentTypeError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
+                                             f"收到 {self.shown(value)}")
         return value
-    return parse
+
+
+def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> InRange:
+    return InRange(low, high, convert, unit)
 
 
 class ShowVersion(argparse.Action):

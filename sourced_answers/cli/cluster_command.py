@@ -20,12 +20,17 @@ def build_parser() -> ChineseArgumentParser:
                                                "（结果和 --verify --json 一样）。")
     parser.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     parser.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
-    parser.add_argument("paths", nargs="+", help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
-    parser.add_argument("--out", required=True, help="结果写到这个目录（0.jsonl、1.jsonl……）")
-    parser.add_argument("--scheduler", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
-    parser.add_argument("--workers", type=in_range(1, 256), default=2, help="本机集群的 worker 进程数，1–256（默认 2）")
-    parser.add_argument("--rule", choices=RULES, default="score", help="和 --verify 的 --rule 一样（默认 score）")
-    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
+    parser._positionals.title = "参数"
+    parser._optionals.title = "选项"
+    parser.add_argument("paths", nargs="+", metavar="路径",
+                        help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
+    parser.add_argument("--out", required=True, metavar="DIR", help="结果写到这个目录（0.jsonl、1.jsonl……）")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
+    parser.add_argument("--workers", type=in_range(1, 256), default=2, metavar="N",
+                        help="本机集群的 worker 进程数，1–256（默认 2）")
+    parser.add_argument("--rule", choices=RULES, default="score", metavar="RULE",
+                        help="和 --verify 的 --rule 一样（默认 score）")
+    parser.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None, metavar="X",
                         help="和 --verify 的 --threshold 一样：0 到 1（默认用那条规则的默认值）")
     parser.add_argument("--fix", action="store_true", help="和 --verify --fix 一样做确定性修正")
     parser.add_argument("--summary", metavar="FILE", help="把汇总另存为 JSON（和 --verify --summary 的字段一样）")

