@@ -1,5 +1,6 @@
-"""文档里从程序来的部分不会过时：docs/reference.md 的参数、环境变量、退出码表由 sourced_answers/cli/reference_doc.py
-生成，这里在内存里重新生成一遍、和文件比较（参数表以前是手写的，漂移过一次）。"""
+"""文档里从程序来的部分不会过时：docs/reference.md 的参数、环境变量、退出码表和 README、docs 里取自
+support_model.json 的数字都由 sourced_answers/cli/reference_doc.py 生成，这里在内存里重新生成一遍、和文件比较
+（参数表以前是手写的，漂移过一次）。"""
 import argparse
 import re
 
@@ -27,6 +28,21 @@ def test_the_reference_has_a_table_for_every_option_group_in_the_order_of_help()
     names = marker_names("docs/reference.md")
     assert [name for name in names if name in groups] == groups
     assert {reference_doc.CLUSTER, "环境变量", "退出码"} <= set(names)
+
+
+def test_every_mention_of_the_cut_band_and_seed_is_generated():
+    """新写进文档的切点、询问区间、种子也要放在标记里，不然下次拟合后就过时了。"""
+    figures = reference_doc.figure_parts()
+    for name in ("README.md", *(path.relative_to(HERE).as_posix() for path in (HERE / "docs").glob("*.md"))):
+        outside = reference_doc.MARKED.sub("", (HERE / name).read_text(encoding="utf-8"))
+        for figure in ("切点", "询问区间", "种子"):
+            assert figures[figure] not in outside, f"{name} 里的 {figures[figure]} 没有放在“{figure}”的标记里"
+
+
+def test_every_document_with_markers_is_regenerated():
+    marked = {path.relative_to(HERE).as_posix() for path in [HERE / "README.md", *(HERE / "docs").glob("*.md")]
+              if "<!-- 生成：" in path.read_text(encoding="utf-8")}
+    assert marked == set(DOCUMENTS)
 
 
 def test_regenerating_replaces_only_what_is_between_the_markers():

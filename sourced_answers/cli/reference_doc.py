@@ -1,5 +1,6 @@
 """文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、环境变量表
-（core/environment.py）和退出码表（core/errors.py 的 EXIT_MEANINGS）。
+（core/environment.py）、退出码表（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自
+support_model.json 的数字（切点、询问区间、拟合的设置）。
 
 生成的部分夹在一对标记之间，标记外面手写的文字原样保留。一张表的标记各占一行，一个数字的就在句子里：
 
@@ -15,11 +16,13 @@
 tests/test_reference.py 在内存里重新生成一遍、和文件比较，过时了就失败。
 """
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from sourced_answers.checker import MODEL_FILE, SupportRule, support_model
 from sourced_answers.cli import cluster_command, parser
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange
 from sourced_answers.core.environment import VARIABLES
@@ -27,7 +30,7 @@ from sourced_answers.core.errors import EXIT_MEANINGS, AppError, ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
 # 有生成部分的文档（相对 ROOT）
-DOCUMENTS = ("docs/reference.md",)
+DOCUMENTS = ("README.md", "docs/reference.md", "docs/checker.md")
 MARKED = re.compile(r"<!-- 生成：(?P<name>[^>]+?) -->(?P<body>.*?)<!-- /生成：(?P=name) -->", re.DOTALL)
 OPENING = re.compile(r"<!-- 生成：([^>]+?) -->")
 # 主命令的参数分组：标记名是“参数 分组标题”；python -m sourced_answers.cluster 的参数是一张表
@@ -158,9 +161,30 @@ def exit_code_table() -> str:
     return "\n".join(rows)
 
 
+# ---------- support_model.json 里的数字 ----------
+
+def figure_parts() -> dict[str, str]:
+    """写在文字里的数字，格式和文档里的写法一样。"""
+    model = support_model()
+    fitted = json.loads(MODEL_FILE.read_text(encoding="utf-8"))["fitted_on"]
+    low, high = model.judge_band
+    return {
+        "切点": f"{model.cut:.3f}",
+        "询问区间": f"[{low:.3f}, {high:.3f})",
+        "教程阈值": f"{SupportRule('tutorial').limit(model):g}",
+        "拟合条数": str(fitted["rows"]),
+        "折数": str(fitted["folds"]),
+        "种子": str(fitted["seed"]),
+        "L2": f"{fitted['l2']:g}",
+        "误报目标": f"{fitted['false_alarm_target']:.1%}",
+        "评判准确率": f"{fitted['judge_accuracy']:.0%}",
+        "评判误报上限": f"{fitted['judge_false_alarm_limit']:.0%}",
+    }
+
+
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
-    return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table()}
+    return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table(), **figure_parts()}
 
 
 # ---------- 改写文档 ----------
