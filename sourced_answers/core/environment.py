@@ -1,7 +1,7 @@
 """本程序读的每一个环境变量都在这里登记一次：名字、给用户看的含义、没设置时怎样。
 
 读环境变量的代码用这里的名字（METASO_API_KEY.name），docs/reference.md 的环境变量表由它生成
-（python -m sourced_answers.cli.reference_doc）；tests/test_reference.py 读代码，找出每一个读环境的地方，
+（python -m sourced_answers.cli.reference_doc）；tests/test_environment.py 读代码，找出每一个读环境的地方，
 和这里对照：多一个、少一个都会失败。"""
 from dataclasses import dataclass
 
