@@ -66,22 +66,35 @@ class ChineseArgumentParser(argparse.ArgumentParser):
         super().print_help(self.output or file)
 
 
-def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> Callable[[str], Any]:
-    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。"""
-    kind = "整数" if convert is int else "数字"
+class InRange:
+    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。
+    范围留在对象上，参考文档的表从这里读（cli/reference_doc.py）。"""
 
+    def __init__(self, low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> None:
+        self.low, self.high, self.convert, self.unit = low, high, convert, unit
+
+    @staticmethod
     def shown(value: float) -> str:
         return f"{value:g}" if isinstance(value, float) else str(value)
 
-    def parse(text: str) -> Any:
+    def text(self) -> str:
+        """“1–100”、“0–87600 小时”这样的说法。"""
+        return f"{self.shown(self.low)}–{self.shown(self.high)}" + (f" {self.unit}" if self.unit else "")
+
+    def __call__(self, text: str) -> Any:
+        kind = "整数" if self.convert is int else "数字"
         try:
-            value = convert(text)
+            value = self.convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"“{text}”不是{kind}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"应在 {shown(low)} 到 {shown(high)} {unit}之间，收到 {shown(value)}")
+        if not self.low <= value <= self.high:
+            raise argparse.ArgumentTypeError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
+                                             f"收到 {self.shown(value)}")
         return value
-    return parse
+
+
+def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> InRange:
+    return InRange(low, high, convert, unit)
 
 
 class ShowVersion(argparse.Action):
@@ -108,17 +121,19 @@ def add_standard_flags(group: Group, debug: bool = True) -> None:
     group.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     group.add_argument("--version", action=ShowVersion, help="显示版本号并退出")
     if debug:
-        group.add_argument("--debug", action="store_true", help="程序内部出错时显示报错堆栈（报告问题时用）")
+        group.add_argument("--debug", action="store_true",
+                           help="程序内部出错（退出码 4）时显示报错堆栈（报告问题时用）")
 
 
 def add_rule_flags(group: Group) -> None:
     """--rule 和 --threshold：怎样判断一句话有没有依据（回答问题、--verify、集群任务都一样）。"""
-    group.add_argument("--rule", choices=RULES, default=CHECK_DEFAULTS.rule,
-                       help=f"怎样判断一句话有没有依据（默认 {CHECK_DEFAULTS.rule}）：score 看支持分；tutorial 用原教程"
-                            "的规则（句子的字二元组在所引资料里出现的比例）")
-    group.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=CHECK_DEFAULTS.threshold,
-                       help=f"--rule 的阈值，0 到 1：score 时是支持分的下限（默认 {support_model().cut:.3f}，"
-                            f"拟合时选的切点），tutorial 时是重合度的下限（默认 {TUTORIAL_THRESHOLD}）")
+    group.add_argument("--rule", choices=RULES, default=CHECK_DEFAULTS.rule, metavar="RULE",
+                       help="怎样判断一句话有没有依据：score 看支持分；tutorial 用原教程的规则"
+                            f"（句子的字二元组在所引资料里出现的比例）（默认 {CHECK_DEFAULTS.rule}）")
+    group.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=CHECK_DEFAULTS.threshold, metavar="X",
+                       help="--rule 的阈值：score 时是支持分的下限，tutorial 时是重合度的下限"
+                            f"（默认：score 时 {support_model().cut:.3f}，是拟合时选的切点；"
+                            f"tutorial 时 {TUTORIAL_THRESHOLD:g}）")
 
 
 def add_summary_flag(group: Group, when: str = "核对") -> None:

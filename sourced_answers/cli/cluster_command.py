@@ -24,10 +24,12 @@ def build_parser() -> ChineseArgumentParser:
                                    formatter_class=ChineseHelpFormatter,
                                    description="在 Dask 集群上核对一批 JSON Lines 回答日志"
                                                "（结果和 --verify --json 一样）。")
-    parser.add_argument("paths", nargs="+", help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
-    parser.add_argument("--out", required=True, help="结果写到这个目录（0.jsonl、1.jsonl……）")
-    parser.add_argument("--scheduler", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
-    parser.add_argument("--workers", type=in_range(1, 256), default=2, help="本机集群的 worker 进程数，1–256（默认 2）")
+    parser.add_argument("paths", nargs="+", metavar="路径",
+                        help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
+    parser.add_argument("--out", required=True, metavar="DIR", help="结果写到这个目录（0.jsonl、1.jsonl……）")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask 调度器地址（tcp://主机:8786）；不给就在本机起一个小集群")
+    parser.add_argument("--workers", type=in_range(1, 256), default=2, metavar="N",
+                        help="本机集群的 worker 进程数，1–256（默认 2）")
     add_rule_flags(parser)
     parser.add_argument("--fix", action="store_true", help="和 --verify --fix 一样做确定性修正")
     add_summary_flag(parser)

@@ -15,12 +15,13 @@ from urllib.parse import urlsplit
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
-from sourced_answers.core.secrets import MODEL_MIN_LENGTH, ApiKey, check_secret, secrets_to_mask
+from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
     CHECK_DEFAULTS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     MODEL_DEFAULTS,
+    ApiKey,
     CheckSettings,
     JudgeSettings,
     ModelSettings,

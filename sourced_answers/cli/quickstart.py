@@ -17,7 +17,7 @@ from sourced_answers.cli import run
 from sourced_answers.cli.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
-from sourced_answers.core.secrets import ApiKey
+from sourced_answers.core.settings import ApiKey
 from sourced_answers.model import local_model
 from sourced_answers.model.local_serving import asks_local_model
 from sourced_answers.model.preflight import probe_models

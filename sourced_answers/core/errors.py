@@ -1,9 +1,10 @@
 """退出码和错误：每一类错误带着自己的退出码，main() 只在一处把错误变成退出码。
 
-  0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 4 程序内部出错（bug）
-  · 130 被中断（launch.py 里的最后一道防线给出 4 和导入期间的 130）
+每个退出码的意思写在 EXIT_MEANINGS 里（只写这一处）：--help 末尾的一句和 docs/reference.md 的退出码表都由它生成。
+launch.py 里的最后一道防线给出 4 和导入期间的 130。
 """
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -14,6 +15,34 @@ class ExitCode(IntEnum):
     SERVICE = 3
     INTERNAL = 4
     INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class ExitMeaning:
+    """一个退出码的意思：brief 是 --help 末尾的短说法，detail 是参考文档里的完整说明（Markdown）。"""
+    brief: str
+    detail: str
+
+
+EXIT_MEANINGS = {
+    ExitCode.PASSED: ExitMeaning("核对通过", "有回答，核对全部通过"),
+    ExitCode.FAILED: ExitMeaning("有回答但没通过核对", "有回答，但没通过核对（请人工核对）"),
+    ExitCode.USAGE: ExitMeaning(
+        "用法、配置或输入错误",
+        "用法、配置或输入有误：参数不对、没设 `METASO_API_KEY` 或格式不对、地址写错（包括 `OLLAMA_URL` 指向的不是 "
+        "OpenAI 兼容的服务）、模型名里有换行或控制字符、`--verify` 的文件格式不对、`--html` / `--summary` "
+        "的路径不能用或写不进去、标准输出写不进去（磁盘满）"),
+    ExitCode.SERVICE: ExitMeaning(
+        "服务出错或没有可用结果",
+        "服务出错或没有可用结果：秘塔报错、没搜到结果、模型服务连不上或报错、模型回答为空；`--judge` "
+        "的评判模型出错（回答照样输出）；`--jobs` 的一个工作进程被系统结束"),
+    ExitCode.INTERNAL: ExitMeaning(
+        "程序内部出错（请报告，加 --debug 看报错堆栈）",
+        "程序自己的错误（bug）：只打印一行中文说明和反馈的办法，加 `--debug` 再运行一次可以看到报错堆栈，请附在反馈里"),
+    ExitCode.INTERRUPTED: ExitMeaning(
+        "被中断（Ctrl-C，或者标准输出被对方关掉）",
+        "被打断：按了 Ctrl-C，或者标准输出被对方关掉了（比如接在 `head` 后面）"),
+}
 
 
 class AppError(Exception):

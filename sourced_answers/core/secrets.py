@@ -1,7 +1,7 @@
 """密钥（秘塔的、模型服务的）用之前先看像不像密钥；输出里要遮掉哪些（只在这里决定）。说明里从不出现密钥本身。"""
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, METASO_API_KEY, Variable
 from sourced_answers.core.errors import ConfigError
 
 # 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
@@ -29,32 +29,13 @@ def maskable(key: str, minimum: int) -> str:
 
 
 # 本程序从环境里认得的每个密钥，和它最短要多长才拿来遮
-KEY_VARIABLES = {"METASO_API_KEY": METASO_MIN_LENGTH, "ANS_API_KEY": MODEL_MIN_LENGTH,
-                 "ANS_JUDGE_API_KEY": MODEL_MIN_LENGTH}
+KEY_VARIABLES: dict[Variable, int] = {METASO_API_KEY: METASO_MIN_LENGTH, ANS_API_KEY: MODEL_MIN_LENGTH,
+                                      ANS_JUDGE_API_KEY: MODEL_MIN_LENGTH}
 
 
 def secrets_to_mask(environ: Mapping[str, str]) -> tuple[str, ...]:
     """任何输出（终端、日志、--json、审阅页、汇总、缓存、报错）里都要遮掉的密钥：环境里每一个本程序认得的密钥，
     不管这次运行发不发它——分享出去的页面里有一个密钥，比多遮掉一个词糟得多，而且每种输出都一样对待密钥。
     太短的值不遮（会误伤正常文字；真要用它时 check_secret 会拒绝它）。每个入口只调用这一个函数。"""
-    keys = (maskable(environ.get(name, "").strip(), minimum) for name, minimum in KEY_VARIABLES.items())
+    keys = (maskable(environ.get(variable.name, "").strip(), minimum) for variable, minimum in KEY_VARIABLES.items())
     return tuple(dict.fromkeys(key for key in keys if key))
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
-    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
-    value: str = ""
-    name: str = "ANS_API_KEY"
-    run_secrets: tuple[str, ...] = ()
-
-    @property
-    def masked(self) -> list[str]:
-        return [self.value, *self.run_secrets]
-
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
-
-
-NO_KEY = ApiKey()

@@ -11,11 +11,29 @@ from pathlib import Path
 from sourced_answers.checker import RULES, SupportRule
 from sourced_answers.core.output_files import PlannedFile
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.secrets import NO_KEY, ApiKey
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
 DEFAULT_METASO_BASE = "https://metaso.cn/api/v1"
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """模型服务的密钥和它来自哪个环境变量（报错时点名；密钥本身从不出现在说明里）。没有密钥时 value 为空。
+    run_secrets：这次运行的全部密钥——回答里出现的都在收到时就遮掉（长的先遮：两个密钥有重叠时不会露出半截）。"""
+    value: str = ""
+    name: str = "ANS_API_KEY"
+    run_secrets: tuple[str, ...] = ()
+
+    @property
+    def masked(self) -> list[str]:
+        return [self.value, *self.run_secrets]
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.value}"} if self.value else {}
+
+
+NO_KEY = ApiKey()
 
 
 @dataclass(frozen=True)

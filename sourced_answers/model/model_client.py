@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
-from sourced_answers.core.secrets import NO_KEY, ApiKey
-from sourced_answers.core.settings import MODEL_DEFAULTS
+from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
 from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
 
 if TYPE_CHECKING:

@@ -13,8 +13,7 @@ from urllib.parse import urlsplit
 
 from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.secrets import NO_KEY, ApiKey
-from sourced_answers.core.settings import JudgeSettings, ModelSettings
+from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.text import json_value
 from sourced_answers.model.model_client import chat_url, key_error, model_error_message
 

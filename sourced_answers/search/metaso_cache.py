@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from sourced_answers.core.environment import HOME, XDG_CACHE_HOME
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.search import metaso_search
@@ -33,9 +34,9 @@ def default_directory(environ: Mapping[str, str]) -> Path | None:
     """$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（由程序入口调用一次）。
     按 XDG 的规定，相对路径的 XDG_CACHE_HOME 不算数；连家目录也找不到（不是绝对路径）时返回 None：不用缓存，
     绝不在当前目录里建文件夹。"""
-    base = Path(environ.get("XDG_CACHE_HOME", "").strip())
+    base = Path(environ.get(XDG_CACHE_HOME.name, "").strip())
     if not base.is_absolute():
-        home = Path(environ.get("HOME", "").strip() or os.path.expanduser("~"))
+        home = Path(environ.get(HOME.name, "").strip() or os.path.expanduser("~"))
         if not home.is_absolute():
             return None
         base = home / ".cache"

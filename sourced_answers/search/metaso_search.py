@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sourced_answers.core.environment import METASO_API_KEY, METASO_BASE
 from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKeyError
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
@@ -45,17 +46,17 @@ OnRetry = Callable[[str], None]
 def api_key(environ: Mapping[str, str], required: bool = True) -> str:
     """密钥只在这里从环境变量读取（由程序入口调用）。required 时没设置或格式不对就报错（说明里不含密钥）；
     否则原样返回（没设置时是空字符串）。"""
-    key = environ.get("METASO_API_KEY", "").strip()
+    key = environ.get(METASO_API_KEY.name, "").strip()
     if required:
         if not key:
             raise MissingKeyError()
-        check_secret(key, "METASO_API_KEY", METASO_MIN_LENGTH,
+        check_secret(key, METASO_API_KEY.name, METASO_MIN_LENGTH,
                      "请重新从秘塔开放平台复制密钥，export METASO_API_KEY=mk-你的密钥")
     return key
 
 
 def api_base(environ: Mapping[str, str]) -> str:
-    return environ.get("METASO_BASE", "").strip() or DEFAULT_BASE
+    return environ.get(METASO_BASE.name, "").strip() or DEFAULT_BASE
 
 
 def error_in_body(data: object) -> tuple[int | str, str] | None:

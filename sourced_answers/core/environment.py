@@ -1,0 +1,49 @@
+"""本程序读的每一个环境变量都在这里登记一次：名字、给用户看的含义、没设置时怎样。
+
+读环境变量的代码用这里的名字（METASO_API_KEY.name），docs/reference.md 的环境变量表由它生成
+（python -m sourced_answers.cli.reference_doc）；tests/test_environment.py 读代码，找出每一个读环境的地方，
+和这里对照：多一个、少一个都会失败。"""
+from dataclasses import dataclass
+
+from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL
+
+
+@dataclass(frozen=True)
+class Variable:
+    """一个环境变量。meaning、default 是给用户看的中文（Markdown），default 说没设置时怎样。"""
+    name: str
+    meaning: str
+    default: str
+
+
+METASO_API_KEY = Variable(
+    "METASO_API_KEY",
+    "秘塔开放平台的 API Key。**只从环境变量读取**，不会出现在任何输出里；必须是可打印的 ASCII、中间没有空白、"
+    "至少 16 个字符",
+    "无（`--demo`、`--verify` 不需要）")
+METASO_BASE = Variable(
+    "METASO_BASE", "秘塔 API 地址（末尾多贴了 `/search`、`/reader` 也可以）", f"`{DEFAULT_METASO_BASE}`")
+OLLAMA_URL = Variable(
+    "OLLAMA_URL",
+    "OpenAI 兼容模型服务的地址（Ollama、llama.cpp server 等）；末尾带 `/v1`、`/v1/chat/completions` 也可以，"
+    "只写 `主机:端口` 时当作 http",
+    f"`{DEFAULT_OLLAMA_URL}`")
+ANS_MODEL = Variable("ANS_MODEL", "模型名（`--model` 优先）", f"`{DEFAULT_MODEL}`")
+ANS_API_KEY = Variable(
+    "ANS_API_KEY",
+    "模型服务的 API Key（llama-server `--api-key`、vLLM `--api-key`、网关、云端服务）。只以 "
+    "`Authorization: Bearer` 发给 `OLLAMA_URL` 的服务，从不发给秘塔或别处；不会出现在任何输出里；至少 8 个字符",
+    "无（Ollama 不需要）")
+ANS_JUDGE_API_KEY = Variable(
+    "ANS_JUDGE_API_KEY",
+    "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；至少 8 个字符", "无")
+XDG_CACHE_HOME = Variable(
+    "XDG_CACHE_HOME", "缓存放在它下面的 `answer-with-sources/`；必须是绝对路径（相对路径按 XDG 的规定不算数）",
+    "`~/.cache`")
+HOME = Variable(
+    "HOME",
+    "家目录：`XDG_CACHE_HOME` 没设置时，缓存放在 `$HOME/.cache/answer-with-sources/`；连它也不是绝对路径时不用缓存",
+    "系统给的家目录")
+
+# 文档里的顺序
+VARIABLES = (METASO_API_KEY, METASO_BASE, OLLAMA_URL, ANS_MODEL, ANS_API_KEY, ANS_JUDGE_API_KEY, XDG_CACHE_HOME, HOME)
