@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_MODEL, METASO_BASE, OLLAMA_URL
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
@@ -151,7 +152,7 @@ def clean_name(value: str, where: str) -> str:
     return name
 
 
-def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str:
+def model_key_from(environ: Mapping[str, str], name: str = ANS_API_KEY.name) -> str:
     """模型服务的密钥（没设置时是空字符串：Ollama、本机的 llama.cpp 不要密钥）。OPENAI_API_KEY 故意不读：
     它多半是给 OpenAI 的，不能悄悄发给 OLLAMA_URL 指向的别的服务。"""
     key = environ.get(name, "").strip()
@@ -163,16 +164,16 @@ def model_key_from(environ: Mapping[str, str], name: str = "ANS_API_KEY") -> str
 def model_url_from(environ: Mapping[str, str]) -> str:
     """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
     没设置时是本机 Ollama 的默认地址。"""
-    value = environ.get("OLLAMA_URL", "").strip()
-    return normalize_url(value, "OLLAMA_URL", MODEL_URL_SUFFIXES) if value else DEFAULT_OLLAMA_URL
+    value = environ.get(OLLAMA_URL.name, "").strip()
+    return normalize_url(value, OLLAMA_URL.name, MODEL_URL_SUFFIXES) if value else DEFAULT_OLLAMA_URL
 
 
 def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     """--model，再是 ANS_MODEL，再是默认模型。"""
     if (flag or "").strip():
         return clean_name(flag or "", "--model ")
-    if environ.get("ANS_MODEL", "").strip():
-        return clean_name(environ["ANS_MODEL"], "ANS_MODEL ")
+    if environ.get(ANS_MODEL.name, "").strip():
+        return clean_name(environ[ANS_MODEL.name], f"{ANS_MODEL.name} ")
     return DEFAULT_MODEL
 
 
@@ -192,15 +193,15 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     model_url, judge_url = service_urls(args, environ)
     metaso_base = metaso_search.DEFAULT_BASE
     if not args.verify and not args.demo:
-        metaso_base = normalize_url(metaso_search.api_base(environ), "METASO_BASE", METASO_URL_SUFFIXES)
+        metaso_base = normalize_url(metaso_search.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     secrets = secrets_to_mask(environ)
     # 只读这次运行真的会发出去的密钥：没发的不要求（遮是另一回事：环境里的每一个都遮）
     sends = keys_sent(args, model_url, judge_url)
-    model_key = ApiKey(model_key_from(environ) if sends.model else "", "ANS_API_KEY", secrets)
-    judge_key = model_key if judge_url == model_url else ApiKey("", "ANS_JUDGE_API_KEY", secrets)
+    model_key = ApiKey(model_key_from(environ) if sends.model else "", ANS_API_KEY.name, secrets)
+    judge_key = model_key if judge_url == model_url else ApiKey("", ANS_JUDGE_API_KEY.name, secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
-        judge_key = ApiKey(model_key_from(environ, "ANS_JUDGE_API_KEY"), "ANS_JUDGE_API_KEY", secrets)
+        judge_key = ApiKey(model_key_from(environ, ANS_JUDGE_API_KEY.name), ANS_JUDGE_API_KEY.name, secrets)
     key = metaso_search.api_key(environ) if sends.metaso else ""
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
