@@ -41,7 +41,17 @@ from sourced_answers.checker.rules import (
 )
 from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
-from sourced_answers.checker.structure import Located, Locator, Span, analyse, claims_in_line, claims_with_positions
+from sourced_answers.checker.structure import (
+    Located,
+    Locator,
+    Span,
+    Structure,
+    Unit,
+    analyse,
+    checked_indexes,
+    claims_in_line,
+    claims_with_positions,
+)
 from sourced_answers.checker.text import (
     BIDI_CONTROLS,
     CJK,
@@ -74,10 +84,10 @@ __all__ = [
     "ThinkFilter", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
-    "SupportModel", "SupportRule",
-    "analyse", "assess", "check", "check_answer", "check_claim", "cites_existing", "citation_marks", "citations_in",
-    "cited_numbers",
+    "Structure", "SupportModel", "SupportRule", "Unit",
+    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes",
+    "cites_existing", "citation_marks", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
-    "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences", "strip_citation_marks",
-    "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
+    "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences",
+    "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
 ]
