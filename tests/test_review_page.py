@@ -362,9 +362,10 @@ def test_evidence_in_the_second_cited_source_is_highlighted_there(tmp_path):
 
 
 def test_a_problem_of_a_kind_the_page_does_not_know_is_still_explained():
-    """别处新加的问题种类：页面照样写出它的说明；对不上任何一句的问题（空回答之类）列在回答后面。"""
+    """别处新加的问题种类：页面照样写出它的说明，凭它的 claim 标在那一句上；对不上任何一句的问题（空回答之类）列在回答后面。"""
     record = {"answer": "NAS 至少选两盘位 [1]。", "sources": NAS, "problems": [
-        {"kind": "some_new_kind", "message": "这一句照抄了网页上的标记", "paragraph": 1, "sentence": "NAS 至少选两盘位 [1]"},
+        {"kind": "some_new_kind", "message": "这一句照抄了网页上的标记", "paragraph": 1, "sentence": "NAS 至少选两盘位 [1]",
+         "claim": 0},
         {"kind": "another_new_kind", "message": "整个回答有别的问题"},
     ]}
     text = render_page([record], "2025-01-01 08:00")

@@ -5,6 +5,7 @@
   citations     引用标记的各种写法
   structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
   markup        照抄进回答的提示词标签（<source id=…>）
+  places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
   tokens        内容词和语言
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引
@@ -24,6 +25,7 @@ from sourced_answers.checker.citations import (
     without_citations,
 )
 from sourced_answers.checker.features import FEATURES, compare
+from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in, quantities_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
@@ -85,9 +87,9 @@ __all__ = [
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "Structure", "SupportModel", "SupportRule", "Unit",
-    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes",
+    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
     "cites_existing", "citation_marks", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
-    "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences",
+    "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in", "source_sentences",
     "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
 ]
