@@ -3,7 +3,7 @@
 
 问题自己带着它那一句的下标（Problem.claim，指进 Report.claims），这里不按文字去对：
   · 有 claim 的问题：就是那一句；
-  · 引了不存在的编号：引了这些编号的每一句（同一组编号只算一次）；
+  · 引了不存在的编号：引了这些编号的每一句（同一组编号只算一次；spread 为 False 时只是它点名的那一句）；
   · 整块没有引用（uncited_paragraph）：核对按块的顺序报，第 k 个这样的问题就是第 k 个没有引用的块，标出它的每一句；
   · 抄了标签、claim 为 None（那一句没有引用）：这一段第一个有标签的句子，也就是问题点名的那一句；
   · 别的（空回答之类）：不属于某一句。
@@ -21,8 +21,9 @@ def checked_positions(structure: Structure) -> list[int]:
     return [position for position, index in enumerate(checked_indexes(structure.claims)) if index is not None]
 
 
-def problem_places(structure: Structure, problems: Sequence[Problem]) -> dict[int, list[int]]:
-    """句子的位置 → 标出它的问题（在 problems 里的下标，按顺序）。problems 要是对这同一个回答核对出来的。"""
+def problem_places(structure: Structure, problems: Sequence[Problem], spread: bool = True) -> dict[int, list[int]]:
+    """句子的位置 → 标出它的问题（在 problems 里的下标，按顺序）。problems 要是对这同一个回答核对出来的。
+    spread 为 False 时，引了不存在的编号的问题只标它点名的那一句（它的 claim），不标别的引了这些编号的句子。"""
     positions = checked_positions(structure)
     uncited = iter(structure.uncited)
     tagged: dict[int, int] | None = None  # 段落 → 第一个有标签的句子（用到时才找）
@@ -31,7 +32,7 @@ def problem_places(structure: Structure, problems: Sequence[Problem]) -> dict[in
     places: dict[int, list[int]] = {}
     for number, problem in enumerate(problems):
         found: Sequence[int] = ()
-        if problem.kind == "missing_source":
+        if problem.kind == "missing_source" and spread:
             numbers = tuple(sorted(set(problem.citations or ())))
             if numbers not in missing_seen:
                 missing_seen.add(numbers)
