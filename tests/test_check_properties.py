@@ -156,3 +156,69 @@ def test_the_fast_paths_read_text_exactly_like_the_slow_ones(text):
     from sourced_answers.checker.tokens import NARROW, narrow, token_set, tokens_with_spans
     assert narrow(text) == text.translate(NARROW)
     assert token_set(text) == {token for token, _, _, _ in tokens_with_spans(text)}
+
+
+# 有结构的回答：标题（短标题不核对，写成一句话的照样核对）、代码块、引用块、列表（有的由“以下几点 [n]：”引出）、
+# 照抄的 <source id=…> 标签、不存在的编号、整句重复——句子被过滤、合并、继承引用的地方都在里面
+numbers = st.lists(st.integers(min_value=1, max_value=7), max_size=2, unique=True)
+
+
+def cited(body, chosen):
+    return f"{body} {''.join(f'[{n}]' for n in chosen)}".rstrip()
+
+
+@st.composite
+def structured_answers(draw):
+    blocks = []
+    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+        shape = draw(st.sampled_from(["text", "list", "lead_in", "heading", "code", "quote", "tag", "repeat"]))
+        body = draw(st.sampled_from(SENTENCES))
+        if shape == "repeat" and blocks:
+            blocks.append(blocks[draw(st.integers(min_value=0, max_value=len(blocks) - 1))])
+        elif shape == "list" or shape == "lead_in":
+            items = [f"- {cited(draw(st.sampled_from(SENTENCES)), draw(numbers))}"
+                     for _ in range(draw(st.integers(min_value=1, max_value=3)))]
+            lead = f"{cited('以下几点', draw(numbers))}：\n\n" if shape == "lead_in" else ""
+            blocks.append(lead + "\n".join(items))
+        elif shape == "heading":
+            blocks.append("## " + draw(st.sampled_from(["选购要点", cited(body, draw(numbers)) + "。"])))
+        elif shape == "code":
+            blocks.append(f"```\n{cited(body, draw(numbers))}。\n```")
+        elif shape == "quote":
+            blocks.append(f"> {cited(body, draw(numbers))}。")
+        elif shape == "tag":
+            blocks.append(f'<source id="{draw(st.integers(min_value=1, max_value=7))}">{cited(body, draw(numbers))}。')
+        else:
+            sentences = [cited(draw(st.sampled_from(SENTENCES)), draw(numbers))
+                         for _ in range(draw(st.integers(min_value=1, max_value=3)))]
+            twice = draw(st.booleans())
+            blocks.append("。".join(sentences + sentences if twice else sentences) + "。")
+    return "\n\n".join(blocks)
+
+
+SENTENCE_KINDS = ("weak_support", "number_mismatch", "cross_language")
+
+
+@given(structured_answers())
+@GUARD
+def test_every_problem_index_points_at_the_sentence_it_names(answer):
+    """problem.claim 是 --json 的 claims 里的下标：那一项就是问题说的那一句（同一段、同样的文字）。
+    说一句话的问题都有下标；没有引用的块不在 claims 里，它的问题没有下标。"""
+    from sourced_answers.checker import analyse, problem_places
+    from sourced_answers.outputs.records import result_record
+    report = check_answer(answer, NAS)
+    record = result_record(None, None, answer, NAS, report)
+    structure = analyse(answer)
+    places = problem_places(structure, report.problems)
+    for number, (problem, saved) in enumerate(zip(report.problems, record["problems"], strict=True)):
+        assert saved["claim"] == problem.claim
+        if problem.kind in SENTENCE_KINDS or (problem.kind == "missing_source" and problem.sentence):
+            assert isinstance(problem.claim, int) and not isinstance(problem.claim, bool)
+        if problem.kind in ("uncited_paragraph", "empty_answer"):
+            assert problem.claim is None
+        if problem.claim is not None:
+            claim = record["claims"][problem.claim]
+            assert (claim["paragraph"], claim["sentence"]) == (problem.paragraph, problem.sentence)
+            # 审阅页和改写标出的也正是这一句
+            assert any(structure.claims[position].text == problem.sentence for position, flagged in places.items()
+                       if number in flagged)

@@ -109,6 +109,16 @@ def test_a_sentence_written_twice_is_asked_once(tmp_path, model_server):
                                                                        ("judge_unsupported", 2)]
 
 
+def test_two_identical_sentences_in_one_paragraph_are_asked_once_and_flagged_each(tmp_path, model_server):
+    """同一段里一字不差的两句：只问一次；评判模型说“否”，两句各换成一个 judge_unsupported，带着各自的下标
+    （以前按段落和文字认，两句合成了一个问题）。"""
+    answer = UNSURE_FLAGGED + UNSURE_FLAGGED
+    data = json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)
+    assert len(data["judge"]["calls"]) == 1
+    assert [(p["kind"], p["claim"]) for p in data["problems"]] == [("judge_unsupported", 0), ("judge_unsupported", 1)]
+    assert [c["status"] for c in data["claims"]] == ["judge_unsupported", "judge_unsupported"]
+
+
 def test_a_higher_threshold_moves_the_band_with_it(tmp_path, model_server):
     low, high = support_model().judge_band
     answer = "快照可以代替异地备份 [5]。"  # 支持分很高（“不能”改成了“可以”，字面看不出来）

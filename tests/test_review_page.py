@@ -362,9 +362,10 @@ def test_evidence_in_the_second_cited_source_is_highlighted_there(tmp_path):
 
 
 def test_a_problem_of_a_kind_the_page_does_not_know_is_still_explained():
-    """别处新加的问题种类：页面照样写出它的说明；对不上任何一句的问题（空回答之类）列在回答后面。"""
+    """别处新加的问题种类：页面照样写出它的说明，凭它的 claim 标在那一句上；对不上任何一句的问题（空回答之类）列在回答后面。"""
     record = {"answer": "NAS 至少选两盘位 [1]。", "sources": NAS, "problems": [
-        {"kind": "some_new_kind", "message": "这一句照抄了网页上的标记", "paragraph": 1, "sentence": "NAS 至少选两盘位 [1]"},
+        {"kind": "some_new_kind", "message": "这一句照抄了网页上的标记", "paragraph": 1, "sentence": "NAS 至少选两盘位 [1]",
+         "claim": 0},
         {"kind": "another_new_kind", "message": "整个回答有别的问题"},
     ]}
     text = render_page([record], "2025-01-01 08:00")
@@ -517,3 +518,41 @@ def test_bidi_and_control_characters_do_not_reach_the_page(tmp_path):
     _, page = review(tmp_path, record)
     text = page.read_text(encoding="utf-8")
     assert not any(char in text for char in "\u202e\u2066\x07")
+
+
+def test_of_two_identical_sentences_the_one_cited_wrong_is_the_one_flagged(tmp_path):
+    """一段里两句一字不差，先写的那句引错了 [4]、后一句引对了 [2]：问题的 claim 指着 [4] 那一句，
+    审阅页只标它、原因写在它下面，引对的那句照样通过。"""
+    sentence = "RAID5 至少三块盘，可以容忍一块盘损坏"
+    record = {"question": "q", "sources": NAS, "answer": f"{sentence} [4]。{sentence} [2]。"}
+    data = json.loads(run_cli("--verify", write_input(tmp_path, record), "--json", env=cli_env()).stdout)
+    [problem] = data["problems"]
+    assert problem["kind"] == "weak_support" and problem["claim"] == 0
+    assert data["claims"][0]["citations"] == [4] and data["claims"][1]["status"] == "supported"
+    _, page = review(tmp_path, record)
+    items = reading(page.read_text(encoding="utf-8"))
+    assert [(kind, "flagged" in css) for kind, css, _ in items] == [("claim", True), ("reason", False),
+                                                                    ("claim", False)]
+
+
+def test_a_copied_tag_is_flagged_on_the_sentence_it_names_not_on_its_twin(tmp_path):
+    """两句都抄了标签、文字一样，引用不同：问题点名的是第一句（引 [2][4] 的），就标那一句。
+    以前按（段落、文字、标签里的编号 [2]）去对，标到了引 [2] 的另一句上。"""
+    tagged = '<source id="2">RAID5 至少三块盘'
+    record = {"question": "q", "sources": NAS, "answer": f"{tagged} [2][4]。\n{tagged} [2]。"}
+    [problem] = [p for p in problems_of(tmp_path, record) if p["kind"] == "copied_markup"]
+    assert problem["sentence"] == f"{tagged} [2][4]" and problem["claim"] == 0
+    _, page = review(tmp_path, record)
+    items = reading(page.read_text(encoding="utf-8"))
+    assert [(kind, "flagged" in css) for kind, css, _ in items] == [("claim", True), ("reason", False),
+                                                                    ("claim", False)]
+
+
+def test_each_of_two_identical_sentences_shows_its_own_score(tmp_path):
+    """一句引了不存在的 [7]（没有支持分）、一样的一句引 [2]（有）：分数显示在引 [2] 的那一句旁边。"""
+    sentence = "需要转码 4K 视频时选带核显的 Intel 型号"
+    record = {"question": "q", "sources": NAS, "answer": f"{sentence} [7]。{sentence} [2]。"}
+    _, page = review(tmp_path, record)
+    text = page.read_text(encoding="utf-8")
+    first, second = text.split(f"{sentence}</a></span>")[1:3]
+    assert not first.startswith('<span class="score') and second.startswith('<span class="score low"')

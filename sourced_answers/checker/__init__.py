@@ -5,6 +5,7 @@
   citations     引用标记的各种写法
   structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
   markup        照抄进回答的提示词标签（<source id=…>）
+  places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
   tokens        内容词和语言
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引
@@ -24,6 +25,7 @@ from sourced_answers.checker.citations import (
     without_citations,
 )
 from sourced_answers.checker.features import FEATURES, compare
+from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in, quantities_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
@@ -42,7 +44,17 @@ from sourced_answers.checker.rules import (
 )
 from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
-from sourced_answers.checker.structure import Located, Locator, Span, analyse, claims_in_line, claims_with_positions
+from sourced_answers.checker.structure import (
+    Located,
+    Locator,
+    Span,
+    Structure,
+    Unit,
+    analyse,
+    checked_indexes,
+    claims_in_line,
+    claims_with_positions,
+)
 from sourced_answers.checker.text import (
     BIDI_CONTROLS,
     CJK,
@@ -75,10 +87,10 @@ __all__ = [
     "ThinkFilter", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
-    "SupportModel", "SupportRule",
-    "analyse", "assess", "check", "check_answer", "check_claim", "cites_existing", "citation_marks", "citations_in",
-    "cited_numbers",
+    "Structure", "SupportModel", "SupportRule", "Unit",
+    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
+    "cites_existing", "citation_marks", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
-    "material", "normalize_citations", "numbers_in", "quantities_in", "source_sentences", "strip_citation_marks",
-    "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
+    "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in", "source_sentences",
+    "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
 ]

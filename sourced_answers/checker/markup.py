@@ -6,6 +6,7 @@
 """
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.types import Claim, Problem
@@ -30,24 +31,41 @@ def copied_tags(text: str) -> list[int | None]:
     return found
 
 
-def copied_markup_problems(claims: Sequence[Claim], source_count: int) -> list[Problem]:
-    """每个抄了提示词标签的段落一个问题：第一个有标签的句子、一共几处、标签里的编号。"""
-    first: dict[int, Claim] = {}
-    counts: dict[int, int] = {}
-    numbers: dict[int, dict[int, None]] = {}  # 段落 → 标签里的编号（按出现顺序，不重复）
-    for claim in claims:
+@dataclass
+class CopiedTags:
+    """一段里照抄的标签：第一个有标签的句子（在句子列表里的位置）、一共几处、标签里的编号（按出现顺序，不重复）。"""
+    first: int
+    count: int = 0
+    numbers: dict[int, None] = field(default_factory=dict)
+
+
+def copied_tags_by_paragraph(claims: Sequence[Claim]) -> dict[int, CopiedTags]:
+    """段落 → 这一段照抄的标签。核对由它报问题，审阅页由它找到那一句（问题点名的就是 first 那一句）。"""
+    found: dict[int, CopiedTags] = {}
+    for position, claim in enumerate(claims):
         if "source" not in claim.text.lower():
             continue  # 绝大多数句子：不用跑正则
         tags = copied_tags(claim.text)
         if not tags:
             continue
-        first.setdefault(claim.paragraph, claim)
-        counts[claim.paragraph] = counts.get(claim.paragraph, 0) + len(tags)
-        numbers.setdefault(claim.paragraph, {}).update(dict.fromkeys(n for n in tags if n is not None))
-    return [Problem("copied_markup",
-                    copied_markup_message(claim.text, list(numbers[paragraph]), counts[paragraph], source_count),
-                    paragraph=paragraph, sentence=claim.text, citations=list(numbers[paragraph]))
-            for paragraph, claim in first.items()]
+        paragraph = found.setdefault(claim.paragraph, CopiedTags(position))
+        paragraph.count += len(tags)
+        paragraph.numbers.update(dict.fromkeys(n for n in tags if n is not None))
+    return found
+
+
+def copied_markup_problems(claims: Sequence[Claim], source_count: int,
+                           indexes: Sequence[int | None]) -> list[Problem]:
+    """每个抄了提示词标签的段落一个问题：第一个有标签的句子、一共几处、标签里的编号。
+    indexes：每个句子在 Report.claims 里的下标（structure.checked_indexes），那一句没有引用时为 None。"""
+    problems = []
+    for paragraph, tagged in copied_tags_by_paragraph(claims).items():
+        claim = claims[tagged.first]
+        numbers = list(tagged.numbers)
+        problems.append(Problem("copied_markup", copied_markup_message(claim.text, numbers, tagged.count, source_count),
+                                paragraph=paragraph, sentence=claim.text, citations=numbers,
+                                claim=indexes[tagged.first]))
+    return problems
 
 
 def copied_markup_message(sentence: str, numbers: list[int], count: int, source_count: int) -> str:

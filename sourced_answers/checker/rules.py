@@ -27,7 +27,7 @@ from sourced_answers.checker.quantities import (
 )
 from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
-from sourced_answers.checker.structure import Structure, analyse, unit_citations
+from sourced_answers.checker.structure import Structure, analyse, checked_indexes, unit_citations
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import strip_think
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
@@ -271,8 +271,9 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
             paragraphs = places.setdefault(number, [])
             if not paragraphs or paragraphs[-1] != unit.paragraph:
                 paragraphs.append(unit.paragraph)
-    problems = missing_source_problems(structure, places, source_count)
-    problems += copied_markup_problems(structure.claims, source_count)
+    indexes = checked_indexes(structure.claims)
+    problems = missing_source_problems(structure, places, source_count, indexes)
+    problems += copied_markup_problems(structure.claims, source_count, indexes)
     for unit in structure.uncited:
         text = "\n".join(unit.lines).strip()
         problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
@@ -286,26 +287,30 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
 MISSING_SHOWN = 5
 
 
-def missing_source_problems(structure: Structure, places: dict[int, list[int]], source_count: int) -> list[Problem]:
+def missing_source_problems(structure: Structure, places: dict[int, list[int]], source_count: int,
+                            indexes: list[int | None]) -> list[Problem]:
     """不存在的编号，按第一次引用它们的句子归成一个问题：指出段落和句子，以及另外还有几段也引用了它们。
-    一句话引了很多个不存在的编号也只是一个问题（每个编号一个问题、每个都带上整句话，输出就成了平方级的）。"""
+    一句话引了很多个不存在的编号也只是一个问题（每个编号一个问题、每个都带上整句话，输出就成了平方级的）。
+    点名了句子的问题带着那一句的下标（indexes：每个句子在 Report.claims 里的下标）；
+    编号只出现在段落（列表项）共用、继承的引用里时，问题只点名段落，claim 为 None。"""
     missing = sorted(n for n in places if not 1 <= n <= source_count)
     if not missing:
         return []
-    first: dict[int, Claim] = {}
-    for claim in structure.claims:
+    first: dict[int, int] = {}  # 编号 → 第一个自己写了它的句子（在句子列表里的位置）
+    for position, claim in enumerate(structure.claims):
         if not claim.shared and not claim.inherited:  # 句子自己写的引用
             for number in claim.citations:
                 if not 1 <= number <= source_count:
-                    first.setdefault(number, claim)
-    groups: dict[tuple[int, str | None], list[int]] = {}
+                    first.setdefault(number, position)
+    groups: dict[tuple[int, int | None], list[int]] = {}
     for number in missing:
         paragraph = places[number][0]
-        found = first.get(number)
-        sentence = found.text if found and found.paragraph == paragraph else None
-        groups.setdefault((paragraph, sentence), []).append(number)
+        written = first.get(number)
+        named = written if written is not None and structure.claims[written].paragraph == paragraph else None
+        groups.setdefault((paragraph, named), []).append(number)
     problems = []
-    for (paragraph, sentence), numbers in groups.items():
+    for (paragraph, named), numbers in groups.items():
+        sentence = structure.claims[named].text if named is not None else None
         shown = format_citations(numbers[:MISSING_SHOWN])
         if len(numbers) > MISSING_SHOWN:
             shown += f" 等 {len(numbers)} 个编号"
@@ -313,18 +318,20 @@ def missing_source_problems(structure: Structure, places: dict[int, list[int]], 
         others = {other for number in numbers for other in places[number] if other != paragraph}
         if others:
             message += f"（另外还有 {len(others)} 段也引用了{'它' if len(numbers) == 1 else '它们'}）"
-        problems.append(Problem("missing_source", message, paragraph, sentence, citations=numbers))
+        problems.append(Problem("missing_source", message, paragraph, sentence, citations=numbers,
+                                claim=indexes[named] if named is not None else None))
     return problems
 
 
 def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,
                  indexes: SourceIndexes | None = None) -> tuple[list[ClaimCheck], list[Problem]]:
-    """逐句核对带引用的句子。indexes：同一组资料已经建好的索引（核对、修正反复用同一组资料时传进来）。"""
+    """逐句核对带引用的句子。indexes：同一组资料已经建好的索引（核对、修正反复用同一组资料时传进来）。
+    每个带引用的句子正好一个 ClaimCheck（顺序同 claims），它的问题带着这个下标（checked_indexes）。"""
     index_of = indexes or SourceIndexes(sources)
     checks: list[ClaimCheck] = []
     problems: list[Problem] = []
-    for claim in claims:
-        if not claim.citations:
+    for claim, index in zip(claims, checked_indexes(claims), strict=True):
+        if index is None:
             continue  # 没有引用的句子由段落规则负责
         if not cites_existing(claim, len(sources)):
             valid = list(dict.fromkeys(n for n in claim.citations if 1 <= n <= len(sources)))
@@ -334,6 +341,7 @@ def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRu
         check, problem = check_claim(claim, sources, index_of, rule)
         checks.append(check)
         if problem:
+            problem.claim = index  # check_claim 给的是一份新的（缓存里那份不动）
             problems.append(problem)
     return checks, problems
 

@@ -3,6 +3,7 @@
 核对、修正、文字输出和审阅页都用这里切出来的同一份句子。全部是线性时间。
 """
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,10 +33,12 @@ Span = tuple[int, int]
 
 @dataclass
 class Unit:
-    """需要有引用的一块：段落里连续的正文行，或一个列表项（item 是它在段落里是第几项）。"""
+    """需要有引用的一块：段落里连续的正文行，或一个列表项（item 是它在段落里是第几项）。
+    claims：它的句子在 Structure.claims 里的位置。"""
     paragraph: int
     item: int | None
     lines: list[str]
+    claims: range = range(0)
 
     @property
     def where(self) -> str:
@@ -189,9 +192,24 @@ def analysed(answer: str) -> Structure:
                         claim.inherited = True
                 else:
                     uncited.append(unit)
+            unit.claims = range(len(claims), len(claims) + len(unit_claims))
             units.append(unit)
             claims += unit_claims
     return Structure(units, claims, uncited)
+
+
+def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
+    """每个句子在核对结果里的下标（Report.claims，也就是 --json 的 claims）：带引用的句子按顺序各占一个，
+    没有引用的句子不核对支持分、不在里面，为 None。Problem.claim 就是这个下标；核对和找句子的人都用这一个规矩。"""
+    indexes: list[int | None] = []
+    count = 0
+    for claim in claims:
+        if claim.citations:
+            indexes.append(count)
+            count += 1
+        else:
+            indexes.append(None)
+    return indexes
 
 
 def unit_citations(unit: Unit) -> list[int]:

@@ -53,7 +53,12 @@ class Claim:
 
 @dataclass
 class Problem:
-    """核对发现的一个问题。message 是给人看的中文说明；score 是这句话的支持分（有的话）。"""
+    """核对发现的一个问题。message 是给人看的中文说明；score 是这句话的支持分（有的话）。
+
+    claim：这个问题说的那一句在 Report.claims（也就是 --json 的 claims）里的下标，修正、审阅页、评判都凭它找句子，
+    不再按文字去对。说一句话的问题都有它（对不上、数字不符、跨语言、评判不支持，以及点名了一句的编号不存在、
+    抄了标签）；没有引用的句子不在 claims 里，所以说它们的问题为 None：整块没有引用（uncited_paragraph）
+    按 paragraph 和块的顺序定位，抄在没有引用的句子里的标签按 paragraph 定位；空回答为 None。"""
     kind: str
     message: str
     paragraph: int | None = None
@@ -63,6 +68,23 @@ class Problem:
     evidence: str | None = None
     better_source: int | None = None
     score: float | None = None
+    claim: int | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> "Problem":
+        """记录里的一个问题（--json 的 problems 里的一项）；类型不对的字段当作没有。"""
+        if not isinstance(data, Mapping):
+            return cls("", "")
+
+        def whole(name: str) -> int | None:
+            value = data.get(name)
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+        citations = data.get("citations")
+        numbers = [n for n in citations if isinstance(n, int) and not isinstance(n, bool)] \
+            if isinstance(citations, list) else None
+        sentence = data.get("sentence")
+        return cls(str(data.get("kind") or ""), str(data.get("message") or ""), whole("paragraph"),
+                   sentence if isinstance(sentence, str) else None, numbers, claim=whole("claim"))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))  # 字段都是简单的值（比 asdict 的深拷贝快得多：一个回答可能有上万个问题）

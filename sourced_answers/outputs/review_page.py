@@ -11,6 +11,7 @@ from datetime import datetime
 from sourced_answers.checker import (
     Claim,
     Span,
+    analyse,
     citation_marks,
     claims_with_positions,
 )
@@ -87,14 +88,15 @@ def score_badge(score: float | None) -> str:
     return f'<span class="score {level}" title="支持分：所引资料支持这句话的可能，0 到 1">{score:.2f}</span>'
 
 
-def visible_claims(answer: str) -> list[tuple[Claim, Span]]:
-    """回答里能在原文中找到、互不重叠的句子（按出现的顺序）：页面上标出的就是这些。"""
-    claims: list[tuple[Claim, Span]] = []
-    position = 0
-    for claim, span in claims_with_positions(answer):
-        if span and span[0] >= position:
-            claims.append((claim, span))
-            position = span[1]
+def visible_claims(answer: str) -> list[tuple[int, Claim, Span]]:
+    """回答里能在原文中找到、互不重叠的句子（按出现的顺序）：页面上标出的就是这些。
+    每一句带着它在 analyse(answer).claims 里的位置（问题、支持分都按这个位置对到句子上）。"""
+    claims: list[tuple[int, Claim, Span]] = []
+    end = 0
+    for position, (claim, span) in enumerate(claims_with_positions(answer)):
+        if span and span[0] >= end:
+            claims.append((position, claim, span))
+            end = span[1]
     return claims
 
 
@@ -103,14 +105,17 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     answer = record.get("answer") or ""
     count = len(record.get("sources") or [])
     claims = visible_claims(answer)
+    structure = analyse(answer)
     reasons = Reasons(record, prefix, evidence)
-    flags = flags_by_claim(record, claims)
+    shown = {index for index, _, _ in claims}
+    # 只标页面上找得到的句子：原因写在标出的句子下面，找不到的句子下面写了也看不见（那样的问题列在后面）
+    flags = {index: numbers for index, numbers in flags_by_claim(record, structure).items() if index in shown}
     under, unplaced = place_reasons(reasons.problems, flags)
-    scores = scores_by_claim(record, claims)
+    scores = scores_by_claim(record, structure)
     pieces: list[str] = []
     position = 0
     pending = ""  # 上一句的原因：放在它的句末标点和引用之后
-    for index, (claim, (start, end)) in enumerate(claims):
+    for index, claim, (start, end) in claims:
         pieces.append(with_block(link_citations(answer[position:start], prefix, count), pending))
         numbers = flags.get(index, [])
         across = bool(numbers) and all(reasons.problems[n].get("kind") == "cross_language" for n in numbers)

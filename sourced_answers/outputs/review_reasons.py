@@ -5,12 +5,14 @@ from typing import Any, TypeGuard
 
 from sourced_answers.checker import (
     PROBLEM_KINDS,
-    Claim,
+    Problem,
     Source,
     SourceIndexes,
-    Span,
+    Structure,
+    checked_positions,
     claim_words,
     compare,
+    problem_places,
     source_sentences,
     support_model,
     without_citations,
@@ -18,7 +20,7 @@ from sourced_answers.checker import (
 from sourced_answers.core.safe_output import CONTROL
 from sourced_answers.outputs.records import Record
 
-Problem = dict[str, Any]
+ProblemRecord = dict[str, Any]
 
 
 def escape(text: str | None) -> str:
@@ -32,88 +34,15 @@ def one_line(text: str) -> str:
     return escape(" ".join(text.split("\n")))
 
 
-def flags_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, list[int]]:
-    """每个句子（在 claims 里的下标）标着哪几个问题（在 record["problems"] 里的下标）。
-    用时和句子数、问题数成正比（一个回答可能有上万个列表项）：
-
-      · 引了不存在的资料：引了这个编号的每一句（同一组编号只算一次）；
-      · 说的是某一句的问题：同一段里文字和引用都相同的句子按顺序一一对应（两句一样的话、两个问题，各标一个），
-        问题比句子少时，后面那几句跟着标最后一个；文字相同、引用不同的两句（一句引对了、一句引错了）分得开；
-      · 整段没有引用：这一段里依次出现在那段文字中的、没有引用的句子。"""
-    flags: dict[int, list[int]] = {}
-    same_text: dict[tuple[int, str, tuple[int, ...]], list[int]] = {}  # (段, 文字, 引用) → 句子
-    loose_text: dict[tuple[int, str], list[int]] = {}  # 引用对不上时退一步：只看文字
-    same_uncited: dict[tuple[int, str], list[int]] = {}  # 同上，只算没有引用的句子
-    uncited: dict[int, list[int]] = {}
-    by_citation: dict[int, list[int]] = {}
-    for index, (claim, _) in enumerate(claims):
-        text = without_citations(claim.text)
-        same_text.setdefault((claim.paragraph, text, cited_numbers(claim.citations)), []).append(index)
-        loose_text.setdefault((claim.paragraph, text), []).append(index)
-        if not claim.citations:
-            same_uncited.setdefault((claim.paragraph, text), []).append(index)
-            uncited.setdefault(claim.paragraph, []).append(index)
-        for number in set(claim.citations):
-            by_citation.setdefault(number, []).append(index)
-    problems = [(problem, problem_key(problem)) for problem in record.get("problems") or []]
-    totals: dict[tuple[str, int, str, tuple[int, ...]], int] = {}
-    for _, key in problems:
-        if key:
-            totals[key] = totals.get(key, 0) + 1
-    taken: dict[tuple[str, int, str, tuple[int, ...]], int] = {}  # (种类, 段, 文字, 引用) → 已经对上了几句
-    missing_seen: set[tuple[int, ...]] = set()
-    for problem_index, (problem, key) in enumerate(problems):
-        kind, paragraph = problem.get("kind"), problem.get("paragraph")
-        if kind == "missing_source":
-            numbers = tuple(sorted({n for n in problem.get("citations") or [] if isinstance(n, int)}))
-            if numbers not in missing_seen:
-                missing_seen.add(numbers)
-                for index in sorted({i for n in numbers for i in by_citation.get(n, [])}):
-                    flags.setdefault(index, []).append(problem_index)
-            continue
-        if key is None or not isinstance(paragraph, int):
-            continue
-        text = key[2]
-        if kind == "uncited_paragraph":
-            matching = same_uncited.get((paragraph, text), [])
-        else:
-            matching = same_text.get((paragraph, text, key[3])) or loose_text.get((paragraph, text), [])
-        if matching:
-            count = taken.get(key, 0)
-            taken[key] = count + 1
-            if count < len(matching):
-                rest = matching[count + 1:] if count + 1 == totals[key] else []  # 最后一个问题：剩下的句子也标它
-                for index in (matching[count], *rest):
-                    flags.setdefault(index, []).append(problem_index)
-            continue
-        if kind == "uncited_paragraph":  # 整段文字：没有引用的句子在里面依次出现，每句只在紧跟着的一小段里找
-            position = 0
-            for index in uncited.get(paragraph, []):
-                claim_text = without_citations(claims[index][0].text)
-                found = text.find(claim_text, position, position + len(claim_text) + NEARBY)
-                if found >= 0:
-                    flags.setdefault(index, []).append(problem_index)
-                    position = found + len(claim_text)
-    return flags
+def flags_by_claim(record: Record, structure: Structure) -> dict[int, list[int]]:
+    """每个句子（在 structure.claims 里的位置）标着哪几个问题（在 record["problems"] 里的下标）。
+    凭问题带着的 claim（指进 record["claims"]）找句子，不按文字去对；规矩写在 checker.problem_places，
+    模型改写说明“为什么改这一句”时用的也是它。structure 要是 record["answer"] 拆出来的。"""
+    return problem_places(structure, [Problem.from_json(problem) for problem in record.get("problems") or []])
 
 
-NEARBY = 64  # 一段里相邻两句之间最多隔着这么多字（句末标点、空白）
-
-
-def cited_numbers(citations: object) -> tuple[int, ...]:
-    return tuple(sorted({n for n in citations if isinstance(n, int)})) if isinstance(citations, list) else ()
-
-
-def problem_key(problem: Problem) -> tuple[str, int, str, tuple[int, ...]] | None:
-    """说的是某一句（或某一段）的问题：(种类, 段, 去掉引用标记的文字, 引用的编号)；别的（引了不存在的资料）为 None。"""
-    paragraph, sentence = problem.get("paragraph"), problem.get("sentence")
-    if problem.get("kind") == "missing_source" or not isinstance(paragraph, int) or not isinstance(sentence, str) \
-            or not sentence:
-        return None
-    return str(problem.get("kind")), paragraph, without_citations(sentence), cited_numbers(problem.get("citations"))
-
-
-def place_reasons(problems: Sequence[Problem], flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:
+def place_reasons(problems: Sequence[ProblemRecord],
+                  flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:
     """每个问题的原因只写一次：句子的问题写在它标出的第一句下面，整段没有引用写在那一段的最后一句下面
     （一段有几行时不是每行一份）。返回 (句子下标 → 写在它下面的问题下标, 没有对上任何句子的问题下标)。"""
     place: dict[int, int] = {}
@@ -208,7 +137,7 @@ class Reasons:
     """一个回答里每个问题的原因：种类的中文名、核对给出的说明、数字（每个只写一次）、证据、更合适的资料。"""
 
     def __init__(self, record: Record, prefix: str, evidence: Evidence) -> None:
-        self.problems: list[Problem] = [p if isinstance(p, dict) else {} for p in record.get("problems") or []]
+        self.problems: list[ProblemRecord] = [p if isinstance(p, dict) else {} for p in record.get("problems") or []]
         self.sources = record.get("sources") or []
         self.prefix = prefix
         self.evidence = evidence
@@ -262,16 +191,12 @@ class Reasons:
         return f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
 
 
-def scores_by_claim(record: Record, claims: Sequence[tuple[Claim, Span | None]]) -> dict[int, float]:
-    """每个句子（在 claims 里的下标）的支持分，取自记录的 claims（同一段里一样的句子按出现的顺序对应）。"""
-    waiting: dict[tuple[object, str], list[float]] = {}
-    for checked in record.get("claims") or []:
-        if isinstance(checked, dict) and isinstance(checked.get("score"), int | float):
-            key = (checked.get("paragraph"), without_citations(str(checked.get("sentence") or "")))
-            waiting.setdefault(key, []).append(float(checked["score"]))
-    found: dict[int, float] = {}
-    for index, (claim, _) in enumerate(claims):
-        queue = waiting.get((claim.paragraph, without_citations(claim.text)))
-        if claim.citations and queue:
-            found[index] = queue.pop(0)
-    return found
+def scores_by_claim(record: Record, structure: Structure) -> dict[int, float]:
+    """每个句子（在 structure.claims 里的位置）的支持分：record["claims"] 的第 k 项就是第 k 个带引用的句子
+    （checker.checked_positions，和核对用的是同一个规矩）。记录的 claims 和回答对不上（项数不一样）时一个也不给。"""
+    checked = record.get("claims") or []
+    positions = checked_positions(structure)
+    if not isinstance(checked, list) or len(checked) != len(positions):
+        return {}
+    return {position: float(claim["score"]) for position, claim in zip(positions, checked, strict=True)
+            if isinstance(claim, dict) and is_number(claim.get("score"))}

@@ -9,7 +9,7 @@ bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
 跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
 确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。--judge-all 问每一个带引用的句子，
 每一句都由评判模型决定。--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
-一字不差的句子（引用也一样）只问一次。
+一字不差的句子（引用也一样）只问一次，意见用在每一句上；改哪个问题凭问题的 claim（它在 report.claims 里的下标）。
 
 回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
 Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式问：一条用户消息
@@ -150,20 +150,23 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
 
 def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
     """评判模型有意见的句子（同样的句子在别的段落里也算）：它的意见取代支持分和跨语言的结论，确定的规则留着；
-    同时更新 report.claims 的状态。"""
+    同时更新 report.claims 的状态。被取代的问题凭它的 claim 认出来；“不支持”的每一句各一个 judge_unsupported，
+    带着那一句的下标（一段里一字不差的两句也是两个问题，和支持分给的问题一样）。"""
     said = {same_sentence(call): call for call in calls if call.verdict is not None}
-    decided: dict[tuple[int, str], JudgeCall] = {}
-    for check in report.claims:
+    decided: dict[int, JudgeCall] = {}  # report.claims 的下标 → 评判模型对这句话的意见
+    for index, check in enumerate(report.claims):
         call = said.get(same_sentence(check))
         if call is not None and askable(check):
-            decided[(check.paragraph, check.sentence)] = call
+            decided[index] = call
             check.status = "supported" if call.verdict else "judge_unsupported"
     replaced = ("weak_support", "cross_language")
-    problems = [p for p in report.problems
-                if not (p.kind in replaced and (p.paragraph or 0, p.sentence or "") in decided)]
-    problems += [Problem("judge_unsupported",
-                         f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
-                         f"“{quote(sentence)}”（它的回答：{quote(call.reply, REPLY_WIDTH)}）",
-                         paragraph, sentence, list(call.citations), score=call.score)
-                 for (paragraph, sentence), call in decided.items() if call.verdict is False]
+    problems = [p for p in report.problems if not (p.kind in replaced and p.claim in decided)]
+    problems += [unsupported(report.claims[index], call, index) for index, call in decided.items()
+                 if call.verdict is False]
     return problems
+
+
+def unsupported(check: ClaimCheck, call: JudgeCall, index: int) -> Problem:
+    return Problem("judge_unsupported", f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
+                   f"“{quote(check.sentence)}”（它的回答：{quote(call.reply, REPLY_WIDTH)}）",
+                   check.paragraph, check.sentence, list(call.citations), score=call.score, claim=index)

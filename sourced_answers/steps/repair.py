@@ -11,8 +11,6 @@
 
 这里只有纯逻辑：调用模型的函数由调用方传进来。
 """
-import bisect
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,11 +26,13 @@ from sourced_answers.checker import (
     SourceIndexes,
     Span,
     SupportRule,
+    Unit,
+    analyse,
     check_answer,
     check_claim,
+    checked_indexes,
     citations_in,
     claim_words,
-    claims_in_line,
     claims_with_positions,
     material,
     without_citations,
@@ -145,41 +145,33 @@ class Sources:
 
 # ---------- 确定性修正 ----------
 
-def problem_key(problem: Problem) -> tuple[Any, ...]:
+def problem_identity(problem: Problem) -> tuple[Any, ...]:
+    """在修正前后两版回答之间认出同一个问题：(种类, 段落, 去掉引用标记的句子)。这里不能用 claim：
+    补上引用的句子进了 claims，后面每一句的下标都变了；改引只改了标记，所以去掉标记比较文字。"""
     if problem.kind == "missing_source":
         return problem.kind, tuple(problem.citations or ())
     return problem.kind, problem.paragraph, without_citations(problem.sentence)
 
 
-Flagged = set[tuple[int | None, str, tuple[int, ...]]]
-
-
-def claim_key(paragraph: int | None, sentence: str | None, citations: Sequence[int] | None) -> tuple[
-        int | None, str, tuple[int, ...]]:
-    """(段落, 正文, 引用的编号)：文字一样、引用不同的两句（一句引对了、一句引错了）是两句。"""
-    return paragraph, without_citations(sentence), tuple(sorted(set(citations or ())))
-
-
-def flagged_claims(report: Report) -> Flagged:
-    """被“对不上 / 数字不符”标出的句子：{(段落, 正文, 引用)}。"""
-    return {claim_key(p.paragraph, p.sentence, p.citations) for p in report.problems
-            if p.kind in ("weak_support", "number_mismatch")}
+def flagged_claims(report: Report) -> set[int]:
+    """被“对不上 / 数字不符”标出的句子：它们在 report.claims 里的下标（问题自己带着，不按文字去对）。"""
+    return {p.claim for p in report.problems if p.kind in ("weak_support", "number_mismatch") and p.claim is not None}
 
 
 def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator) -> list[Edit]:
     flagged = flagged_claims(report)
     count = len(pool.sources)
     edits: list[Edit] = []
-    for claim, span in located:
-        if not claim.citations or span is None:
+    for (claim, span), index in zip(located, checked_indexes([claim for claim, _ in located]), strict=True):
+        if index is None or span is None:
             continue
         if claim.inherited:
-            edit = inherited_edit(claim, span, flagged, pool, locator)
+            edit = inherited_edit(claim, span, index in flagged, pool, locator)
             if edit:
                 edits.append(edit)
             continue
         invalid = [n for n in claim.citations if not 1 <= n <= count]
-        if not invalid and claim_key(claim.paragraph, claim.text, claim.citations) not in flagged:
+        if not invalid and index not in flagged:
             continue
         marks = own_marks(claim, span, locator)
         if marks is None:
@@ -204,10 +196,9 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
     return edits
 
 
-def inherited_edit(claim: Claim, span: Span, flagged: Flagged, pool: Sources,
-                   locator: Locator) -> Edit | None:
-    """列表项从引出行继承的引用支持不了它：给这一项写上自己的引用（只在这一项就是这一句时）。"""
-    if claim_key(claim.paragraph, claim.text, claim.citations) not in flagged or not locator.whole_item(span):
+def inherited_edit(claim: Claim, span: Span, flagged: bool, pool: Sources, locator: Locator) -> Edit | None:
+    """列表项从引出行继承的引用支持不了它（flagged）：给这一项写上自己的引用（只在这一项就是这一句时）。"""
+    if not flagged or not locator.whole_item(span):
         return None
     best = pool.best(claim)
     if best is None:
@@ -235,17 +226,14 @@ def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
     return marks
 
 
-def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[Edit]:
-    """没有引用的段落 / 列表项：每一个够长的句子都能找到一条完全通过的资料，才给整块补上引用；
-    只补一部分会让剩下的句子躲过“没有引用”的检查。"""
-    uncited = [(p.paragraph, p.sentence) for p in report.problems if p.kind == "uncited_paragraph"]
-    if not uncited:
-        return []
-    by_unit = units_of(located, uncited)
+def add_citation_edits(located: Located, uncited: Sequence[Unit], pool: Sources) -> list[Edit]:
+    """没有引用的段落 / 列表项（uncited：回答里没有引用的块，核对为它们各报一个 uncited_paragraph）：
+    每一个够长的句子都能找到一条完全通过的资料，才给整块补上引用；只补一部分会让剩下的句子躲过“没有引用”的检查。
+    located 是同一个回答的 claims_with_positions，块的句子按位置（Unit.claims）取，不按文字去找。"""
     edits: list[Edit] = []
-    for members in by_unit:
+    for unit in uncited:
         planned: list[Edit] = []
-        for claim, span in members:
+        for claim, span in (located[position] for position in unit.claims):
             if material(claim.body) < MIN_MATERIAL:
                 continue
             best = pool.best(claim) if span else None
@@ -261,41 +249,6 @@ def add_citation_edits(located: Located, report: Report, pool: Sources) -> list[
     return edits
 
 
-def units_of(located: Located, uncited: list[tuple[int | None, str | None]]) -> list[Located]:
-    """把没有引用的块（段落编号、原文）对应到它的句子上：[[(claim, span), …], …]。
-
-    每个块的句子按顺序在同一段里没有引用、还没被别的块用掉的句子中找（同样的句子出现几次时取最前面的）；
-    按（段落、正文）建好位置表，每个句子二分查找一次，总时间和句子数成线性（乘一个对数）。"""
-    places: defaultdict[tuple[int, str], list[int]] = defaultdict(list)
-    for position, (claim, _) in enumerate(located):
-        if not claim.citations:
-            places[(claim.paragraph, without_citations(claim.text))].append(position)
-    cursor: dict[tuple[int, str], int] = {}  # 每张位置表里前面几个已经被用掉（位置表只会从前往后用）
-    groups: list[Located] = []
-    for paragraph, text in uncited:
-        wanted = [without_citations(c.text) for line in (text or "").split("\n")
-                  for c in claims_in_line(line, paragraph or 0)]
-        chosen: list[tuple[tuple[int, str], int]] = []
-        after = -1
-        for key in wanted:
-            spots = places.get((paragraph or 0, key), [])
-            start = cursor.get((paragraph or 0, key), 0)
-            index = bisect.bisect_right(spots, after, lo=start)
-            if index >= len(spots):
-                chosen = []
-                break
-            chosen.append(((paragraph or 0, key), index))
-            after = spots[index]
-        if not wanted or not chosen:
-            continue
-        members: Located = []
-        for place, index in chosen:
-            members.append(located[places[place][index]])
-            cursor[place] = max(cursor.get(place, 0), index + 1)
-        groups.append(members)
-    return groups
-
-
 def apply_edits(answer: str, edits: list[Edit]) -> str:
     """一遍拼出改好的回答（改动按位置排好，互不重叠）。"""
     pieces = []
@@ -309,8 +262,8 @@ def apply_edits(answer: str, edits: list[Edit]) -> str:
 
 def improved(before: Report, after: Report) -> bool:
     """after 的问题是 before 的问题的真子集（没有冒出新问题）。"""
-    old = {problem_key(p) for p in before.problems}
-    new = {problem_key(p) for p in after.problems}
+    old = {problem_identity(p) for p in before.problems}
+    new = {problem_identity(p) for p in after.problems}
     return new < old
 
 
@@ -325,7 +278,8 @@ def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, rep
         return answer, [], report
     pool = Sources(sources, rule, coverage_needed, indexes)
     located = claims_with_positions(answer)
-    edits = recite_edits(located, report, pool, Locator(answer)) + add_citation_edits(located, report, pool)
+    edits = (recite_edits(located, report, pool, Locator(answer))
+             + add_citation_edits(located, analyse(answer).uncited, pool))
     if not edits:
         return answer, [], report
     repaired = apply_edits(answer, edits)

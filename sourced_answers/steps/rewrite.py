@@ -8,6 +8,7 @@ from sourced_answers.checker import (
     SupportRule,
     analyse,
     check_answer,
+    problem_places,
     without_citations,
 )
 from sourced_answers.core.text import bigram_similarity
@@ -15,24 +16,30 @@ from sourced_answers.steps.repair import Repair, Rewriter, fix_citations
 
 
 def passing_claims(report: Report) -> set[str]:
-    """按支持分判过、通过了的句子：{正文}。太短、不判支持分的句子不算（它们也没有被“核对过”）。"""
+    """按支持分判过、通过了的句子：{正文}。太短、不判支持分的句子不算（它们也没有被“核对过”）。
+    用来比较改写前后两版：两版的句子各是各的，下标对不上，只能比正文。"""
     return {without_citations(check.sentence) for check in report.claims if check.status == "supported"}
 
 
 def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, sources: Sequence[Source]) -> list[Repair]:
-    """对比前后两版：被标出的句子哪些改写成了什么、哪些删去了。"""
-    old_claims = analyse(old_answer).claims
+    """对比前后两版：被标出的句子哪些改写成了什么、哪些删去了。原因是说这一句的问题，和审阅页一样由
+    checker.problem_places 凭问题的 claim 定：引了不存在的编号只算它点名的那一句；几个问题说同一句时取说这一句本身的
+    最后一个，整块没有引用排在后面。改写之后的句子和原来的哪一句对应，只能比文字（新的一版没有下标可凭）。"""
+    old = analyse(old_answer)
     new_claims = analyse(new_answer).claims
-    old_keys = {without_citations(c.text) for c in old_claims}
+    old_keys = {without_citations(c.text) for c in old.claims}
     added = [c for c in new_claims if without_citations(c.text) not in old_keys]
     new_keys = {without_citations(c.text) for c in new_claims}
-    reasons = {(p.paragraph, without_citations(p.sentence)): p.message for p in old_report.problems if p.sentence}
+    problems = old_report.problems
+    places = problem_places(old, problems, spread=False)
     repairs: list[Repair] = []
-    for claim in old_claims:
+    for position, claim in enumerate(old.claims):
         key = without_citations(claim.text)
-        reason = reasons.get((claim.paragraph, key))
-        if key in new_keys or reason is None:
+        if key in new_keys or position not in places:
             continue
+        about = places[position]
+        own = [number for number in about if problems[number].kind != "uncited_paragraph"]
+        reason = problems[(own or about)[-1]].message
         match = max(added, key=lambda c: bigram_similarity(c.body, claim.body), default=None)
         if match is not None and bigram_similarity(match.body, claim.body) >= 0.2:
             added.remove(match)
