@@ -13,7 +13,7 @@
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
   rules         把上面这些组合成问题
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
-  thinking      模型的思考过程 <think>…</think>：不属于回答
+  thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
 from sourced_answers.checker.citations import (
@@ -39,6 +39,7 @@ from sourced_answers.checker.rules import (
     check_answer,
     check_claim,
     cites_existing,
+    empty_report,
     structure_problems,
     support,
 )
@@ -76,7 +77,7 @@ from sourced_answers.checker.text import (
     one_line,
     quote,
 )
-from sourced_answers.checker.thinking import ThinkFilter, strip_think, think_spans, without_thinking
+from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, think_spans, without_thinking
 from sourced_answers.checker.tokens import claim_words, language_of, material, tokens_with_spans
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
@@ -84,12 +85,12 @@ __all__ = [
     "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "QUOTE_WIDTH", "WORD_BREAK_KEEP",
     "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
-    "ThinkFilter", "strip_think", "think_spans", "without_thinking",
+    "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "Structure", "SupportModel", "SupportRule", "Unit",
     "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
-    "cites_existing", "citation_marks", "citations_in", "cited_numbers",
+    "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
     "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in", "source_sentences",
     "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",

@@ -29,7 +29,7 @@ from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, checked_indexes, unit_citations
 from sourced_answers.checker.text import format_citations, quote
-from sourced_answers.checker.thinking import strip_think
+from sourced_answers.checker.thinking import Reply, split_reply
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
 from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
 
@@ -349,9 +349,9 @@ def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRu
 def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,
                  indexes: SourceIndexes | None = None) -> Report:
     """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。"""
-    if not strip_think(answer).strip():
-        return Report([Problem("empty_answer", "回答是空的（去掉思考过程之后什么也没有）")],
-                      list(range(1, len(sources) + 1)), set())
+    reply = split_reply(answer)
+    if not reply.answer:
+        return empty_report(reply, len(sources))
     problems, unused, cited, structure = structure_problems(answer, len(sources))
     if not structure.units:  # 只有短标题、分隔线、代码块：没有一句可以核对的话，也不能算通过
         problems.append(Problem("empty_answer", "回答里只有标题、分隔线或代码块，没有一句可以核对的话"))
@@ -374,3 +374,17 @@ def support(answer: str, sources: Sequence[dict[str, Any]], threshold: float | N
     own = [claim for claim in structure.claims if not claim.shared]
     _, problems = check_claims(own, checked, SupportRule(RULES[0], threshold))
     return [p.message for p in problems]
+
+
+def empty_report(reply: Reply, count: int) -> Report:
+    """空回答的 Report（count 条资料都没被引用）。问题的说明讲清是怎么空的：停在没有结束的思考里、只有思考过程，
+    还是什么也没有。"""
+    return Report([Problem("empty_answer", empty_message(reply))], list(range(1, count + 1)), set())
+
+
+def empty_message(reply: Reply) -> str:
+    if reply.state == "unfinished" and reply.unfinished:
+        return "回答里只有没有结束的思考过程（<think> 之后没有 </think>）：模型没有给出回答，思考过程不核对"
+    if reply.state != "none":
+        return "回答是空的（去掉思考过程之后什么也没有）"
+    return "回答是空的"
