@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -36,11 +37,11 @@ def old_version() -> ModuleType | None:
     return module
 
 
-def best_of(runs: int, work) -> float:
+def best_of(runs: int, work: Callable[[ModuleType, str], None], module: ModuleType, text: str) -> float:
     times = []
     for _ in range(runs):
         started = time.perf_counter()
-        work()
+        work(module, text)
         times.append(time.perf_counter() - started)
     return min(times)
 
@@ -65,8 +66,8 @@ def main() -> int:
     print(f"{'版本':<16}{'方式':<8}{'15 万字（秒）':>14}{'150 万字（秒）':>16}{'比值（目标约 10）':>20}")
     for name, module in versions.items():
         for way, work in (("整段", whole), ("流式", streamed)):
-            first = best_of(3, lambda: work(module, small))
-            second = best_of(2, lambda: work(module, large))
+            first = best_of(3, work, module, small)
+            second = best_of(2, work, module, large)
             print(f"{name:<16}{way:<8}{first:>14.3f}{second:>16.3f}{second / first:>20.1f}")
     return 0
 
