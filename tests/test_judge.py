@@ -22,6 +22,15 @@ NAS = NAS_SOURCES
     ("否", False), ("否。", False), ("不支持", False), ("不是", False), ("No", False), ("no, it does not", False),
     ("<think>想一想</think>\n否", False), ("<think>是吗</think>是", True), ("“否”", False),
     ("这个问题很有意思", None), ("", None), ("<think>只想不说</think>", None), ("Maybe", None),
+    # 只读思考之后的回答（模板写了开头的 <think>、标签大小写、带空白）
+    ("是</think>不是", False), ("…是的。</think>不是", False), ("Yes</think>No", False), ("<THINK>想</THINK>否", False),
+    ("<think >是吗</think >是", True), ("<think>是的，资料支持", None),
+    # 两个意见都说了：没有意见
+    ("是……不是", None), ("是的。不支持", None), ("Yes … not supported", None), ("Yes and no", None),
+    ("Yes, but the claim is not supported.", None), ("否。是的", None), ("是或否", None),
+    # 解释里的字不是相反的意见
+    ("否。资料只说 RAID1 支持镜像", False), ("是。不过资料没有说价格", True), ("答案：否", False), ("Not supported.", False),
+    ("不完全支持", False), ("不过是", None), ("不确定", None), ("是否", None), ("是不是", None),
 ])
 def test_replies_are_parsed_robustly(reply, verdict):
     assert parse_verdict(reply) is verdict

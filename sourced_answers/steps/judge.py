@@ -11,7 +11,11 @@ bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
 每一句都由评判模型决定。--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
 一字不差的句子（引用也一样）只问一次，意见用在每一句上；改哪个问题凭问题的 claim（它在 report.claims 里的下标）。
 
-回答解析得很宽：是/否、yes/no，带不带标点、前面有没有 <think>；别的都算“没有意见”。
+评判模型的意见只从它最后的回答里读：思考过程按 checker 的那一条规则去掉（<think>…</think>、落单的 </think> 之前的一切、
+没有结束的 <think> 之后的一切），思考里说了什么都不算。回答开头要是“是/否”“yes/no”（带不带标点、加粗、引号、
+“答案：”都行）；后面又说了相反的意见（“是……不是”“是的。不支持”“Yes … not supported”“Yes and no”），
+或者开头说“是”、后面说“不支持”“not supported”：两个意见都说了，算“没有意见”（这句按字面核对的结论，不改）。
+别的回答也都算“没有意见”：拿不准时不改结论，比改错了好。
 Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式问：一条用户消息
 “Document: …\\nClaim: …”，不加我们的说明，它回答 Yes 或 No。
 
@@ -46,9 +50,28 @@ CONCURRENCY = 2
 REPLY_WIDTH = 40
 # 问评判模型：messages → 回复文字（出错时抛异常，由调用方决定怎么报）
 JudgeAsk = Callable[[list[Message]], str]
-# 中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）
-YES = re.compile(r"^(?:(?:是|对|支持)(?!否)|(?:yes|y|true|supported)\b)", re.IGNORECASE)
-NO = re.compile(r"^(?:否|不|没有|(?:no|n|false|not|unsupported)\b)", re.IGNORECASE)
+# 回答开头的意见。中文“是的”“不支持”后面紧跟汉字，不能要求词边界；英文要（免得 “nothing” 算作 no）。
+# “不”只在后面是这几个字（或者不是汉字）时算“否”：“不过”“不确定”不是意见；“是”后面跟着“否”“不”时是在问（“是否”“是不是”）
+YES = re.compile(r"(?:是|对|支持)(?![否不])|(?:yes|y|true|supported|correct)\b", re.IGNORECASE)
+NO = re.compile(r"否|不(?:完全|能够?)?(?:支持|正确|符合|成立|一致|准确|属实)|不(?:是|对)|不(?![\u3400-\u9fff])"
+                r"|没有(?:(?:足够的?)?(?:支持|依据|根据|证据))?(?!问题|错)"
+                r"|(?:no|n|false|not(?:\s+(?:fully\s+|entirely\s+)?supported)?|unsupported|incorrect)\b", re.IGNORECASE)
+# 意见前后可以有的装饰（空白、加粗、引号、括号、冒号、引用符号），和开头的标签（“答案：”“Answer:”）
+DECORATION = " \t\r\n*_`\"'“”‘’「」【】[]()（）:：>#-"
+DECORATED = f"[{re.escape(DECORATION)}]*"
+LEAD = re.compile(f"{DECORATED}(?:(?:(?:最终)?(?:答案|回答|结论|判断|判定)(?:是)?|(?:final\\s+)?(?:answer|verdict))"
+                  f"\\s*[:：]{DECORATED})?", re.IGNORECASE)
+# 意见后面的话按这些拆成小句；一个小句整个就是相反的意见（“不是”“not supported”“是的”）时，两个意见都说了
+CLAUSE_BREAK = re.compile(r"[。．.！!？?；;，,、\n…]+|\s-+\s|\b(?:and|but|or|however|though)\b"
+                          r"|但是?|不过|然而|可是|而且|或者?", re.IGNORECASE)
+YES_CLAUSE = re.compile(r"是|是的|对|对的|正确|支持|成立|属实|yes|yep|yeah|true|correct|supported|right", re.IGNORECASE)
+NO_CLAUSE = re.compile(r"否|不|不是|不对|错|错误|不正确|不支持|不完全支持|不成立|不属实|没有"
+                       r"|no|nope|false|incorrect|wrong|not|not supported|not fully supported|unsupported",
+                       re.IGNORECASE)
+# 说“是”之后又在哪里否认了支持：也是两个意见都说了
+DENIED = re.compile(r"不(?:完全|能|能够)?支持|无法支持|没有支持|并不支持|并非|未能?支持|不成立|不属实|\bunsupported\b"
+                    r"|\bnot\s+(?:\w+\s+)?supported\b|\b(?:does|do|is|are)(?:n't|\s+not)\s+(?:\w+\s+)?support",
+                    re.IGNORECASE)
 # 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
 DECIDABLE = ("supported", "weak_support", "cross_language", "too_short")
 
@@ -78,14 +101,25 @@ class Verdicts:
 
 
 def parse_verdict(reply: str | None) -> bool | None:
-    """“是。”“否”“Yes.”“**No**”“<think>…</think>是” → True / False；其余 → None（没有意见）。"""
-    text = without_thinking(reply or "")
-    text = re.sub(r"^[\s*_`\"'“”‘’「」【】\[\]()（）:：>-]+", "", text)
-    if NO.match(text):
-        return False
-    if YES.match(text):
-        return True
-    return None
+    """评判模型的回复 → True（支持）/ False（不支持）/ None（没有意见），只看思考过程之后的回答（见模块说明）。
+    “是。”“否”“Yes.”“**No**”“答案：否”“<think>…</think>是”“想了想，是</think>不是” → 按回答；
+    “是……不是”“是的。不支持”“Yes … not supported”、没有结束的思考、答非所问 → None。"""
+    text = opening_stripped(without_thinking(reply or ""))
+    said = NO.match(text) or YES.match(text)
+    if said is None:
+        return None
+    verdict = not NO.match(text)
+    rest = text[said.end():]
+    opposite = NO_CLAUSE if verdict else YES_CLAUSE
+    clauses = (opening_stripped(clause).rstrip(DECORATION) for clause in CLAUSE_BREAK.split(rest))
+    if any(opposite.fullmatch(clause) for clause in clauses) or (verdict and DENIED.search(rest)):
+        return None  # 两个意见都说了
+    return verdict
+
+
+def opening_stripped(text: str) -> str:
+    """去掉开头的装饰和标签（“**”“答案：”）。"""
+    return text[LEAD.match(text).end():]  # type: ignore[union-attr]  # LEAD 什么都能匹配（全是可选的）
 
 
 def asking_band(rule: SupportRule) -> tuple[float, float] | None:
@@ -168,5 +202,5 @@ def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
 
 def unsupported(check: ClaimCheck, call: JudgeCall, index: int) -> Problem:
     return Problem("judge_unsupported", f"评判模型认为资料 {format_citations(call.citations)} 不完全支持"
-                   f"“{quote(check.sentence)}”（它的回答：{quote(call.reply, REPLY_WIDTH)}）",
+                   f"“{quote(check.sentence)}”（它的回答：{quote(without_thinking(call.reply), REPLY_WIDTH)}）",
                    check.paragraph, check.sentence, list(call.citations), score=call.score, claim=index)
