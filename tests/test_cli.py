@@ -109,7 +109,7 @@ def test_json_output_is_one_object(fake_metaso, model_server):
     assert result.returncode == 1
     data = json.loads(result.stdout)
     assert set(data) == {"question", "model", "answer", "sources", "problems", "claims", "unused", "passed",
-                         "served_model", "truncated"}
+                         "served_model", "truncated", "unfinished_reasoning"}
     assert data["question"] == QUESTION and data["model"] == "wrong-source"
     assert data["served_model"] == "wrong-source" and data["truncated"] is False
     assert data["passed"] is False

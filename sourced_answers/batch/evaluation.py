@@ -25,7 +25,7 @@ from sourced_answers.model.preflight import check_before_paying, ollama_name
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.json_lines import read_lines
 from sourced_answers.search.gather import MetasoSession
-from sourced_answers.steps.check_steps import Checked, answer_of, check_and_fix, judge_asker, rewriter
+from sourced_answers.steps.check_steps import Checked, answer_of, check_reply, judge_asker, rewriter
 
 EvalRecord = dict[str, Any]
 Log = Callable[[str], None]
@@ -77,14 +77,15 @@ def eval_one(question: str, gathered: Gathered | None, model: ModelSettings, set
         result = chat(gathered.messages, model.name, model.url, stream=True, max_tokens=model.max_tokens,
                       deadline=deadline, on_retry=log, key=model.key)
         record.update(answer_fields(result))
-        answer = answer_of(result, model.name, model.max_tokens, log)
+        reply = answer_of(result, model.name, model.max_tokens, log)
     except ModelUnreachable:
         raise
     except ModelError as error:
         record["error"] = str(error)
         return record
-    checked = check_and_fix(answer, sources, settings.check, rewriter(question, sources, model, deadline, log),
-                            log, judge_asker(settings.judge, settings.model, deadline))
+    checked = check_reply(reply, model.name, sources, settings.check,
+                          rewriter(question, sources, model, deadline, log), log,
+                          judge_asker(settings.judge, settings.model, deadline))
     record.update(check_fields(checked))
     return record
 
@@ -108,8 +109,8 @@ def check_fields(checked: Checked) -> EvalRecord:
                       fix_seconds=round(checked.fix.seconds, 3))
     if checked.judged:
         fields["judge_calls"] = len(checked.judged.calls)
-    if checked.step_error:
-        fields["error"] = checked.step_error
+    if checked.step_error or checked.no_answer:
+        fields["error"] = checked.no_answer or checked.step_error
     return fields
 
 

@@ -11,7 +11,7 @@ from typing import IO, Any, TextIO
 
 from sourced_answers.batch.evaluation import run_eval
 from sourced_answers.batch.verification import verify
-from sourced_answers.checker import ThinkFilter
+from sourced_answers.checker import Reply, ThinkFilter
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.parser import build_parser
@@ -26,10 +26,10 @@ from sourced_answers.model.model_client import ChatResult, chat, chat_url
 from sourced_answers.model.preflight import check_before_paying, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record
-from sourced_answers.outputs.render import render_result
+from sourced_answers.outputs.render import REASONING_ABOVE, render_result
 from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.search.gather import MetasoSession
-from sourced_answers.steps.check_steps import answer_of, check_and_fix, judge_asker, rewriter
+from sourced_answers.steps.check_steps import answer_of, check_reply, judge_asker, rewriter
 
 __all__ = ["main", "program", "run_question"]
 
@@ -52,13 +52,16 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
     if note:
         log(note)
-    answer, result = ask_model(messages, model, stream, deadline, out, log)
-    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍
-    checked = check_and_fix(answer, sources, settings.check, rewriter(question, sources, model, deadline, log),
-                            log, judge_asker(settings.judge, model, deadline))
+    reply, result = ask_model(messages, model, stream, deadline, out, log)
+    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍（模型没有给出回答、只有没结束的思考时不核对）
+    checked = check_reply(reply, model.name, sources, settings.check,
+                          rewriter(question, sources, model, deadline, log), log,
+                          judge_asker(settings.judge, model, deadline))
     # 4. 输出：文字或 JSON，（--html）审阅页
-    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样）
-    about = {"served_model": result.served_model, "truncated": result.truncated}
+    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样），
+    # 没有结束的思考（不核对，但花钱得到的文字不丢）
+    about = {"served_model": result.served_model, "truncated": result.truncated,
+             "unfinished_reasoning": checked.unfinished}
     record = checked_record(checked, question, model.name, about)
     if run.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
@@ -66,6 +69,8 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     else:
         out.write(render_result(checked, answer_shown=stream))
     metaso.report_savings()
+    if checked.no_answer:
+        log(f"✗ {checked.no_answer}。它写下的文字已经输出，标明了是没有结束的思考，没有核对")
     if checked.step_error:
         log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
     if run.html:
@@ -75,14 +80,22 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
 
 
 def ask_model(messages: list[dict[str, str]], model: ModelSettings, stream: bool, deadline: Deadline,
-              out: Output, log: Log) -> tuple[str, ChatResult]:
-    """请模型回答，返回 (去掉思考过程的回答, 模型服务的回复)。stream 时边收边显示（<think> 部分不显示）。"""
+              out: Output, log: Log) -> tuple[Reply, ChatResult]:
+    """请模型回答，返回 (按思考的规则拆开的回复, 模型服务的回复)。stream 时边收边显示回答（思考过程不显示；
+    落单的 </think> 到了才知道之前显示的是思考过程，这时标明一句）。"""
     log(f"请模型 {model.name} 回答（{chat_url(model.url)}）…")
     shown = ThinkFilter()
-    started = [False]
+    started = [False]  # 回答已经显示出了字（开头的空白不显示）
 
     def show(piece: str) -> None:
+        lone_closes = shown.lone_closes
         visible = shown.feed(piece)
+        if shown.lone_closes != lone_closes and started[0]:
+            out.write(f"\n\n{REASONING_ABOVE}\n\n")  # 已经显示的是思考过程：后面才是回答
+            started[0] = False
+        write_visible(visible)
+
+    def write_visible(visible: str) -> None:
         if not started[0]:
             visible = visible.lstrip()
             started[0] = bool(visible)
@@ -99,8 +112,8 @@ def ask_model(messages: list[dict[str, str]], model: ModelSettings, stream: bool
             out.write("\n\n（回答不完整）\n")
         raise
     if stream:
-        rest = shown.finish()
-        out.write((rest if started[0] else rest.lstrip()) + "\n\n")
+        write_visible(shown.finish())
+        out.write("\n\n" if started[0] else "")
     return answer_of(result, model.name, model.max_tokens, log), result
 
 

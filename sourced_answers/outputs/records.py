@@ -26,12 +26,13 @@ class SavedAnswer:
     model: str | None
     answer: str
     sources: list[Source]
-    # 关于这个回答本身的字段（回答问题时的 --json 写的 served_model、truncated）：原样带到 --verify 的输出里
+    # 关于这个回答本身的字段（回答问题时的 --json 写的 served_model、truncated、unfinished_reasoning）：
+    # 原样带到 --verify 的输出里
     about: dict[str, Any] = field(default_factory=dict)
 
 
-# 回答问题时记下的、关于回答本身的字段：实际回答的模型、是否被长度上限截断
-ABOUT_ANSWER = ("served_model", "truncated")
+# 回答问题时记下的、关于回答本身的字段：实际回答的模型、是否被长度上限截断、没有结束的思考（不核对）
+ABOUT_ANSWER = ("served_model", "truncated", "unfinished_reasoning")
 
 
 def result_record(question: str | None, model: str | None, answer: str, sources: Sequence[Source], report: Report,
@@ -56,7 +57,7 @@ def result_record(question: str | None, model: str | None, answer: str, sources:
 def checked_record(checked: Checked, question: str | None, model: str | None,
                    about: Mapping[str, Any] | None = None) -> Record:
     """核对（和修正、评判）之后的一条记录：用了 --fix 时多出 original_answer 和 repairs，用了 --judge 时多出 judge。
-    about：关于回答本身的字段（ABOUT_ANSWER：实际回答的模型、是否被截断）。"""
+    about：关于回答本身的字段（ABOUT_ANSWER：实际回答的模型、是否被截断、没有结束的思考）。"""
     extras: dict[str, Any] = dict(about or {})
     if checked.fix:
         extras["original_answer"] = checked.fix.original
@@ -106,7 +107,7 @@ def validate_record(record: Any, where: str) -> Record:
         raise InputError(f"{where}应是一个 JSON 对象")
     if not isinstance(record.get("answer"), str):
         raise InputError(f"{where}缺少字符串字段 answer")
-    for name in ("question", "model", "served_model"):
+    for name in ("question", "model", "served_model", "unfinished_reasoning"):
         if record.get(name) is not None and not isinstance(record[name], str):
             raise InputError(f"{where}{name} 应是字符串")
     if record.get("truncated") is not None and not isinstance(record["truncated"], bool):

@@ -14,6 +14,10 @@ PROBLEM_LIST_LIMIT = 10
 EVIDENCE_WIDTH = 100
 # “已修正”里引用的句子最多占这么多列
 REPAIR_WIDTH = 40
+# 流式显示时落单的 </think> 到了：之前显示的是思考过程
+REASONING_ABOVE = "（以上是模型的思考过程，不是回答，不核对：它后面写了 </think>。回答从这里开始）"
+# 没有结束的思考：保留下来给人看，标明它不是回答
+UNFINISHED_NOTE = "（以下是没有结束的思考过程：模型写了 <think>，没有写 </think>。它不是回答，没有核对）"
 
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
@@ -90,9 +94,12 @@ def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> s
 
 
 def render_result(checked: Checked, answer_shown: bool = False) -> str:
-    """回答（流式时已经打印过）、来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、核对结论。"""
+    """回答（流式时已经打印过）、标明了的没结束的思考、来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、核对结论
+    （模型没有给出回答时是这句说明）。"""
     fix = checked.fix
-    parts = [] if answer_shown else [checked.answer]
+    parts = [] if answer_shown or not checked.answer else [checked.answer]
+    if checked.unfinished:
+        parts.append(f"{UNFINISHED_NOTE}\n{checked.unfinished}")
     if answer_shown and fix and fix.answer != fix.original:
         parts.append("修正后的回答：\n" + checked.answer)
     parts.append("\n".join(source_lines(checked.sources, checked.report.unused)))
@@ -102,5 +109,8 @@ def render_result(checked: Checked, answer_shown: bool = False) -> str:
         parts.append(f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}")
     elif checked.judged:
         parts.append(judge_summary(checked.judged.model, checked.judged.calls, checked.judged.skipped))
-    parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
+    if checked.no_answer:
+        parts.append(f"✗ {checked.no_answer}，没有可以核对的回答")
+    else:
+        parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
     return "\n\n".join(parts) + "\n"

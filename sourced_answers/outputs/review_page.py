@@ -180,7 +180,18 @@ def render_record(record: Record, prefix: str, when: str) -> str:
     question = escape(record.get("question") or "（没有记录问题）")
     model = escape(record.get("model") or "未知")
     return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · 生成时间：{escape(when)}</p>{verdict}</header>'
-            f"<h2>回答</h2>{answer}{render_repairs(record)}{render_sources(record, prefix, evidence)}")
+            f"<h2>回答</h2>{answer}{render_unfinished(record)}{render_repairs(record)}"
+            f"{render_sources(record, prefix, evidence)}")
+
+
+def render_unfinished(record: Record) -> str:
+    """没有结束的思考（--json 的 unfinished_reasoning）：标明了照样给人看，它不是回答，没有核对。"""
+    text = record.get("unfinished_reasoning")
+    if not isinstance(text, str) or not text:
+        return ""
+    return ('<h3>没有结束的思考过程</h3><p class="meta">模型写了 &lt;think&gt;，没有写 &lt;/think&gt;：'
+            "它不是回答，没有核对</p>"
+            f'<div class="answer"><div class="para">{escape(text).replace(chr(10), "<br>")}</div></div>')
 
 
 def render_page(records: Sequence[Record], when: str) -> str:

@@ -1,5 +1,6 @@
 """第 3、4 步：核对一个回答；用了 --fix 时再修正，用了 --judge 时再请评判模型看支持分拿不准的句子。
-还有第 2 步的收尾（answer_of）：模型的回复怎样变成要核对的回答。
+还有第 2 步的收尾（answer_of、check_reply）：模型的回复按 checker 的思考规则拆开，回答拿去核对；
+回复停在没有结束的思考里、思考之外什么也没有时，那段文字标明了保留下来，不核对，退出码 3（模型没有给出回答）。
 
 回答问题、--verify 和 --eval 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
 出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
@@ -8,7 +9,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sourced_answers.checker import Report, Source, SourceIndexes, SupportRule, check_answer, without_thinking
+from sourced_answers.checker import (
+    Reply,
+    Report,
+    Source,
+    SourceIndexes,
+    SupportRule,
+    check_answer,
+    empty_report,
+    split_reply,
+)
 from sourced_answers.core.errors import ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import (
@@ -60,13 +70,17 @@ class Judge:
 
 @dataclass
 class Checked:
-    """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。"""
+    """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。
+    unfinished：模型回复里没有结束的思考（没有时为 None），标明了显示、保存，不核对；
+    no_answer：模型没有给出回答时的说明（这时只有 unfinished，退出码 3）。"""
     answer: str
     report: Report
     fix: Fixed | None = None
     fixable: int = 0
     judged: Judged | None = None
     sources: list[Source] = field(default_factory=list)
+    unfinished: str | None = None
+    no_answer: str | None = None
 
     @property
     def step_error(self) -> str | None:
@@ -75,7 +89,7 @@ class Checked:
 
     @property
     def exit_code(self) -> ExitCode:
-        if self.step_error:
+        if self.step_error or self.no_answer:
             return ExitCode.SERVICE
         return ExitCode.PASSED if self.report.passed else ExitCode.FAILED
 
@@ -115,15 +129,36 @@ def judge_report(report: Report, sources: Sequence[Source], rule: SupportRule, j
     return Judged(name, settings.url, verdicts.calls, verdicts.skipped)
 
 
-def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> str:
-    """第 2 步的收尾：去掉思考过程的回答。被长度上限截断时说一句（回答照样核对）；
-    什么也没有时是 ModelError（退出码 3：没有可用的结果）。"""
+def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> Reply:
+    """第 2 步的收尾：模型的回复按思考的规则拆开。被长度上限截断时说一句（回答照样核对）；停在没有结束的思考里时
+    也说一句（那段文字保留下来，见 check_reply）；什么也没有（或者只有结束了的思考）时是 ModelError（退出码 3）。"""
     if result.truncated:
         log(f"⚠ 回答达到长度上限（--max-tokens {max_tokens}）被截断了")
-    answer = without_thinking(result.text)
-    if not answer:
-        raise ModelError(f"模型 {model} 返回了空回答")
-    return answer
+    reply = split_reply(result.text)
+    if reply.unfinished is not None and result.truncated:
+        log("  思考还没结束就到了上限：加大 --max-tokens，或者换一个不“思考”的模型")
+    if not reply.answer and not reply.unfinished:
+        thought = "：只有思考过程，没有回答" if reply.state != "none" else ""
+        raise ModelError(f"模型 {model} 返回了空回答{thought}")
+    if reply.answer and reply.unfinished:
+        log(f"⚠ 模型 {model} 的回复最后停在没有结束的思考里（有 <think>，没有 </think>）：之前的回答照样核对，"
+            "没结束的思考另外标明了输出，不核对")
+    return reply
+
+
+def check_reply(reply: Reply, model: str, sources: Sequence[Source], check: CheckSettings,
+                rewrite: Rewriter | None = None, log: Log = lambda message: None,
+                judge: Judge | None = None) -> Checked:
+    """核对模型的一条回复：有回答就照常核对（修正、评判）。思考之外什么也没有、只有没结束的思考时，模型没有给出回答：
+    那段文字不是回答（模型还没想完，里面的引用可能是它还在斟酌的），不核对、不修正、不评判，
+    标明了保留下来，退出码 3。"""
+    if reply.answer:
+        checked = check_and_fix(reply.answer, sources, check, rewrite, log, judge)
+    else:
+        checked = Checked("", empty_report(reply, len(sources)), sources=list(sources),
+                          no_answer=f"模型 {model} 没有给出回答：回复停在没有结束的思考里（有 <think>，没有 </think>）")
+    checked.unfinished = reply.unfinished
+    return checked
 
 
 def judge_asker(settings: JudgeSettings, model: ModelSettings, deadline: Deadline) -> Judge | None:
@@ -161,5 +196,8 @@ def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, dea
         except ModelError as error:
             log(f"  修正时模型出错：{error}")
             return ""
-        return without_thinking(result.text)
+        reply = split_reply(result.text)
+        if reply.unfinished is not None:
+            log("  改写的回复停在没有结束的思考里（有 <think>，没有 </think>）：没结束的思考不算改写")
+        return reply.answer
     return ask
