@@ -11,7 +11,8 @@ import pytest
 from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
 from tests import support
-from tests.support import CANARY_KEY, ScriptedModel
+from tests.scripted_model import ScriptedModel
+from tests.support import CANARY_KEY
 
 # 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
 UNGROUPED = pytest.StashKey[list[str]]()

@@ -216,7 +216,7 @@ def test_a_sent_key_with_metacharacters_never_shows_in_any_output(tmp_path_facto
 def test_overlapping_keys_are_masked_longest_first(tmp_path, fake_metaso, model_server):
     # 回答的服务用 ANS_API_KEY，评判模型在另一个服务上用 ANS_JUDGE_API_KEY：两个都发出去，一个包含另一个
     short, long = "sk-OVERLAP-123456", "sk-OVERLAP-123456-EXTRA99"
-    from tests.support import ScriptedModel
+    from tests.scripted_model import ScriptedModel
     judge = ScriptedModel()
     try:
         echoed = f"家用 NAS 至少选两盘位，方便做 RAID1 镜像，调试 {long} 和 {short} [1]。"

@@ -56,7 +56,7 @@ def test_malformed_model_key_is_a_usage_error(fake_metaso, model_server, key):
 
 
 def test_judge_on_another_server_gets_its_own_key_and_never_the_other(tmp_path, model_server):
-    from tests.support import ScriptedModel
+    from tests.scripted_model import ScriptedModel
     judge_server = ScriptedModel()
     try:
         judge_server.required_key = JUDGE_KEY
