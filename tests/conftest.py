@@ -1,5 +1,6 @@
 """测试夹具：模拟秘塔、脚本模型服务、真实的本机模型；每个测试自己的缓存目录。
 
+模拟秘塔和脚本模型服务每个 xdist 进程各一个，测试之间 reset（support.SharedServer）。
 共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
 import os
@@ -12,7 +13,7 @@ from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
 from tests import support
 from tests.scripted_model import ScriptedModel
-from tests.support import CANARY_KEY
+from tests.support import CANARY_KEY, SharedServer
 
 # 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
 UNGROUPED = pytest.StashKey[list[str]]()
@@ -49,17 +50,30 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.01)
 
 
-@pytest.fixture
-def fake_metaso() -> Iterator[FakeMetaso]:
-    with FakeMetaso(key=CANARY_KEY) as fake:
-        yield fake
+@pytest.fixture(scope="session")
+def shared_metaso() -> Iterator[SharedServer]:
+    shared = SharedServer(lambda: FakeMetaso(key=CANARY_KEY).start())
+    yield shared
+    shared.close()
+
+
+@pytest.fixture(scope="session")
+def shared_model_server() -> Iterator[SharedServer]:
+    shared = SharedServer(ScriptedModel)
+    yield shared
+    shared.close()
 
 
 @pytest.fixture
-def model_server() -> Iterator[ScriptedModel]:
-    server = ScriptedModel()
-    yield server
-    server.close()
+def fake_metaso(shared_metaso: SharedServer) -> FakeMetaso:
+    """模拟秘塔（密钥是 CANARY_KEY），状态和新建的一样。"""
+    return shared_metaso.take()
+
+
+@pytest.fixture
+def model_server(shared_model_server: SharedServer) -> ScriptedModel:
+    """脚本模型服务，状态和新建的一样。"""
+    return shared_model_server.take()
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,13 @@
-"""按脚本回答的 OpenAI 兼容模型服务（测试用）：模型名 → 写好的回答或故障。只监听 127.0.0.1 的随机空闲端口。"""
+"""按脚本回答的 OpenAI 兼容模型服务（测试用）：模型名 → 写好的回答或故障。
+
+一个 xdist 进程里的测试共用一个服务（conftest.py 的 model_server 夹具），每个测试开始前 reset() 回到刚建好的样子；
+服务被测试关掉了（die_after）、或者还有请求没回答完（挂着的回答），夹具就换一个新的。只监听 127.0.0.1 的随机空闲端口。
+"""
 import json
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from tests.support import (
@@ -83,10 +89,26 @@ def chunks(text, size=7):
     return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
+# 关闭时 serve_forever 最多再等一个轮询间隔才停下（die_after 的测试、换新服务时要等它）
+POLL_SECONDS = 0.01
+
+
 class ScriptedModel:
     """按模型名返回预先写好的回答的 OpenAI 兼容服务，流式和非流式都支持。"""
 
     def __init__(self):
+        self.lock = threading.Lock()
+        self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的回答）
+        self.closed = False
+        self.reset()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True).start()
+
+    def reset(self):
+        """回到刚建好时的样子（同一个进程里的测试共用一个服务，每个测试开始前调用）。
+
+        测试能改的状态只在这里设初值（__init__ 也调用它）：新加一个状态写在这里，就不会漏掉。"""
         self.requests = []
         self.counts = {}
         self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
@@ -102,9 +124,21 @@ class ScriptedModel:
         self.served_as: object = None  # 非 None 时回答里的 model 字段写这个（任意值：测试对方乱报的名字）
         # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
         self.die_after = None
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+
+    def reusable(self):
+        """能不能交给下一个测试：没被关掉（die_after、测试自己 close），也没有还在回答的请求。"""
+        with self.lock:
+            return not self.closed and self.busy == 0
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        with self.lock:
+            self.busy += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.busy -= 1
 
     @property
     def url(self):
@@ -112,6 +146,10 @@ class ScriptedModel:
         return f"http://{host}:{port}"
 
     def close(self):
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
         self.server.shutdown()
         self.server.server_close()
 
@@ -151,6 +189,14 @@ class ScriptedModel:
                 return True
 
             def do_GET(self):
+                with model_server.answering():
+                    self.answer_get()
+
+            def do_POST(self):
+                with model_server.answering():
+                    self.answer_post()
+
+            def answer_get(self):
                 if self.path in ("/v1/models", "/api/version") and self.refused():
                     return
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
@@ -176,7 +222,7 @@ class ScriptedModel:
                 """回答里的 model 字段：通常是回答的那个模型，served_as 可以换成任何值。"""
                 return model_server.served_as if model_server.served_as is not None else self.served
 
-            def do_POST(self):
+            def answer_post(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if self.refused():
                     return

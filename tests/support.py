@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,32 @@ WITH_INVENTION = GOOD_ANSWER + "\n\n" + INVENTED
 WRONG_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少两块盘就能容忍一块盘损坏 [2]。"
 RIGHT_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。"
 THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
+
+
+class SharedServer:
+    """一个 xdist 进程里的测试共用的一个本机服务（每个测试起停一个要等它的轮询，两百个测试就是好几十秒）。
+
+    交给测试之前 reset()，测试改过的状态（页面、故障、脚本、密钥、记录……）都回到刚建好的样子。上一个测试把它
+    关掉了（die_after），或者留下了还没回答完的请求（挂着的故障、很长的延迟：它回答时会记进下一个测试的记录里），
+    就关掉它、换一个新的。"""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+        self.server: Any = None
+
+    def take(self) -> Any:
+        if self.server is not None and self.server.reusable():
+            self.server.reset()
+        else:
+            self.close()
+            self.server = self.build()
+        return self.server
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+
 
 # 每个测试自己的缓存目录（conftest.py 里的自动夹具设置，测试结束后删掉）
 CACHE_HOME: Path | None = None
