@@ -94,7 +94,8 @@ def test_every_read_failing_answers_from_snippets_and_says_so(fake_metaso, model
 def test_model_server_errors_exit_3_with_the_reason(fake_metaso, model_server, script, expected, tries):
     result = run_good(fake_metaso, model_server, model_name=script)
     assert result.returncode == 3
-    assert expected in result.stderr and "Traceback" not in result.stderr
+    last = result.stderr.splitlines()[-1]  # 最后一行说明为什么结束：模型服务的错误和原因
+    assert last.startswith("✗ 模型服务") and expected in last, result.stderr
     assert model_server.counts[script] == tries
     assert result.stdout == ""
 

@@ -44,7 +44,8 @@ def assert_invariants(result, *, fake=None, calls_before=0, secret=None, json_ou
         for line in result.stdout.split("\n")[:-1]:  # JSON Lines 只按 \n 分行（字符串里可以有 U+2028 之类）
             json.loads(line)
         assert result.stdout.endswith("\n")
-    assert "Traceback" not in result.stderr
+    if result.returncode in (2, 3):  # 出错了就说为什么：一行“✗ …”的中文说明（本进程里的异常会直接让测试失败）
+        assert any(line.startswith("✗ ") for line in result.stderr.splitlines()), result.stderr
 
 
 # ---------- 地址 ----------

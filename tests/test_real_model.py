@@ -32,7 +32,7 @@ def run_real(fake, real_model, *args):
 
 def assert_text_shape(result):
     assert result.returncode in (0, 1), result.stderr
-    assert "Traceback" not in result.stderr
+    assert not [line for line in result.stderr.splitlines() if line.startswith("✗")], result.stderr  # 没有报错
     answer, _, rest = result.stdout.partition("\n来源：\n")
     assert answer.strip(), result.stdout
     assert rest.count("http://127.0.0.1:") == 5
