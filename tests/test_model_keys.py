@@ -114,6 +114,10 @@ def test_model_missing_from_a_non_ollama_list_is_reported_before_paying(fake_met
     assert "ollama pull" not in result.stderr and metaso_calls(fake_metaso) == 0
 
 
+# 用 keyed_llama_cpp 的测试放在同一个 xdist 进程里：只起一个要密钥的 llama.cpp
+ONE_KEYED_SERVER = pytest.mark.xdist_group("keyed_llama_cpp")
+
+
 @pytest.fixture(scope="module")
 def keyed_llama_cpp():
     if not server_installed():
@@ -122,6 +126,7 @@ def keyed_llama_cpp():
         yield server
 
 
+@ONE_KEYED_SERVER
 @pytest.mark.slow
 def test_key_protected_llama_cpp_answers_through_the_tool(fake_metaso, keyed_llama_cpp):
     env = cli_env(fake_metaso, keyed_llama_cpp, ANS_MODEL=keyed_llama_cpp.model, ANS_API_KEY=MODEL_KEY,
@@ -132,6 +137,7 @@ def test_key_protected_llama_cpp_answers_through_the_tool(fake_metaso, keyed_lla
     never_shown(result, MODEL_KEY)
 
 
+@ONE_KEYED_SERVER
 @pytest.mark.slow
 @pytest.mark.parametrize("key", [None, "sk-WRONG-key-4242424242"])
 def test_key_protected_llama_cpp_refuses_a_wrong_or_missing_key_before_paying(fake_metaso, keyed_llama_cpp, key):
