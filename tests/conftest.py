@@ -4,6 +4,7 @@
 共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from tests.support import CANARY_KEY, SharedServer
 
 # 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
 UNGROUPED = pytest.StashKey[list[str]]()
+REAL_MODEL_GROUP = re.compile(r"@real_model_[0-9]+$")
 
 
 @pytest.hookimpl(trylast=True)
@@ -25,13 +27,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     分给空下来的进程：慢的先开始，最后剩下的都是几毫秒的小测试，两个进程差不多同时做完；慢的排在最后，
     一个进程做完了还要等另一个跑完它。
 
-    --dist loadgroup 时，用真实模型的测试都该带着 xdist 挂上的组名（…@real_model），整组在一个进程里、只起一个
-    llama.cpp。没挂上说明 pytest-xdist 和 pytest 的版本不配（见 pyproject.toml 里 pytest 的版本上限）：那样测试会
-    分到各个进程、每个进程起一个服务抢两个核。记下来，由 real_model 夹具报错，不悄悄变慢。"""
+    --dist loadgroup 时，用真实模型的测试都该带着 xdist 挂上的组名（…@real_model_1、…@real_model_2），每组在一个
+    进程里、只起一个 llama.cpp。没挂上说明 pytest-xdist 和 pytest 的版本不配（见 pyproject.toml 里 pytest 的版本
+    上限）：那样测试会随便分、各自读一遍同样的提示词。记下来，由 real_model 夹具报错，不悄悄变慢。"""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # 稳定的排序：同一类里还是原来的顺序
     if getattr(config.option, "loadgroup", False):
         config.stash[UNGROUPED] = [item.nodeid for item in items if "real_model" in getattr(item, "fixturenames", ())
-                                   and not item.nodeid.endswith("@real_model")]
+                                   and not REAL_MODEL_GROUP.search(item.nodeid)]
 
 
 @pytest.fixture(autouse=True)
