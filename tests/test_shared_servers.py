@@ -63,7 +63,7 @@ def test_pages_changed_in_place_and_faults_are_gone_after_reset():
         title = fake.pages[0]["title"]
         fake.pages[0]["title"] = "被测试改掉的标题"  # 就地改页面（不是换一个新的）
         fake.fail_with("search", "503")
-        fake.delay = 0.5
+        fake.delay = 0.05
         assert ask_metaso(fake).status_code == 503 and fake.requests and fake.authorizations
         fake.reset()
         reply = ask_metaso(fake)
