@@ -19,6 +19,9 @@ guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 import json
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
@@ -76,10 +79,54 @@ class FakeMetaso(DemoMetaso):
     """演示服务加上故障开关：测试用它模拟真实服务的各种故障。with FakeMetaso() as fake: fake.base_url"""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.fault_lock = threading.Lock()
+        self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的请求）
+        self.closed = False
         super().__init__(*args, **kwargs)
+
+    def reset(self) -> None:
+        """演示服务的 reset()，再去掉所有故障。"""
+        super().reset()
         # 接口名（search / reader）→ 故障设置（见 fail）
         self.faults: dict[str, dict[str, Any]] = {}
-        self.fault_lock = threading.Lock()
+
+    def reusable(self) -> bool:
+        """能不能交给下一个测试（tests/conftest.py）：没被关掉，也没有还在处理的请求（hang、delay 的故障）。"""
+        with self.lock:
+            return not self.closed and self.busy == 0
+
+    def close(self) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+        super().close()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        """演示服务的处理函数，外加数着正在处理的请求（reusable 用）。"""
+        base: Any = super()._handler_class()
+        fake = self
+
+        class CountedHandler(base):
+            def do_GET(self) -> None:
+                with fake.answering():
+                    super().do_GET()
+
+            def do_POST(self) -> None:
+                with fake.answering():
+                    super().do_POST()
+
+        return CountedHandler
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        with self.lock:
+            self.busy += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.busy -= 1
 
     def fail(self, endpoint: str, body: str = "", status: int = 200, content_type: str = JSON_TYPE,
              times: int | None = None, kind: str = "respond") -> None:

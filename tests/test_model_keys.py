@@ -56,7 +56,7 @@ def test_malformed_model_key_is_a_usage_error(fake_metaso, model_server, key):
 
 
 def test_judge_on_another_server_gets_its_own_key_and_never_the_other(tmp_path, model_server):
-    from tests.support import ScriptedModel
+    from tests.scripted_model import ScriptedModel
     judge_server = ScriptedModel()
     try:
         judge_server.required_key = JUDGE_KEY
@@ -114,6 +114,10 @@ def test_model_missing_from_a_non_ollama_list_is_reported_before_paying(fake_met
     assert "ollama pull" not in result.stderr and metaso_calls(fake_metaso) == 0
 
 
+# 用 keyed_llama_cpp 的测试放在同一个 xdist 进程里：只起一个要密钥的 llama.cpp
+ONE_KEYED_SERVER = pytest.mark.xdist_group("keyed_llama_cpp")
+
+
 @pytest.fixture(scope="module")
 def keyed_llama_cpp():
     if not server_installed():
@@ -122,16 +126,20 @@ def keyed_llama_cpp():
         yield server
 
 
+@ONE_KEYED_SERVER
 @pytest.mark.slow
 def test_key_protected_llama_cpp_answers_through_the_tool(fake_metaso, keyed_llama_cpp):
     env = cli_env(fake_metaso, keyed_llama_cpp, ANS_MODEL=keyed_llama_cpp.model, ANS_API_KEY=MODEL_KEY,
                   OLLAMA_URL=keyed_llama_cpp.url + "/v1")
-    result = run_cli("How should I choose a home NAS?", "--read", "0", "--max-tokens", "16", "--json", env=env)
+    # 要看的是密钥送到、回答回来：一条（中文的）搜索结果就够，提示词短，小模型读得快
+    result = run_cli("How should I choose a home NAS?", "--read", "0", "--size", "1", "--max-tokens", "16", "--json",
+                     env=env)
     assert result.returncode in (0, 1), result.stderr
     assert json.loads(result.stdout)["answer"]
     never_shown(result, MODEL_KEY)
 
 
+@ONE_KEYED_SERVER
 @pytest.mark.slow
 @pytest.mark.parametrize("key", [None, "sk-WRONG-key-4242424242"])
 def test_key_protected_llama_cpp_refuses_a_wrong_or_missing_key_before_paying(fake_metaso, keyed_llama_cpp, key):

@@ -33,6 +33,10 @@ def test_console_command_points_at_the_entry_point():
     assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.cli.command:main"
 
 
+# 用装好的那一份的测试放在同一个 xdist 进程里：只装一次（installed 夹具要构建、pip install 好几秒）
+ONE_INSTALL = pytest.mark.xdist_group("installed_package")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。
@@ -57,6 +61,7 @@ def run_installed(installed, tmp_path, *args, env):
                           capture_output=True, text=True, encoding="utf-8", timeout=120, stdin=subprocess.DEVNULL)
 
 
+@ONE_INSTALL
 @pytest.mark.slow
 def test_installed_command_verifies_a_saved_answer_from_another_directory(installed, tmp_path):
     saved = tmp_path / "saved.json"
@@ -68,6 +73,7 @@ def test_installed_command_verifies_a_saved_answer_from_another_directory(instal
     assert not (tmp_path / "sourced_answers").exists() and os.listdir(tmp_path) == ["saved.json"]
 
 
+@ONE_INSTALL
 @pytest.mark.slow
 def test_installed_command_answers_with_the_demo_from_another_directory(installed, tmp_path, model_server):
     result = run_installed(installed, tmp_path, "--demo", "家用 NAS 怎么选", "--json",

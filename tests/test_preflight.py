@@ -61,7 +61,7 @@ def test_missing_model_is_reported_before_paying(fake_metaso, model_server):
 
 
 def test_model_name_without_tag_means_latest(fake_metaso, model_server):
-    from tests.support import SCRIPTS
+    from tests.scripted_model import SCRIPTS
     SCRIPTS["tagged:latest"] = SCRIPTS["good"]
     try:
         result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="tagged"))

@@ -9,6 +9,9 @@ from bench import fit_support_score
 from bench.evaluate_citecheck import DEFAULT_DATA
 from sourced_answers.checker import FEATURES, MODEL_FILE, SupportModel, support_model
 
+# 重新拟合一次要好几秒（refitted 夹具）：整个文件放在同一个 xdist 进程里，只拟合一次
+pytestmark = pytest.mark.xdist_group("support_model")
+
 
 @pytest.fixture(scope="module")
 def refitted():

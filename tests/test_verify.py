@@ -76,8 +76,9 @@ def test_malformed_line_is_named(tmp_path):
     content = json.dumps(record(GOOD_ANSWER)) + "\n{not json\n"
     result = verify(tmp_path, content)
     assert result.returncode == 2
-    assert "第 2 行不是合法的 JSON" in result.stderr
-    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"✗ {tmp_path / 'saved.json'} 第 2 行不是合法的 JSON：")
+    assert result.stderr.count("\n") == 1  # 一行说明，说到哪一列、为什么
+    assert result.stdout == ""
 
 
 def test_malformed_single_object_names_its_line(tmp_path):
@@ -119,4 +120,6 @@ def test_verify_takes_no_question(tmp_path):
 @pytest.mark.parametrize("field, value", [("truncated", "yes"), ("truncated", 1), ("served_model", 42)])
 def test_answer_fields_of_the_wrong_type_are_named(tmp_path, field, value):
     result = verify(tmp_path, json.dumps(record(GOOD_ANSWER, **{field: value})))
-    assert result.returncode == 2 and field in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2
+    expected = {"truncated": "truncated 应是 true 或 false", "served_model": "served_model 应是字符串"}[field]
+    assert result.stderr == f"✗ {tmp_path / 'saved.json'}：{expected}\n"

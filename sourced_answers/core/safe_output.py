@@ -76,9 +76,13 @@ class TerminalFilter:
                 elif not 0x20 <= code < 0x40:
                     self.state = "text"  # 坏掉的序列：丢掉到这里为止
             elif state == "string":
-                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止
+                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止；没有结尾的（网页、模型给的半截）到行尾为止。
+                # 不然它后面的一切——来源、核对结论、出错的说明——都会被当成这个字符串吞掉
                 if char == "\x07" or char == "\x9c":
                     self.state = "text"
+                elif char == "\n":
+                    self.state = "text"
+                    kept.append(char)
                 elif char == ESC:
                     self.state = "string_escape"
             elif state == "string_escape":

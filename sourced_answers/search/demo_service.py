@@ -7,6 +7,7 @@
   GET  /page/N          第 N 个页面的 HTML（搜索结果里的 link 指向这里）
 密钥不对时和真实接口一样返回 HTTP 200 加错误体：search 是 errCode 2005，reader 是 errCode 500。
 """
+import copy
 import html
 import json
 import re
@@ -21,6 +22,8 @@ from sourced_answers.core.text import char_bigrams
 from sourced_answers.search.demo_pages import NAS_PAGES, Page
 
 DEFAULT_KEY = "mk-fake-demo-key"
+# serve_forever 多久看一次要不要停：close() 最多等这么久（十毫秒醒一次，空转的开销可以不计）
+POLL_SECONDS = 0.01
 JSON_TYPE = "application/json; charset=utf-8"
 
 
@@ -45,18 +48,25 @@ class DemoMetaso:
 
     def __init__(self, pages: Sequence[Page] | None = None, key: str = DEFAULT_KEY, delay: float = 0.0,
                  host: str = "127.0.0.1", port: int = 0) -> None:
-        self.pages = list(pages if pages is not None else NAS_PAGES)
-        self.key = key
-        self.delay = delay
+        # 建好时的页面、密钥和延迟：reset() 回到它们（测试改了页面，下一个测试看到的还是原样）
+        self.initial: tuple[list[Page], str, float] = (copy.deepcopy(list(pages if pages is not None else NAS_PAGES)),
+                                                        key, delay)
+        self.lock = threading.Lock()
+        self.reset()
+        self.server = ThreadingHTTPServer((host, port), self._handler_class())
+        self.server.daemon_threads = True
+        self.thread: threading.Thread | None = None
+
+    def reset(self) -> None:
+        """回到刚建好时的样子：页面、密钥、延迟和所有的记录。测试能改的状态只在这里设初值（__init__ 也调用它），
+        所以一个进程里的测试可以共用一个服务（tests/conftest.py 的 fake_metaso），每个测试开始前调用它。"""
+        pages, self.key, self.delay = self.initial
+        self.pages = copy.deepcopy(pages)
         self.requests: list[tuple[str, str]] = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
         self.authorizations: list[str] = []  # 每个 API 请求带的 Authorization 头（测试用来确认别的密钥没发过来）
         self.in_flight = {"search": 0, "reader": 0}
         self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
-        self.lock = threading.Lock()
         self.hang_seconds = 60  # 故障 kind="hang" 时不回应多久（见 fake_metaso）
-        self.server = ThreadingHTTPServer((host, port), self._handler_class())
-        self.server.daemon_threads = True
-        self.thread: threading.Thread | None = None
 
     @property
     def origin(self) -> str:
@@ -68,8 +78,8 @@ class DemoMetaso:
         return self.origin + "/api/v1"
 
     def start(self) -> "DemoMetaso":
-        # 关闭时最多等一个轮询间隔：测试里每个测试都要起停一次
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        # 关闭时最多等一个轮询间隔：每次 --demo 运行结束都要停一次
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
         self.thread.start()
         return self
 
@@ -157,18 +167,19 @@ class DemoMetaso:
             def do_POST(self) -> None:
                 fake.requests.append(("POST", self.path))
                 endpoint = self.path.rsplit("/", 1)[-1]
-                counted = endpoint in fake.in_flight
+                # 处理完减的是开始时加的那一份计数：中途 reset() 换了新的计数，也不会把它减成负数
+                in_flight, max_in_flight = fake.in_flight, fake.max_in_flight
+                counted = endpoint in in_flight
                 if counted:
                     with fake.lock:
-                        fake.in_flight[endpoint] += 1
-                        fake.max_in_flight[endpoint] = max(fake.max_in_flight[endpoint],
-                                                           fake.in_flight[endpoint])
+                        in_flight[endpoint] += 1
+                        max_in_flight[endpoint] = max(max_in_flight[endpoint], in_flight[endpoint])
                 try:
                     self.answer(endpoint)
                 finally:
                     if counted:
                         with fake.lock:
-                            fake.in_flight[endpoint] -= 1
+                            in_flight[endpoint] -= 1
 
             def answer(self, endpoint: str) -> None:
                 if fake.delay:
