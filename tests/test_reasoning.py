@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sourced_answers.steps.judge import parse_verdict
+from tests.scripted_model import SCRIPTS
 from tests.support import (
     GOOD_ANSWER,
     INVENTED,
     NAS_RECORD_SOURCES,
-    SCRIPTS,
     WITH_INVENTION,
     cli_env,
     run_cli,
