@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from sourced_answers.core.errors import UsageError
+from sourced_answers.core.errors import DeadlineExceeded, LocalModelError, UsageError
 from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model import local_model
@@ -80,8 +80,18 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     deadline = run.deadline()
     left = deadline.remaining()
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
-    with local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
+    server = local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT), startup_seconds=startup)
+    try:
+        server.start()
+    except LocalModelError:
+        if startup < STARTUP_SECONDS and (deadline.remaining() or 0.0) < 0.5:  # 截住启动的是 --timeout，不是服务坏了
+            raise DeadlineExceeded(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
+                                   ) from None
+        raise
+    try:
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
         yield dataclasses.replace(settings, model=dataclasses.replace(model, url=server.url, token_rate=rate),
                                   judge=dataclasses.replace(judge, url=judge.url or server.url))
+    finally:
+        server.__exit__()  # 和 with 一样关掉：不等它把没人要的回答生成完
