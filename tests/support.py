@@ -133,6 +133,9 @@ class ScriptedModel:
         self.served_as: object = None  # 非 None 时回答里的 model 字段写这个（任意值：测试对方乱报的名字）
         # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
         self.die_after = None
+        # 接口前缀：模型列表在 前缀/models、对话在 前缀/chat/completions（像网关、云端服务那样放在某个路径下面）
+        self.prefix = "/v1"
+        self.probes = []  # 每个 GET 请求的路径
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -182,16 +185,18 @@ class ScriptedModel:
                 return True
 
             def do_GET(self):
-                if self.path in ("/v1/models", "/api/version") and self.refused():
+                model_server.probes.append(self.path)
+                models = model_server.prefix + "/models"
+                if self.path in (models, "/api/version") and self.refused():
                     return
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models" and model_server.loaded is not None:
+                if self.path == models and model_server.loaded is not None:
                     self.send_body(200, {"object": "list", "models": [{"name": model_server.loaded}], "data": [
                         {"id": model_server.loaded, "object": "model", "owned_by": "llamacpp"}]})
-                elif self.path == "/v1/models" and model_server.models_listed is not None:
+                elif self.path == models and model_server.models_listed is not None:
                     self.send_body(200, {"object": "list", "data": [
                         {"id": name, "object": "model", "owned_by": "vllm"} for name in model_server.models_listed]})
-                elif self.path == "/v1/models":
+                elif self.path == models:
                     time.sleep(model_server.models_delay)
                     if model_server.models_reply is not None:
                         self.send_text(*model_server.models_reply)
@@ -230,7 +235,7 @@ class ScriptedModel:
                     script = {"content": "Yes" if trained_form else "I am not sure what you are asking."}
                 if script and "contents" in script:
                     script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
-                if self.path != "/v1/chat/completions":
+                if self.path != model_server.prefix + "/chat/completions":
                     self.send_body(404, {"error": "404 page not found"})
                 elif script and "status" in script:
                     error = script["error"]

@@ -21,8 +21,9 @@ from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ModelSettings, Settings
 from sourced_answers.core.text import masked_json
+from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.local_serving import bundled_model
-from sourced_answers.model.model_client import ChatResult, chat, chat_url
+from sourced_answers.model.model_client import ChatResult, chat
 from sourced_answers.model.preflight import check_before_paying, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record

@@ -25,8 +25,9 @@ METASO_BASE = Variable(
     "METASO_BASE", "秘塔 API 地址（末尾多贴了 `/search`、`/reader` 也可以）", f"`{DEFAULT_METASO_BASE}`")
 OLLAMA_URL = Variable(
     "OLLAMA_URL",
-    "OpenAI 兼容模型服务的地址（Ollama、llama.cpp server 等）；末尾带 `/v1`、`/v1/chat/completions` 也可以，"
-    "只写 `主机:端口` 时当作 http",
+    "OpenAI 兼容模型服务的地址（Ollama、llama.cpp server、网关、云端服务）；末尾带 `/api`、`/v1`、`/v1/chat`、"
+    "`/v1/chat/completions` 也可以，最后一段是 `v1`、`v4` 这样的版本号时原样当作接口前缀（网关在某个路径下面也行），"
+    "只写 `主机:端口` 时当作 http；预检和每一次对话用同一个整理过的地址，写错时付费之前就说该写哪个",
     f"`{DEFAULT_OLLAMA_URL}`")
 ANS_MODEL = Variable("ANS_MODEL", "模型名（`--model` 优先）", f"`{DEFAULT_MODEL}`")
 ANS_API_KEY = Variable(
