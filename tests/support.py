@@ -89,6 +89,8 @@ SCRIPTS = {
     "echo-prompt": {"echo": True},
     # 把请求头里的密钥回显进回答（流式时按 7 个字一段切开：密钥跨好几段）
     "echo-auth": {"echo_auth": True},
+    # 同样回显，只是密钥的每两个字之间夹着 model_server.echo_separator（零宽空格、软连字符……：看起来还是那个密钥）
+    "echo-auth-hidden": {"echo_auth": True, "hidden": True},
     # 各种不守规矩的 OpenAI 兼容服务
     "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
     "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
@@ -136,6 +138,7 @@ class ScriptedModel:
         # 接口前缀：模型列表在 前缀/models、对话在 前缀/chat/completions（像网关、云端服务那样放在某个路径下面）
         self.prefix = "/v1"
         self.probes = []  # 每个 GET 请求的路径
+        self.echo_separator = "\u200b"  # echo-auth-hidden 夹在密钥每两个字之间的字符
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -223,8 +226,11 @@ class ScriptedModel:
                 if model_server.die_after is not None and len(model_server.requests) >= model_server.die_after:
                     model_server.close()  # 先停止接受新连接，再回答这一个：之后的请求一定连不上
                 if script and script.get("echo_auth"):
+                    header = self.headers.get("Authorization") or ""
+                    if script.get("hidden"):
+                        header = model_server.echo_separator.join(header)
                     script = {"content": "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。回显 "
-                                         f"{self.headers.get('Authorization')} 这里 [1]。"}
+                                         f"{header} 这里 [1]。"}
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
                 if script and script.get("minicheck"):

@@ -5,7 +5,7 @@
 和这里对照：多一个、少一个都会失败。"""
 from dataclasses import dataclass
 
-from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL
+from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL, MAX_KEY_LENGTH
 
 
 @dataclass(frozen=True)
@@ -18,8 +18,9 @@ class Variable:
 
 METASO_API_KEY = Variable(
     "METASO_API_KEY",
-    "秘塔开放平台的 API Key。**只从环境变量读取**，不会出现在任何输出里；必须是可打印的 ASCII、中间没有空白、"
-    "至少 16 个字符",
+    "秘塔开放平台的 API Key。**只从环境变量读取**，不会出现在任何输出里（夹着零宽字符之类被回显出来也遮掉）；"
+    "必须是可打印的 ASCII、中间没有空白或控制字符、至少 16 个字符、"
+    f"最多 {MAX_KEY_LENGTH} 个字符（不对时发出任何请求之前就报错）",
     "无（`--demo`、`--verify` 不需要）")
 METASO_BASE = Variable(
     "METASO_BASE", "秘塔 API 地址（末尾多贴了 `/search`、`/reader` 也可以）", f"`{DEFAULT_METASO_BASE}`")
@@ -33,11 +34,13 @@ ANS_MODEL = Variable("ANS_MODEL", "模型名（`--model` 优先）", f"`{DEFAULT
 ANS_API_KEY = Variable(
     "ANS_API_KEY",
     "模型服务的 API Key（llama-server `--api-key`、vLLM `--api-key`、网关、云端服务）。只以 "
-    "`Authorization: Bearer` 发给 `OLLAMA_URL` 的服务，从不发给秘塔或别处；不会出现在任何输出里；至少 8 个字符",
+    "`Authorization: Bearer` 发给 `OLLAMA_URL` 的服务，从不发给秘塔或别处；不会出现在任何输出里；可打印的 ASCII、"
+    f"中间没有空白，至少 8 个字符、最多 {MAX_KEY_LENGTH} 个字符",
     "无（Ollama 不需要）")
 ANS_JUDGE_API_KEY = Variable(
     "ANS_JUDGE_API_KEY",
-    "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；至少 8 个字符", "无")
+    "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；和 `ANS_API_KEY` 一样是"
+    f"可打印的 ASCII、至少 8 个字符、最多 {MAX_KEY_LENGTH} 个字符", "无")
 XDG_CACHE_HOME = Variable(
     "XDG_CACHE_HOME", "缓存放在它下面的 `answer-with-sources/`；必须是绝对路径（相对路径按 XDG 的规定不算数）",
     "`~/.cache`")
