@@ -31,6 +31,7 @@ from sourced_answers.core.settings import (
     Settings,
     available_cores,
 )
+from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
 from sourced_answers.model.endpoints import api_base
 from sourced_answers.search import metaso_search
@@ -38,13 +39,11 @@ from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
-# 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
 
 
 # 用户常把接口的完整地址贴进来：秘塔的 /search。去掉这些，只留服务的根（模型服务的地址由 endpoints.api_base 整理）
 METASO_URL_SUFFIXES = ("/search", "/reader")
 UNPRINTABLE = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
-SHOWN_AS_QUESTION_MARK = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def host_problem(netloc: str) -> str | None:
@@ -88,8 +87,7 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
     except ValueError:  # IPv6 的方括号没配对之类
         problem = "主机名或端口无效"
     if problem:
-        shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
-        shown = SHOWN_AS_QUESTION_MARK.sub("?", shown)
+        shown = literal(re.sub(r"//[^/@]*@", "//***@", value))  # 地址里的用户名和密码不显示
         raise ConfigError(f"{name} 的值“{shown}”不是有效的服务地址：{problem}（例如 http://127.0.0.1:11434）")
     text = text.rstrip("/")
     for suffix in suffixes:
@@ -105,6 +103,10 @@ def check_flags(args: argparse.Namespace) -> None:
                         ("--judge-url", args.judge_url), ("--summary", args.summary)):
         if value is not None and not value.strip():
             raise UsageError(f"{flag} 的值是空的")
+    for flag, value in (("--verify", args.verify), ("--eval", args.eval), ("--html", args.html),
+                        ("--summary", args.summary)):
+        if value is not None and "\x00" in value:  # 命令行上打不出来，库函数 main(argv) 却可能收到：系统调用会拒绝它
+            raise UsageError(f"{flag} 的路径“{literal(value)}”里有 NUL 字符（\\x00），文件名里不能有它")
     if args.read > args.size:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:

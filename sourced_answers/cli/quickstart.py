@@ -19,6 +19,7 @@ from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.environment import OLLAMA_URL
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
 from sourced_answers.core.settings import ApiKey
+from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
 from sourced_answers.model.local_serving import asks_local_model
 from sourced_answers.model.preflight import probe_models
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if default_question:  # 小模型只会英文：默认的问题换成英文的
         args[0] = ENGLISH_QUESTION
     if options.model or options.models:
-        log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {options.model or options.models}")
+        log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {literal(options.model or options.models)}")
         args = without_model_flags(args)
     return program(args + ["--local-model"])
 

@@ -1,4 +1,4 @@
-"""文字的小工具，每件事只在这里做一次：截短、遮掉密钥、解析外来的 JSON。
+"""文字的小工具，每件事只在这里做一次：截短、说明里引用用户给的字符串（literal）、遮掉密钥、解析外来的 JSON。
 是不是中文、引用一句话、字二元组、引用标记的写法这些核对也要用的规则在 checker/text.py（这里原样转出，别的层从这里
 或 checker 取用）。"""
 import json
@@ -37,8 +37,8 @@ __all__ = [
     "QUOTE_WIDTH", "WORD_BREAK_KEEP", "bigram_similarity", "char_bigrams", "char_width", "count_chinese",
     "display_width", "format_citations", "has_chinese", "held_prefix_length", "in_word", "is_chinese_char",
     "one_line", "quote",
-    "HIDDEN", "REDACTED", "SURROGATE", "TAG", "VisibleCopy", "excerpt", "held_secret_length",
-    "json_value", "mask", "mask_data", "masked_json", "truncate", "without_surrogates",
+    "HIDDEN", "LITERAL_LIMIT", "REDACTED", "SURROGATE", "TAG", "VisibleCopy", "excerpt", "held_secret_length",
+    "json_value", "literal", "mask", "mask_data", "masked_json", "truncate", "without_surrogates",
 ]
 
 TAG = re.compile(r"<[^>]*>")
@@ -56,6 +56,38 @@ def truncate(text: str, limit: int) -> str:
 def excerpt(text: str, limit: int = 120) -> str:
     """错误信息里引用服务器原文时用：去掉 HTML 标签、合并空白，再截短。"""
     return truncate(" ".join(TAG.sub(" ", text).split()), limit)
+
+
+# 说明里引用一个用户给的字符串最多这么多个字符（转义之后）；再长的从中间省略，两头都留着（路径的开头和文件名）
+LITERAL_LIMIT = 300
+LITERAL_UNSAFE = re.compile(f"[{LINE_UNSAFE_CLASS}\ud800-\udfff]")
+NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escaped(char: str) -> str:
+    """一个不能直接显示的字符写成什么：\\n、\\r、\\t，别的写成码位（\\x1b、\\u200b、\\U000e0041）。
+    命令行里读不懂的字节（Python 把它们变成 U+DC80–U+DCFF）写回原来的字节 \\xff。"""
+    code = ord(char)
+    if char in NAMED_ESCAPES:
+        return NAMED_ESCAPES[char]
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def literal(value: object, limit: int | None = LITERAL_LIMIT) -> str:
+    """说明（报错、警告、进度）里写出用户给的字符串的唯一办法：路径、文件名、模型名、页面名、地址、参数的值。
+    结果一定是一行：换行、回车、其余控制字符、U+2028/U+2029、双向控制符、零宽字符这些（checker 的 LINE_UNSAFE）
+    写成看得见的转义（\\n、\\u202e），读不懂的字节写成 \\xff——一个文件名不能在说明里另起一行、伪造出
+    “✓ 引用核对通过”，也不能把后面的字倒过来显示。值本身不改（只是显示），太长时从中间省略（limit 为 None 时
+    不省略：整条说明兜底时用）。"""
+    text = LITERAL_UNSAFE.sub(lambda found: escaped(found.group()), str(value))
+    if limit is None or len(text) <= limit:
+        return text
+    keep = (limit - 1) // 2
+    return text[:keep] + "…" + text[len(text) - keep:]
 
 
 # 遮密钥时当作看不见的字符：控制字符、格式字符（零宽空格、软连字符……）、组合用的附加符号，以及显示成空白的
