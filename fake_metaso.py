@@ -27,7 +27,7 @@ from typing import Any
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.core.errors import ENDINGS, ExitCode, exit_code_of
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import one_line
+from sourced_answers.core.text import literal
 from sourced_answers.search.demo_pages import (
     ENGLISH_PAGES,
     INJECTION_PAGES,
@@ -71,7 +71,7 @@ def load_fixtures(path: str) -> list[Page]:
         pages = json.load(handle)
     if not isinstance(pages, list) or not all(isinstance(p, dict) and "title" in p and "text" in p
                                               for p in pages):
-        raise ValueError(f"{path} 应是 JSON 数组，每项至少有 title 和 text")
+        raise ValueError("应是 JSON 数组，每项至少有 title 和 text")
     return pages
 
 
@@ -186,22 +186,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pages = load_fixtures(args.fixtures) if args.fixtures else PAGE_SETS[args.pages]
     except OSError as error:
-        print(f"✗ 读不了页面文件 --fixtures {one_line(args.fixtures)}：{os_error_text(error)}", file=sys.stderr)
+        print(f"✗ 读不了页面文件 --fixtures {literal(args.fixtures)}：{os_error_text(error)}", file=sys.stderr)
         return ExitCode.USAGE
     except (ValueError, RecursionError) as error:
-        print(f"✗ 页面文件 --fixtures {one_line(args.fixtures)} 的格式不对：{one_line(str(error))}", file=sys.stderr)
+        print(f"✗ 页面文件 --fixtures {literal(args.fixtures)} 的格式不对：{literal(error)}", file=sys.stderr)
         return ExitCode.USAGE
     try:
         fake = FakeMetaso(pages, key=args.key, delay=args.delay, host=args.host, port=args.port)
     except (OSError, OverflowError) as error:
         reason = os_error_text(error) if isinstance(error, OSError) else "端口无效"
-        print(f"✗ 无法监听 {one_line(args.host)}:{args.port}：{reason}", file=sys.stderr)
+        print(f"✗ 无法监听 {literal(args.host)}:{args.port}：{reason}", file=sys.stderr)
         return ExitCode.USAGE
     for spec in args.fault:
         endpoint, _, rest = spec.partition("=")
         preset, _, times = rest.partition(":")
         if endpoint not in ("search", "reader") or preset not in FAULTS or (times and not times.isdigit()):
-            print(f"✗ --fault {one_line(spec)} 看不懂：应写成 search=503 或 reader=drop:2，故障有 {'、'.join(FAULTS)}",
+            print(f"✗ --fault {literal(spec)} 看不懂：应写成 search=503 或 reader=drop:2，故障有 {'、'.join(FAULTS)}",
                   file=sys.stderr)
             return ExitCode.USAGE
         fake.fail_with(endpoint, preset, int(times) if times else None)

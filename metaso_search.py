@@ -12,6 +12,8 @@ import os
 import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
+from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url
+from sourced_answers.core.environment import METASO_BASE
 from sourced_answers.core.errors import ENDINGS, ExitCode, MetasoError, MissingKeyError, exit_code_of
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import SEARCH_DEFAULTS
@@ -42,7 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         key = api_key(os.environ)
-        response = search(args.query, size=args.size, key=key, base=api_base(os.environ),
+        # 和主程序一样检查 METASO_BASE（协议、主机名、端口，没有换行和控制字符），末尾多贴的 /search 去掉：
+        # 地址不对时一个请求也不发
+        base = normalize_url(api_base(os.environ), METASO_BASE.name, METASO_URL_SUFFIXES)
+        response = search(args.query, size=args.size, key=key, base=base,
                           on_retry=lambda message: print(message, file=sys.stderr))
     except ENDINGS as ending:
         return exit_code_of(ending, print_error)

@@ -64,6 +64,8 @@ SCRIPTS = {
     "echo-prompt": {"echo": True},
     # 把请求头里的密钥回显进回答（流式时按 7 个字一段切开：密钥跨好几段）
     "echo-auth": {"echo_auth": True},
+    # 同样回显，只是密钥的每两个字之间夹着 model_server.echo_separator（零宽空格、软连字符……：看起来还是那个密钥）
+    "echo-auth-hidden": {"echo_auth": True, "hidden": True},
     # 各种不守规矩的 OpenAI 兼容服务
     "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
     "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
@@ -124,6 +126,10 @@ class ScriptedModel:
         self.served_as: object = None  # 非 None 时回答里的 model 字段写这个（任意值：测试对方乱报的名字）
         # 回答完第 die_after 个对话请求就关掉（之后连不上），像半路退出的模型服务
         self.die_after = None
+        # 接口前缀：模型列表在 前缀/models、对话在 前缀/chat/completions（像网关、云端服务那样放在某个路径下面）
+        self.prefix = "/v1"
+        self.probes = []  # 每个 GET 请求的路径
+        self.echo_separator = "\u200b"  # echo-auth-hidden 夹在密钥每两个字之间的字符
 
     def reusable(self):
         """能不能交给下一个测试：没被关掉（die_after、测试自己 close），也没有还在回答的请求。"""
@@ -197,16 +203,18 @@ class ScriptedModel:
                     self.answer_post()
 
             def answer_get(self):
-                if self.path in ("/v1/models", "/api/version") and self.refused():
+                model_server.probes.append(self.path)
+                models = model_server.prefix + "/models"
+                if self.path in (models, "/api/version") and self.refused():
                     return
                 # 和 Ollama、llama.cpp 一样列出模型（quickstart.py 用它判断服务在不在）
-                if self.path == "/v1/models" and model_server.loaded is not None:
+                if self.path == models and model_server.loaded is not None:
                     self.send_body(200, {"object": "list", "models": [{"name": model_server.loaded}], "data": [
                         {"id": model_server.loaded, "object": "model", "owned_by": "llamacpp"}]})
-                elif self.path == "/v1/models" and model_server.models_listed is not None:
+                elif self.path == models and model_server.models_listed is not None:
                     self.send_body(200, {"object": "list", "data": [
                         {"id": name, "object": "model", "owned_by": "vllm"} for name in model_server.models_listed]})
-                elif self.path == "/v1/models":
+                elif self.path == models:
                     time.sleep(model_server.models_delay)
                     if model_server.models_reply is not None:
                         self.send_text(*model_server.models_reply)
@@ -233,8 +241,11 @@ class ScriptedModel:
                 if model_server.die_after is not None and len(model_server.requests) >= model_server.die_after:
                     model_server.close()  # 先停止接受新连接，再回答这一个：之后的请求一定连不上
                 if script and script.get("echo_auth"):
+                    header = self.headers.get("Authorization") or ""
+                    if script.get("hidden"):
+                        header = model_server.echo_separator.join(header)
                     script = {"content": "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。回显 "
-                                         f"{self.headers.get('Authorization')} 这里 [1]。"}
+                                         f"{header} 这里 [1]。"}
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
                 if script and script.get("minicheck"):
@@ -245,7 +256,7 @@ class ScriptedModel:
                     script = {"content": "Yes" if trained_form else "I am not sure what you are asking."}
                 if script and "contents" in script:
                     script = {"content": script["contents"][min(count, len(script["contents"])) - 1]}
-                if self.path != "/v1/chat/completions":
+                if self.path != model_server.prefix + "/chat/completions":
                     self.send_body(404, {"error": "404 page not found"})
                 elif script and "status" in script:
                     error = script["error"]

@@ -341,7 +341,7 @@ def test_quickstart_uses_the_configured_model_server_and_fake_metaso(model_serve
     result = run_cli(env=env, module="sourced_answers.quickstart")
     assert result.returncode == 0, result.stderr
     assert "没有设置 METASO_API_KEY：使用内置的模拟秘塔服务" in result.stderr
-    assert f"使用模型服务 {model_server.url}（模型 good）" in result.stderr
+    assert f"使用模型服务 {model_server.url}/v1（模型 good）" in result.stderr
     assert model_server.requests[0]["body"]["messages"][-1]["content"].endswith("家用 NAS 怎么选")
     assert "✓ 引用核对通过" in result.stdout
 

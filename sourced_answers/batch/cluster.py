@@ -33,7 +33,7 @@ from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile, write_file
 from sourced_answers.core.settings import CheckSettings
-from sourced_answers.core.text import masked_json
+from sourced_answers.core.text import literal, masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary
@@ -78,7 +78,7 @@ def expand(paths: Sequence[str]) -> list[str]:
         matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
         files = [path for path in matches if os.path.isfile(path)]
         if not files:
-            raise UsageError(f"没有找到输入文件：{pattern}" + ("（是一个目录：请写成 目录/*.jsonl）"
+            raise UsageError(f"没有找到输入文件：{literal(pattern)}" + ("（是一个目录：请写成 目录/*.jsonl）"
                                                             if os.path.isdir(pattern) else ""))
         found += files
     return list(dict.fromkeys(found))
@@ -94,7 +94,7 @@ def filesystem(url: str) -> Any:
         raise UsageError(f"读写 {protocol}:// 要先装对应的包（比如 s3:// 要 pip install s3fs，gs:// 要 gcsfs）") \
             from None
     except ValueError:
-        raise UsageError(f"不认识的地址类型 {protocol}://") from None
+        raise UsageError(f"不认识的地址类型 {literal(protocol)}://") from None
 
 
 def remote_files(pattern: str) -> list[str]:
@@ -103,9 +103,9 @@ def remote_files(pattern: str) -> list[str]:
     try:
         files = [f"{protocol}://{path}" for path in sorted(fs.glob(pattern)) if fs.isfile(path)]
     except OSError as error:
-        raise ServiceError(f"读不了 {pattern}：{os_error_text(error)}") from None
+        raise ServiceError(f"读不了 {literal(pattern)}：{os_error_text(error)}") from None
     if not files:
-        raise UsageError(f"没有找到输入文件：{pattern}")
+        raise UsageError(f"没有找到输入文件：{literal(pattern)}")
     return files
 
 
@@ -132,7 +132,7 @@ def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2), secre
     """参数 → Job：和主程序一样在做任何事之前检查（路径、输出文件、调度器地址）。"""
     address = SCHEDULER.fullmatch(args.scheduler.strip()) if args.scheduler else None
     if args.scheduler and not (address and 1 <= int(address["port"]) <= 65535):
-        raise UsageError(f"--scheduler 的值“{args.scheduler}”不是 Dask 调度器的地址：要写成 tcp://主机:端口，"
+        raise UsageError(f"--scheduler 的值“{literal(args.scheduler)}”不是 Dask 调度器的地址：要写成 tcp://主机:端口，"
                          f"端口 1–65535（dask scheduler 默认的端口是 8786；不是 http:// 的面板地址，tls:// 还不支持）")
     if not args.out.strip():
         raise UsageError("--out 的值是空的：请给出结果目录")
@@ -158,17 +158,17 @@ def local_result_files(out: str, paths: list[str], blocks: list[tuple[str, int, 
     directory = os.path.realpath(out)
     for path in paths:
         if os.path.dirname(os.path.realpath(path)) == directory:
-            raise UsageError(f"--out {out} 就是输入 {path} 所在的目录：结果会和输入混在一起（还可能覆盖输入），"
-                             f"请换一个目录")
+            raise UsageError(f"--out {literal(out)} 就是输入 {literal(path)} 所在的目录：结果会和输入混在一起"
+                             f"（还可能覆盖输入），请换一个目录")
     if os.path.exists(directory) and not os.path.isdir(directory):
-        raise UsageError(f"--out {out} 已经是一个文件，不是目录")
+        raise UsageError(f"--out {literal(out)} 已经是一个文件，不是目录")
     if not os.path.isdir(directory):
         if not os.path.isdir(os.path.dirname(directory)):
-            raise UsageError(f"--out {out} 的上一层目录不存在")
+            raise UsageError(f"--out {literal(out)} 的上一层目录不存在")
         try:
             os.mkdir(directory)
         except OSError as error:
-            raise UsageError(f"建不了结果目录 {out}：{error.strerror}") from None
+            raise UsageError(f"建不了结果目录 {literal(out)}：{error.strerror}") from None
     return [outputs.plan(os.path.join(out, f"{number}.jsonl"), "结果") for _, _, _, number in blocks]
 
 
@@ -266,8 +266,8 @@ def run_on(address: str, job: Job) -> Summary:
     try:
         client = Client(address, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError):
-        raise ServiceError(f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
-                           f"地址和端口对") from None
+        raise ServiceError(f"连不上 Dask 调度器 {literal(address)}（等了 {CONNECT_SECONDS} 秒）："
+                           f"请确认 dask scheduler 在运行、地址和端口对") from None
     total = Summary()
     try:
         options = (job.rule, job.threshold, job.fix, job.secrets)
@@ -305,4 +305,4 @@ def write_results(target: PlannedFile | str, results: list[str]) -> None:
         with fsspec.open(target, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as error:
-        raise ServiceError(f"写不了结果 {target}：{os_error_text(error)}") from None
+        raise ServiceError(f"写不了结果 {literal(target)}：{os_error_text(error)}") from None

@@ -19,7 +19,7 @@ from sourced_answers.core.questions import MAX_QUESTION, clean_question
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import ModelSettings, RunSettings, Settings
-from sourced_answers.core.text import masked_json
+from sourced_answers.core.text import literal, masked_json
 from sourced_answers.model.model_client import ChatResult, Message, chat
 from sourced_answers.model.preflight import check_before_paying, ollama_name
 from sourced_answers.model.prompts import answer_prompt
@@ -34,16 +34,16 @@ Log = Callable[[str], None]
 def read_questions(path: str) -> list[str]:
     """问题文件：每行一个问题，# 开头的行是注释。和 --verify 的输入一样一行一行地读，每行有上限（/dev/zero 这样
     没有换行的输入也不会把内存读满）。"""
-    name = f"问题文件 {path}"
+    name = f"问题文件 {literal(path)}"  # 说明里的文件名：一行，控制字符看得见
     try:
         with open(path, "rb") as handle:
             lines = list(read_lines(handle, name, MAX_QUESTION * 4, question_too_long))
     except OSError as error:
-        raise UsageError(f"读不了问题文件 {path}：{os_error_text(error)}") from None
+        raise UsageError(f"读不了{name}：{os_error_text(error)}") from None
     questions = [clean_question(line, f"{name} 第 {number} 行的问题")
                  for number, line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not questions:
-        raise UsageError(f"问题文件 {path} 里没有问题（每行一个，# 开头的行是注释）")
+        raise UsageError(f"{name} 里没有问题（每行一个，# 开头的行是注释）")
     return questions
 
 
@@ -212,7 +212,7 @@ def progress_lines(record: EvalRecord, notes: Sequence[str], done: int, total: i
     lines = [f"[{done}/{total}] {record['model']} · {record['question']} → {verdict}{took}"]
     lines += [f"  {note}" for note in notes]
     if record["error"]:
-        lines.append(f"  {record['error']}")
+        lines.append(f"  {literal(record['error'], None)}")
     return lines
 
 
@@ -271,7 +271,7 @@ def gather_all(metaso: MetasoSession, questions: Sequence[str], model: ModelSett
         try:
             sources = metaso.gather(question)
         except NoResults as error:
-            log(f"  ✗ {error}：这个问题不请模型回答，记为出错")
+            log(f"  ✗ {literal(error, None)}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue
         messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)

@@ -24,7 +24,7 @@ from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
-from sourced_answers.core.text import masked_json
+from sourced_answers.core.text import literal, masked_json
 from sourced_answers.model.preflight import check_judge
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, check_saved, saved_answer
@@ -52,7 +52,7 @@ def open_input(path: str, stdin: IO[bytes]) -> IO[bytes]:
     try:
         return open(path, "rb")  # noqa: SIM115  由调用方关闭
     except OSError as error:
-        raise InputError(f"读不了 {path}：{os_error_text(error)}") from None
+        raise InputError(f"读不了 {literal(path)}：{os_error_text(error)}") from None
 
 
 def input_lines(handle: IO[bytes], name: str) -> Iterator[Line]:
@@ -154,7 +154,7 @@ def verify(settings: Settings, out: Output, log: Callable[[str], None], stdin: I
            progress_stream: Any = None) -> int:
     """progress_stream：画进度条的地方（标准错误是终端时由 main 给出；否则 None，不画）。"""
     path = settings.run.verify or "-"
-    name = "标准输入" if path == "-" else path
+    name = "标准输入" if path == "-" else literal(path)  # 说明里的文件名：一行，控制字符看得见
     workers = Workers(1 if settings.judge.name else max(1, settings.run.jobs))
     try:
         return verify_with(workers, settings, out, log, stdin, progress_stream, path, name)
@@ -223,7 +223,7 @@ def run_lines(run: RunSettings, first: Line, rest: Iterator[Line], options: Opti
     if run.summary:
         write_file(run.summary, masked_json(summary.to_dict(), run.secrets, indent=2))
     if step_error:
-        log(f"✗ {step_error}（回答和字面核对的结论已经输出）")
+        log(f"✗ {literal(step_error, None)}（回答和字面核对的结论已经输出）")
     if run.html:
         out.flush()
         save_review_page(run.html, reviewed, run.secrets, log)

@@ -13,6 +13,7 @@
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
   rules         把上面这些组合成问题
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
+  unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
@@ -62,6 +63,8 @@ from sourced_answers.checker.text import (
     CJK_CHAR,
     INVISIBLE,
     LINE_BREAKING,
+    LINE_UNSAFE_CLASS,
+    MARKS_CLASS,
     QUOTE_WIDTH,
     WORD_BREAK_KEEP,
     bigram_similarity,
@@ -82,7 +85,8 @@ from sourced_answers.checker.tokens import claim_words, language_of, material, t
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 __all__ = [
-    "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "QUOTE_WIDTH", "WORD_BREAK_KEEP",
+    "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "LINE_UNSAFE_CLASS", "MARKS_CLASS",
+    "QUOTE_WIDTH", "WORD_BREAK_KEEP",
     "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",

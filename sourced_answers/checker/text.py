@@ -4,6 +4,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from sourced_answers.checker.unicode_ranges import LINE_UNSAFE, MARKS, character_class
+
 # 中日韩统一表意文字：扩展 A、基本区、兼容区
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_CHAR = re.compile(f"[{CJK}]")
@@ -28,8 +30,14 @@ QUOTE_WIDTH = 60
 LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # 双向文本控制符：可以让显示的顺序和实际内容不一样（终端输出、审阅页、引用里都去掉，只在这里列一次）
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-# 看不见、却会改变显示的格式字符（零宽字符、双向控制、软连字符）：引用里去掉
-INVISIBLE = re.compile("[\u00ad\u180e\u200b\u200c\u200d\u2060-\u2064\ufeff" + "".join(sorted(BIDI_CONTROLS)) + "]")
+# 放进一行文字会断行、乱序或者看不见的字符：控制字符、格式字符（零宽字符、双向控制、软连字符、BOM、标签字符）、
+# 行分隔符和段分隔符。范围由 unicodedata 生成（unicode_ranges.py）；说明里引用用户给的字符串（core.text.literal）
+# 和一行里引用一句话（one_line）都按这一份
+LINE_UNSAFE_CLASS = character_class(LINE_UNSAFE)
+# 组合用的附加符号（叠在前一个字上）
+MARKS_CLASS = character_class(MARKS)
+# 看不见、却会改变显示的字符（上面那些去掉换行之类以后剩下的：格式字符）：引用里去掉
+INVISIBLE = re.compile(f"[{LINE_UNSAFE_CLASS}]")
 # 在单词中间截断时，往回退到空格，但至少留下这个比例的宽度
 WORD_BREAK_KEEP = 0.6
 

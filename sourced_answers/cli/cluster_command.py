@@ -16,7 +16,7 @@ from sourced_answers.core.errors import ENDINGS, ExitCode, UsageError, exit_code
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.text import masked_json
+from sourced_answers.core.text import literal, masked_json
 
 
 def build_parser() -> ChineseArgumentParser:
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             write_file(job.summary, masked_json(summary.to_dict(), secrets, indent=2))
     except ENDINGS as ending:
         return exit_code_of(ending, log)
-    log(f"结果写在 {job.out}（{len(job.files)} 个文件，按编号接起来就是输入的顺序）")
+    log(f"结果写在 {literal(job.out)}（{len(job.files)} 个文件，按编号接起来就是输入的顺序）")
     if summary.errors:
         return ExitCode.USAGE
     return ExitCode.PASSED if summary.failed == 0 else ExitCode.FAILED

@@ -31,20 +31,19 @@ from sourced_answers.core.settings import (
     Settings,
     available_cores,
 )
+from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
+from sourced_answers.model.endpoints import api_base
 from sourced_answers.search import metaso_search
 from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
-# 终端不是 UTF-8 时，Python 把读不懂的字节变成这些“代理”字符
 
 
-# 用户常把接口的完整地址贴进来：模型服务的 /v1/chat/completions、秘塔的 /search。去掉这些，只留服务的根
-MODEL_URL_SUFFIXES = ("/v1/chat/completions", "/chat/completions", "/v1/models", "/v1")
+# 用户常把接口的完整地址贴进来：秘塔的 /search。去掉这些，只留服务的根（模型服务的地址由 endpoints.api_base 整理）
 METASO_URL_SUFFIXES = ("/search", "/reader")
 UNPRINTABLE = re.compile(r"[\x00-\x20\x7f-\x9f\ud800-\udfff]")
-SHOWN_AS_QUESTION_MARK = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def host_problem(netloc: str) -> str | None:
@@ -88,8 +87,7 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
     except ValueError:  # IPv6 的方括号没配对之类
         problem = "主机名或端口无效"
     if problem:
-        shown = re.sub(r"//[^/@]*@", "//***@", value)  # 地址里的用户名和密码不显示
-        shown = SHOWN_AS_QUESTION_MARK.sub("?", shown)
+        shown = literal(re.sub(r"//[^/@]*@", "//***@", value))  # 地址里的用户名和密码不显示
         raise ConfigError(f"{name} 的值“{shown}”不是有效的服务地址：{problem}（例如 http://127.0.0.1:11434）")
     text = text.rstrip("/")
     for suffix in suffixes:
@@ -105,6 +103,10 @@ def check_flags(args: argparse.Namespace) -> None:
                         ("--judge-url", args.judge_url), ("--summary", args.summary)):
         if value is not None and not value.strip():
             raise UsageError(f"{flag} 的值是空的")
+    for flag, value in (("--verify", args.verify), ("--eval", args.eval), ("--html", args.html),
+                        ("--summary", args.summary)):
+        if value is not None and "\x00" in value:  # 命令行上打不出来，库函数 main(argv) 却可能收到：系统调用会拒绝它
+            raise UsageError(f"{flag} 的路径“{literal(value)}”里有 NUL 字符（\\x00），文件名里不能有它")
     if args.read > args.size:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
@@ -161,11 +163,16 @@ def model_key_from(environ: Mapping[str, str], name: str = ANS_API_KEY.name) -> 
     return key
 
 
+def model_service_url(value: str, name: str) -> str:
+    """模型服务的地址（OLLAMA_URL、--judge-url）只在这里整理一次：先检查是不是有效的地址，再变成接口前缀
+    （endpoints.api_base：末尾的 /api、/v1、/v1/chat、/v1/chat/completions 都认得）。预检和每一次对话都用这个结果。"""
+    return api_base(normalize_url(value, name))
+
+
 def model_url_from(environ: Mapping[str, str]) -> str:
-    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434；末尾的 /v1、/v1/chat/completions 去掉）；
-    没设置时是本机 Ollama 的默认地址。"""
+    """OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）整理成接口前缀；没设置时是本机 Ollama 的默认地址。"""
     value = environ.get(OLLAMA_URL.name, "").strip()
-    return normalize_url(value, OLLAMA_URL.name, MODEL_URL_SUFFIXES) if value else DEFAULT_OLLAMA_URL
+    return model_service_url(value or DEFAULT_OLLAMA_URL, OLLAMA_URL.name)
 
 
 def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
@@ -244,8 +251,8 @@ def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     if args.local_model:
         model_url = ""
     else:
-        model_url = model_url_from(environ) if not args.verify or args.judge else DEFAULT_OLLAMA_URL
-    judge_url = normalize_url(args.judge_url, "--judge-url", MODEL_URL_SUFFIXES) if args.judge_url else model_url
+        model_url = model_url_from(environ) if not args.verify or args.judge else api_base(DEFAULT_OLLAMA_URL)
+    judge_url = model_service_url(args.judge_url, "--judge-url") if args.judge_url else model_url
     return model_url, judge_url
 
 

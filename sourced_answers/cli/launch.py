@@ -5,7 +5,8 @@ python -m sourced_answers.cluster、python -m sourced_answers.local_model 和 qu
   · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
-这个模块只导入标准库和 core.errors（它也只用标准库），所以它自己几乎不花时间导入。
+这个模块只导入标准库和 core.errors（它也只用标准库），所以它自己几乎不花时间导入（程序自己出错时，说明里的
+那一句异常借 core.text.literal 变成一行，在函数里才导入）。
 """
 import os
 import signal
@@ -59,12 +60,21 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     except KeyboardInterrupt as ending:  # main 之外按下的 Ctrl-C
         code = exit_code_of(ending, print_error)
     except Exception as error:  # noqa: BLE001  最后一道防线：程序的 bug 也不显示英文的报错堆栈
-        print_error(f"✗ 程序内部出错（{type(error).__name__}: {str(error)[:200]}）。{REPORT}")
+        print_error(f"✗ 程序内部出错（{type(error).__name__}: {reason_of(error)}）。{REPORT}")
         if "--debug" in arguments:
             print_error("".join(traceback.format_exception(error)))
         code = ExitCode.INTERNAL
     finish_stdout()
     sys.exit(code)
+
+
+def reason_of(error: BaseException) -> str:
+    """程序自己出错时说明里的那一句异常：和别的说明一样只占一行（异常里可能夹着用户给的路径、带着换行），截短。"""
+    try:
+        from sourced_answers.core.text import literal  # 到这里程序早已导入过它；导入本身出的错就退回 repr
+    except Exception:  # noqa: BLE001  最后一道防线里不能再出错
+        return repr(str(error))[:200]
+    return literal(error, limit=200)
 
 
 def tolerate_narrow_encodings() -> None:

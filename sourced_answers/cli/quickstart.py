@@ -16,8 +16,10 @@ from collections.abc import Mapping
 from sourced_answers.cli import run
 from sourced_answers.cli.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli.parser import build_parser
+from sourced_answers.core.environment import OLLAMA_URL
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
 from sourced_answers.core.settings import ApiKey
+from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
 from sourced_answers.model.local_serving import asks_local_model
 from sourced_answers.model.preflight import probe_models
@@ -79,6 +81,10 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if found.answered or found.status in (401, 403):  # 要密钥的服务也算“在”：密钥的问题由主程序说明
         log(f"使用模型服务 {url}（模型 {model}）")
         return program(args)
+    if found.status is not None and environ.get(OLLAMA_URL.name, "").strip():
+        # 用户自己设了 OLLAMA_URL，那里也有服务在回答，只是地址像是写错了：不悄悄换成本机的小模型，
+        # 由主程序在付费之前说明该写哪个地址
+        return program(args)
     log(f"{url} 上没有模型服务：改用本机的 llama.cpp + SmolLM2-135M（--local-model；很小、只会英文，"
         "用来看核对怎样拦下不合格的回答）")
     try:
@@ -91,7 +97,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if default_question:  # 小模型只会英文：默认的问题换成英文的
         args[0] = ENGLISH_QUESTION
     if options.model or options.models:
-        log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {options.model or options.models}")
+        log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {literal(options.model or options.models)}")
         args = without_model_flags(args)
     return program(args + ["--local-model"])
 

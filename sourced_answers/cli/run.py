@@ -20,9 +20,10 @@ from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ModelSettings, Settings
-from sourced_answers.core.text import masked_json
+from sourced_answers.core.text import literal, masked_json
+from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.local_serving import bundled_model
-from sourced_answers.model.model_client import ChatResult, chat, chat_url
+from sourced_answers.model.model_client import ChatResult, chat
 from sourced_answers.model.preflight import check_before_paying, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record
@@ -72,7 +73,7 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     if checked.no_answer:
         log(f"✗ {checked.no_answer}。它写下的文字已经输出，标明了是没有结束的思考，没有核对")
     if checked.step_error:
-        log(f"✗ {checked.step_error}（回答和字面核对的结论已经输出）")
+        log(f"✗ {literal(checked.step_error, None)}（回答和字面核对的结论已经输出）")
     if run.html:
         out.flush()
         save_review_page(run.html, [record], run.secrets, log)

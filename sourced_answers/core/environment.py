@@ -5,7 +5,7 @@
 和这里对照：多一个、少一个都会失败。"""
 from dataclasses import dataclass
 
-from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL
+from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL, MAX_KEY_LENGTH
 
 
 @dataclass(frozen=True)
@@ -18,25 +18,29 @@ class Variable:
 
 METASO_API_KEY = Variable(
     "METASO_API_KEY",
-    "秘塔开放平台的 API Key。**只从环境变量读取**，不会出现在任何输出里；必须是可打印的 ASCII、中间没有空白、"
-    "至少 16 个字符",
+    "秘塔开放平台的 API Key。**只从环境变量读取**，不会出现在任何输出里（夹着零宽字符之类被回显出来也遮掉）；"
+    "必须是可打印的 ASCII、中间没有空白或控制字符、至少 16 个字符、"
+    f"最多 {MAX_KEY_LENGTH} 个字符（不对时发出任何请求之前就报错）",
     "无（`--demo`、`--verify` 不需要）")
 METASO_BASE = Variable(
     "METASO_BASE", "秘塔 API 地址（末尾多贴了 `/search`、`/reader` 也可以）", f"`{DEFAULT_METASO_BASE}`")
 OLLAMA_URL = Variable(
     "OLLAMA_URL",
-    "OpenAI 兼容模型服务的地址（Ollama、llama.cpp server 等）；末尾带 `/v1`、`/v1/chat/completions` 也可以，"
-    "只写 `主机:端口` 时当作 http",
+    "OpenAI 兼容模型服务的地址（Ollama、llama.cpp server、网关、云端服务）；末尾带 `/api`、`/v1`、`/v1/chat`、"
+    "`/v1/chat/completions` 也可以，最后一段是 `v1`、`v4` 这样的版本号时原样当作接口前缀（网关在某个路径下面也行），"
+    "只写 `主机:端口` 时当作 http；预检和每一次对话用同一个整理过的地址，写错时付费之前就说该写哪个",
     f"`{DEFAULT_OLLAMA_URL}`")
 ANS_MODEL = Variable("ANS_MODEL", "模型名（`--model` 优先）", f"`{DEFAULT_MODEL}`")
 ANS_API_KEY = Variable(
     "ANS_API_KEY",
     "模型服务的 API Key（llama-server `--api-key`、vLLM `--api-key`、网关、云端服务）。只以 "
-    "`Authorization: Bearer` 发给 `OLLAMA_URL` 的服务，从不发给秘塔或别处；不会出现在任何输出里；至少 8 个字符",
+    "`Authorization: Bearer` 发给 `OLLAMA_URL` 的服务，从不发给秘塔或别处；不会出现在任何输出里；可打印的 ASCII、"
+    f"中间没有空白，至少 8 个字符、最多 {MAX_KEY_LENGTH} 个字符",
     "无（Ollama 不需要）")
 ANS_JUDGE_API_KEY = Variable(
     "ANS_JUDGE_API_KEY",
-    "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；至少 8 个字符", "无")
+    "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；和 `ANS_API_KEY` 一样是"
+    f"可打印的 ASCII、至少 8 个字符、最多 {MAX_KEY_LENGTH} 个字符", "无")
 XDG_CACHE_HOME = Variable(
     "XDG_CACHE_HOME", "缓存放在它下面的 `answer-with-sources/`；必须是绝对路径（相对路径按 XDG 的规定不算数）",
     "`~/.cache`")

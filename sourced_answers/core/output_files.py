@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sourced_answers.core.errors import OutputFileError
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import SURROGATE
+from sourced_answers.core.text import SURROGATE, literal
 
 STREAM_NAMES = {0: "标准输入", 1: "标准输出", 2: "标准错误"}
 
@@ -57,7 +57,7 @@ class OutputFiles:
         self.planned: list[PlannedFile] = []
 
     def refuse(self, path: str, what: str, reason: str) -> OutputFileError:
-        return OutputFileError(f"写不了{what} {path}：{reason}")
+        return OutputFileError(f"写不了{what} {literal(path)}：{reason}")
 
     def plan(self, path: str, what: str) -> PlannedFile:
         """检查 path 能不能用来写 what（见模块说明），记下来；不能时抛 OutputFileError（退出码 2）。"""
@@ -74,7 +74,7 @@ class OutputFiles:
             raise self.refuse(path, what, os_error_text(error)) from None
         self.check_not_used(path, target, status, what)  # 先说最要紧的：它就是输入、标准输出……
         if os.path.islink(path):
-            raise self.refuse(path, what, f"它是一个符号链接（指向 {os.readlink(path)}）：程序不跟着链接写，"
+            raise self.refuse(path, what, f"它是一个符号链接（指向 {literal(os.readlink(path))}）：程序不跟着链接写，"
                                           "也不把链接换掉；要写到它指向的文件，请直接写那个路径")
         if status is not None:
             if stat.S_ISDIR(status.st_mode):
@@ -83,7 +83,7 @@ class OutputFiles:
                 raise self.refuse(path, what, "它不是普通文件（管道、设备之类），只写到普通文件或新文件")
         parent = os.path.dirname(target) or "."
         if not os.path.isdir(parent):
-            raise self.refuse(path, what, f"目录 {os.path.dirname(path) or '.'} 不存在")
+            raise self.refuse(path, what, f"目录 {literal(os.path.dirname(path) or '.')} 不存在")
         planned = PlannedFile(path, target, what, (status.st_dev, status.st_ino) if status is not None else None)
         self.planned.append(planned)
         return planned
@@ -93,13 +93,13 @@ class OutputFiles:
         same = (status.st_dev, status.st_ino) if status is not None else None
         for source in self.inputs:
             if os.path.realpath(source) == target or (same is not None and identity(source) == same):
-                raise self.refuse(path, what, f"它就是这次的输入 {source}，不能覆盖输入，请换一个文件名")
+                raise self.refuse(path, what, f"它就是这次的输入 {literal(source)}，不能覆盖输入，请换一个文件名")
         for fd in self.streams:
             if same is not None and stream_identity(fd) == same:
                 raise self.refuse(path, what, f"它就是这次运行的{STREAM_NAMES.get(fd, '输出')}，请换一个文件名")
         for earlier in self.planned:
             if earlier.target == target or (same is not None and earlier.identity == same):
-                raise self.refuse(path, what, f"这次运行已经要把{earlier.what}写到这个文件（{earlier.path}）")
+                raise self.refuse(path, what, f"这次运行已经要把{earlier.what}写到这个文件（{literal(earlier.path)}）")
 
 
 def write_file(planned: PlannedFile, text: str) -> None:
@@ -117,7 +117,7 @@ def write_file(planned: PlannedFile, text: str) -> None:
             Path(temporary).unlink(missing_ok=True)
             raise
     except OSError as error:
-        raise OutputFileError(f"写不了{planned.what} {planned.path}：{os_error_text(error)}") from None
+        raise OutputFileError(f"写不了{planned.what} {literal(planned.path)}：{os_error_text(error)}") from None
 
 
 def current_umask() -> int:

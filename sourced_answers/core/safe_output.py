@@ -14,7 +14,7 @@ from typing import Protocol
 
 from sourced_answers.core.errors import OutputClosed, OutputFailed
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import BIDI_CONTROLS, SURROGATE, held_prefix_length, mask
+from sourced_answers.core.text import BIDI_CONTROLS, SURROGATE, held_secret_length, mask
 
 ESC = "\x1b"
 # 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
@@ -93,8 +93,8 @@ class TerminalFilter:
 class SafeWriter:
     """包住一个输出流：写进来的文字先遮掉密钥，再（可选）去掉控制序列；写不进去时变成本程序的错误。
 
-    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段会先留着，等下一次 write 或 finish
-    （flush 不放出它）。
+    一个密钥可能被切在两次 write 之间，所以末尾可能是密钥开头的一小段（夹着看不见的字符也算）会先留着，
+    等下一次 write 或 finish（flush 不放出它）。
     读不懂的字节（终端编码不对时的“代理”字符）换成 �，免得编码时出错。quiet：写不进去时什么也不做
     （给标准错误用：连报错的地方都没有了，只能安静）。
     """
@@ -114,7 +114,7 @@ class SafeWriter:
         if self.filter:
             text = self.filter.feed(text)
         text = mask(self.held + text, self.secrets)
-        keep = held_prefix_length(text, self.secrets)
+        keep = held_secret_length(text, self.secrets)
         self.held = text[len(text) - keep:] if keep else ""
         text = text[:len(text) - keep] if keep else text
         if text:

@@ -3,6 +3,8 @@ from collections.abc import Mapping
 
 from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, METASO_API_KEY, Variable
 from sourced_answers.core.errors import ConfigError
+from sourced_answers.core.settings import MAX_KEY_LENGTH
+from sourced_answers.core.text import visible
 
 # 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
 METASO_MIN_LENGTH = 16
@@ -11,9 +13,12 @@ MODEL_MIN_LENGTH = 8
 
 
 def check_secret(key: str, name: str, minimum: int, how_to_fix: str) -> None:
-    """可打印的 ASCII、中间没有空白、不短于 minimum。不对时抛 ConfigError，点名变量，不显示密钥。"""
+    """可打印的 ASCII、中间没有空白、不短于 minimum、不长于 MAX_KEY_LENGTH。不对时抛 ConfigError，点名变量，
+    不显示密钥。每个要发出密钥的地方在发之前调用它（config、metaso_search.api_key）。"""
     problem = None
-    if any(char.isspace() for char in key):
+    if len(key) > MAX_KEY_LENGTH:
+        problem = (f"太长（{len(key)} 个字符，最多 {MAX_KEY_LENGTH} 个字符；是不是把整个文件或一段日志贴进来了？）")
+    elif any(char.isspace() for char in key):
         problem = "中间有空格或换行（复制时多带了字符？）"
     elif not all(33 <= ord(char) < 127 for char in key):
         problem = "含有不是可打印 ASCII 的字符（全角字符、不可见字符或乱码）"
@@ -24,8 +29,9 @@ def check_secret(key: str, name: str, minimum: int, how_to_fix: str) -> None:
 
 
 def maskable(key: str, minimum: int) -> str:
-    """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字；真要用它时会被 check_secret 拒绝）。"""
-    return key if len(key) >= minimum else ""
+    """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字；真要用它时会被 check_secret 拒绝）。长短按看得见的字算：
+    夹着的零宽字符之类不算数（遮的时候也不看它们）。"""
+    return key if len(visible(key)) >= minimum else ""
 
 
 # 本程序从环境里认得的每个密钥，和它最短要多长才拿来遮

@@ -13,6 +13,7 @@ from sourced_answers.core.errors import DeadlineExceeded, LocalModelError, Usage
 from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model import local_model
+from sourced_answers.model.endpoints import api_base
 
 Log = Callable[[str], None]
 
@@ -91,7 +92,8 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     try:
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
-        yield dataclasses.replace(settings, model=dataclasses.replace(model, url=server.url, token_rate=rate),
-                                  judge=dataclasses.replace(judge, url=judge.url or server.url))
+        url = api_base(server.url)  # 和 OLLAMA_URL 一样整理成接口前缀（endpoints）：预检和对话都从它接上路径
+        yield dataclasses.replace(settings, model=dataclasses.replace(model, url=url, token_rate=rate),
+                                  judge=dataclasses.replace(judge, url=judge.url or url))
     finally:
         server.__exit__()  # 和 with 一样关掉：不等它把没人要的回答生成完

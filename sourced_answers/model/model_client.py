@@ -1,6 +1,6 @@
 """OpenAI 兼容的模型服务（Ollama、llama.cpp server 等）的客户端：chat、ModelError。
 
-只用 /v1/chat/completions。reasoning / reasoning_content 字段不会进入回答；
+只用对话接口（地址由 endpoints.chat_url 得出，和预检用的是同一个前缀）。reasoning / reasoning_content 字段不会进入回答；
 回答里的 <think>…</think> 由 thinking.py 去掉。
 """
 import time
@@ -13,6 +13,7 @@ from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
 from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
+from sourced_answers.model.endpoints import chat_url
 
 if TYPE_CHECKING:
     import requests
@@ -61,13 +62,6 @@ class Reply(NamedTuple):
     served_model: str | None
 
 
-def chat_url(base_url: str) -> str:
-    base = base_url.rstrip("/")
-    if base.endswith("/v1"):
-        base = base[:-3]
-    return f"{base}/v1/chat/completions"
-
-
 def model_error_message(body_text: str) -> str:
     """从模型服务的错误响应里取出说明：OpenAI 形式 {"error": {"message"}}、Ollama 形式 {"error": "…"} 或纯文本。"""
     try:
@@ -113,7 +107,7 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
          on_text: Callable[[str], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600,
          deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None,
          key: ApiKey = NO_KEY) -> ChatResult:
-    """调用 OpenAI 兼容的 /v1/chat/completions。stream 为 True 时每收到一段就调用 on_text(片段)。
+    """调用 OpenAI 兼容的对话接口（endpoints.chat_url(base_url)）。stream 为 True 时每收到一段就调用 on_text(片段)。
 
     发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
     limit = deadline or Deadline()

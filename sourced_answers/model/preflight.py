@@ -2,10 +2,12 @@
 
 每次搜索和读取都花秘塔的积分；模型服务没启动、模型没下载、地址写错这类错误要在第一次请求秘塔之前发现。
   · 地址：http 或 https，主机名有效；“host:port”没写协议时当作 http://host:port（和 Ollama 的 OLLAMA_HOST 一样）；
-  · 模型：GET /v1/models（Ollama、llama.cpp server、vLLM、LM Studio 都有）。连不上 → 和对话时一样的“ollama serve”错误；
+  · 模型：GET 接口前缀/models（Ollama、llama.cpp server、vLLM、LM Studio 都有）。接口前缀和之后对话用的是同一个
+    （endpoints.api_base），所以查的就是要用的地址。连不上 → 和对话时一样的“ollama serve”错误；
     列表里没有这个模型、而服务是 Ollama（/api/version 有回答）→ “ollama pull 名字”错误。
     llama.cpp 的服务只列出模型文件、接受任何名字：不是 Ollama 时只检查服务在不在。
-    这个接口报错或者返回的样子不认识，不算失败，照常往下走。
+    回答 4xx（404、405……：这个地址上没有这个接口）或者回答的不是模型列表 → 地址写错了（退出码 2），往上一层一层地
+    试几个可能对的地址，告诉用户该写哪一个；服务自己出错（5xx）、超时，不算失败，照常往下走。
 """
 import ipaddress
 from dataclasses import dataclass
@@ -15,7 +17,8 @@ from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelErro
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.text import json_value
-from sourced_answers.model.model_client import chat_url, key_error, model_error_message
+from sourced_answers.model.endpoints import chat_url, models_url, server_root, shorter_bases
+from sourced_answers.model.model_client import key_error, model_error_message
 
 TIMEOUT = 3
 
@@ -32,11 +35,6 @@ def listed_models(data: object) -> set[str] | None:
     return {item["id"] for item in data["data"] if isinstance(item, dict) and isinstance(item.get("id"), str)}
 
 
-def server_root(base_url: str) -> str:
-    """模型服务的根地址：去掉 /v1 和 /v1/chat/completions。"""
-    return chat_url(base_url).rsplit("/v1/", 1)[0]
-
-
 @dataclass
 class ModelList:
     """GET /v1/models 的结果。reachable：连上了；status：HTTP 状态（没回答时为 None）；answered：回答了 200；
@@ -51,13 +49,20 @@ class ModelList:
     def answered(self) -> bool:
         return self.status == 200
 
+    @property
+    def is_model_list(self) -> bool:
+        """False：这个地址上确定没有模型列表——4xx（401、403 是密钥的事，408、429 是暂时的）或者 200 却不是列表。"""
+        if self.status is not None and 400 <= self.status < 500:
+            return self.status in (401, 403, 408, 429)
+        return not (self.answered and self.models is None)
+
 
 def probe_models(base_url: str, timeout: float = TIMEOUT, key: ApiKey = NO_KEY) -> ModelList:
     """问模型服务有哪些模型（Ollama、llama.cpp server、vLLM、LM Studio、网关和云端服务都有 /v1/models）。
     这是唯一的探测方式；有密钥时带上密钥（llama.cpp 的 --api-key 连这个接口也要密钥）。"""
     import requests
     try:
-        response = requests.get(server_root(base_url) + "/v1/models", timeout=timeout, headers=key.headers())
+        response = requests.get(models_url(base_url), timeout=timeout, headers=key.headers())
     except requests.ConnectionError:
         return ModelList(reachable=False)
     except requests.RequestException:
@@ -92,10 +97,8 @@ def check_models(base_url: str, models: list[str], role: str = "模型", timeout
                                f"请先启动它：ollama serve（或把 {setting} 设成你的 OpenAI 兼容服务地址）")
     if found.status in (401, 403):
         raise key_error(found.status, found.message, base_url, key)
-    if found.status in (404, 405) or (found.answered and found.models is None):
-        what = f"回答 HTTP {found.status}" if found.status != 200 else "回答的不是模型列表"
-        raise ConfigError(f"{setting}（{base_url}）不像 OpenAI 兼容的模型服务：GET /v1/models {what}。"
-                          f"请写服务的根地址，例如 Ollama 是 http://127.0.0.1:11434（不要带 /api 之类的路径）")
+    if not found.is_model_list:
+        raise wrong_address(base_url, found, setting, timeout, key)
     listed = found.models
     if listed is None or found.accepts_any:
         return
@@ -109,6 +112,17 @@ def check_models(base_url: str, models: list[str], role: str = "模型", timeout
         raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
     raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
                      f"请用 --model 或 ANS_MODEL 换一个它有的模型")
+
+
+def wrong_address(base_url: str, found: ModelList, setting: str, timeout: float, key: ApiKey) -> ConfigError:
+    """地址上没有 OpenAI 兼容的接口：说清查的是哪个地址、回答了什么；往上几层有模型列表时，直接说该写哪一个。"""
+    what = f"回答 HTTP {found.status}" if found.status != 200 else "回答的不是模型列表"
+    problem = f"{setting}（{base_url}）不像 OpenAI 兼容的模型服务：GET {models_url(base_url)} {what}"
+    for candidate in shorter_bases(base_url):
+        if probe_models(candidate, timeout, key).models is not None:
+            return ConfigError(f"{problem}。模型服务在 {candidate}：请把 {setting} 设成 {candidate}")
+    return ConfigError(f"{problem}。请写服务文档里给的地址：Ollama 是 http://127.0.0.1:11434，"
+                       f"网关和云端服务通常以 /v1 结尾（例如 http://网关:3000/v1）")
 
 
 def is_ollama(root: str, timeout: float = TIMEOUT) -> bool:

@@ -25,7 +25,9 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
     unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
         mark = "（未被引用）" if number in unused_numbers else ""
-        lines.append(f"[{number}] {source.title} {source.link}".strip() + mark)
+        # 标题和链接来自网页或 --verify 的输入：各种分行符（换行、U+2028……）合成空格，一条资料只占一行，伪造不出
+        # 一行结论；终端控制序列由打印时的 SafeWriter 整个去掉（先换成空格的话，会剩下“[2J”这样的半截）
+        lines.append(" ".join(f"[{number}] {source.title} {source.link}".split()) + mark)
     return lines
 
 

@@ -16,7 +16,7 @@ from sourced_answers.checker import (
     claims_with_positions,
 )
 from sourced_answers.core.output_files import PlannedFile, write_file
-from sourced_answers.core.text import mask_data
+from sourced_answers.core.text import literal, mask_data
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.review_reasons import (
     Evidence,
@@ -217,4 +217,4 @@ def save_review_page(planned: PlannedFile, records: Sequence[Record], secrets: S
     密钥在转义成 HTML 之前就从数据里遮掉（转义之后 & < " 会变样，就找不到了）；log 写的那一行也遮密钥。"""
     page = render_page(mask_data(list(records), secrets), datetime.now().strftime("%Y-%m-%d %H:%M"))
     write_file(planned, page)
-    log(f"审阅页已写到 {planned.path}")
+    log(f"审阅页已写到 {literal(planned.path)}")

@@ -10,7 +10,7 @@ from sourced_answers.checker import Source
 from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
-from sourced_answers.core.text import has_chinese
+from sourced_answers.core.text import has_chinese, literal
 from sourced_answers.search import metaso_cache, metaso_search
 from sourced_answers.search.demo_pages import PAGE_SETS
 from sourced_answers.search.demo_service import DemoMetaso
@@ -80,7 +80,7 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
             text, failure, page_age = pages[index]
             read = failure is None
             if failure:
-                log(f"  读取 [{index + 1}] {result['link']} 失败，改用摘要：{failure}")
+                log(f"  读取 [{index + 1}] {literal(result['link'])} 失败，改用摘要：{literal(failure, None)}")
             elif page_age is not None:
                 log(f"  读取 [{index + 1}]：来自缓存（{metaso_cache.age_text(page_age)}）")
         cached = page_age is not None if index < len(pages) else age is not None

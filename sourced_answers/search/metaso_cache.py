@@ -21,6 +21,7 @@ from typing import Any
 from sourced_answers.core.environment import HOME, XDG_CACHE_HOME
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import SEARCH_DEFAULTS
+from sourced_answers.core.text import literal
 from sourced_answers.search import metaso_search
 
 SEARCH_TTL = SEARCH_DEFAULTS.cache_search_hours * 3600
@@ -77,25 +78,25 @@ class MetasoCache:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
-            self.warn(f"⚠ 缓存目录 {self.directory} 不能用（{os_error_text(error)}），这次不用缓存")
+            self.warn(f"⚠ 缓存目录 {literal(self.directory)} 不能用（{os_error_text(error)}），这次不用缓存")
             return None
         try:
             return self._connect()
         except OSError as error:
-            self.warn(f"⚠ 缓存文件 {self.path} 不能用（{os_error_text(error)}），这次不用缓存")
+            self.warn(f"⚠ 缓存文件 {literal(self.path)} 不能用（{os_error_text(error)}），这次不用缓存")
             return None
         except sqlite3.DatabaseError as error:
             if not self.path.exists() or "not a database" not in str(error) and "malformed" not in str(error):
-                self.warn(f"⚠ 缓存文件 {self.path} 不能用（{sqlite_text(error)}），这次不用缓存")
+                self.warn(f"⚠ 缓存文件 {literal(self.path)} 不能用（{sqlite_text(error)}），这次不用缓存")
                 return None
-        self.warn(f"⚠ 缓存文件 {self.path} 损坏了，已经重建（之前缓存的结果没有了）")
+        self.warn(f"⚠ 缓存文件 {literal(self.path)} 损坏了，已经重建（之前缓存的结果没有了）")
         try:
             for suffix in ("", "-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)
             return self._connect()
         except (OSError, sqlite3.DatabaseError) as error:
             reason = os_error_text(error) if isinstance(error, OSError) else sqlite_text(error)
-            self.warn(f"⚠ 缓存文件 {self.path} 重建失败（{reason}），这次不用缓存")
+            self.warn(f"⚠ 缓存文件 {literal(self.path)} 重建失败（{reason}），这次不用缓存")
             return None
 
     def _connect(self) -> sqlite3.Connection:

@@ -15,7 +15,7 @@ from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.settings import DEFAULT_METASO_BASE, SEARCH_DEFAULTS
-from sourced_answers.core.text import excerpt, json_value, mask, mask_data
+from sourced_answers.core.text import excerpt, json_value, literal, mask, mask_data
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -103,25 +103,26 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
               deadline: Deadline) -> Any:
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
     url = f"{base}/{path.lstrip('/')}"
+    shown = literal(base)  # 说明里的地址：一行，控制字符看得见
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}
     try:
         response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
     except requests.Timeout:
-        raise MetasoError(f"秘塔服务 {base} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
+        raise MetasoError(f"秘塔服务 {shown} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
     except requests.exceptions.InvalidHeader:
         raise MetasoError("请求头里有不允许的字符", next_step="请检查 METASO_API_KEY") from None
     except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema, requests.exceptions.InvalidSchema):
         # 地址本身不对：再试也不会成功，立刻报告
-        raise MetasoError(f"秘塔地址 {base} 不能用（地址的格式不对）", next_step="请检查 METASO_BASE") from None
+        raise MetasoError(f"秘塔地址 {shown} 不能用（地址的格式不对）", next_step="请检查 METASO_BASE") from None
     except requests.RequestException as error:
-        raise MetasoError(f"连不上秘塔服务 {base}（{network_reason(error)}）", next_step="请检查网络和 METASO_BASE",
+        raise MetasoError(f"连不上秘塔服务 {shown}（{network_reason(error)}）", next_step="请检查网络和 METASO_BASE",
                           transient=True) from None
     if response.encoding is None or "charset" not in response.headers.get("Content-Type", ""):
         response.encoding = "utf-8"  # 不声明字符集时 requests 会按 ISO-8859-1 解码中文
     try:
         text = response.text
     except requests.RequestException:
-        raise MetasoError(f"秘塔服务 {base} 的响应中途断开", transient=True) from None
+        raise MetasoError(f"秘塔服务 {shown} 的响应中途断开", transient=True) from None
     data = parse_json(text) if text.lstrip().startswith(("{", "[")) else None
 
     found = error_in_body(data)

@@ -29,6 +29,7 @@ from sourced_answers.core.settings import (
     ModelSettings,
     TokenRate,
 )
+from sourced_answers.core.text import literal
 from sourced_answers.model.model_client import ChatResult, Message, chat
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
@@ -194,7 +195,7 @@ def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, dea
             result = chat(request, model.name, model.url, stream=False, max_tokens=model.max_tokens,
                           deadline=deadline, key=model.key)
         except ModelError as error:
-            log(f"  修正时模型出错：{error}")
+            log(f"  修正时模型出错：{literal(error, None)}")
             return ""
         reply = split_reply(result.text)
         if reply.unfinished is not None:

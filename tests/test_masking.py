@@ -1,0 +1,280 @@
+"""密钥：环境里本程序认得的每个密钥（core.secrets.secrets_to_mask）在任何输出里都遮掉，密钥里是什么字符都一样，
+被回显时每两个字之间夹着看不见的字符（零宽空格、软连字符、别的格式字符、组合附加符号）也一样；遮的时间和文字的
+长度成线性（基准在 bench/benchmark_masking.py）。发出去之前，边界（core.secrets.check_secret）拒绝中间有空白、
+控制字符或者长过 MAX_KEY_LENGTH 的密钥：一次请求也不发。每个入口都试：主命令、metaso_search.py、quickstart、
+Dask 任务。"""
+import io
+import json
+import random
+import string
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fake_metaso import FakeMetaso
+from sourced_answers.core.safe_output import SafeWriter
+from sourced_answers.core.secrets import secrets_to_mask
+from sourced_answers.core.settings import MAX_KEY_LENGTH
+from sourced_answers.core.text import REDACTED, mask, mask_data, masked_json
+from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, run_cli
+
+QUESTION = "家用 NAS 怎么选"
+MODEL_KEY = "sk-MODEL-CANARY-0123456789"
+METASO_KEY = "mk-METASO-CANARY-0123456789abcdef"
+# 夹在密钥中间时看不见（或者只是叠在前一个字上）的字符
+HIDDEN_CHARS = ["\u200b", "\u00ad", "\u200c", "\u200d", "\u2060", "\ufeff", "\u180e", "\u034f", "\u0301", "\ufe0f",
+                "\u202e", "\u2066", "\U000e0041", "\U000e0100", "\x00", "\x1b", "\n", "\u2028", "\u115f", "\u3164"]
+
+
+def without_hidden(text):
+    """参照的做法（和实现无关）：按 unicodedata 的类别去掉控制、格式、组合附加符号、分隔符，再去掉几个空白字母。"""
+    return "".join(char for char in text if unicodedata.category(char) not in ("Cc", "Cf", "Mn", "Me", "Zl", "Zp", "Cs")
+                   and char not in "\u115f\u1160\u3164\uffa0\u2800")
+
+
+def shows(text, *keys):
+    """看输出的人认得出其中某个密钥吗：去掉看不见的字符以后还找得到它。"""
+    visible = without_hidden(text)
+    return any(key in visible for key in keys)
+
+
+def interleaved(key, separator):
+    return separator.join(key)
+
+
+keys = st.text(alphabet=string.ascii_letters + string.digits + "-_.~+/=\"'\\&<>", min_size=16, max_size=64)
+hidden = st.sampled_from(HIDDEN_CHARS)
+surroundings = st.text(alphabet="家用 NAS 怎么选，RAID1。\n" + string.ascii_letters, max_size=40)
+
+
+@settings(deadline=None)  # 机器忙时一个例子也可能超过 200 ms：这里量的不是速度
+@given(key=keys, around=st.tuples(surroundings, surroundings), data=st.data())
+def test_a_key_with_invisible_characters_between_its_letters_is_masked(key, around, data):
+    """每两个字之间随机夹上零个或几个看不见的字符：看起来还是那个密钥，就得遮掉。"""
+    pieces = [key[0]]
+    for char in key[1:]:
+        pieces += data.draw(st.lists(hidden, max_size=2)) + [char]
+    text = around[0] + "".join(pieces) + around[1]
+    masked = mask(text, [key])
+    assert not shows(masked, key) and REDACTED in masked
+
+
+def reference_mask(text, keys, hidden_chars):
+    """慢而直白的参照：去掉看不见的字符，标出每个密钥出现过（包括互相重叠）的每个字，连着的标记换成一个 mk-***，
+    看不见的字符夹在被遮的两段之间时一起遮掉。"""
+    visible = [index for index, char in enumerate(text) if char not in hidden_chars]
+    shown = "".join(text[index] for index in visible)
+    covered = [False] * len(shown)
+    for key in keys:
+        for start in range(len(shown) - len(key) + 1):
+            if shown.startswith(key, start):
+                covered[start:start + len(key)] = [True] * len(key)
+    pieces, position, index = [], 0, 0
+    while index < len(shown):
+        if not covered[index]:
+            index += 1
+            continue
+        end = index
+        while end < len(shown) and covered[end]:
+            end += 1
+        pieces += [text[position:visible[index]], REDACTED]
+        position = visible[end - 1] + 1
+        index = end
+    return "".join(pieces) + text[position:]
+
+
+def test_masking_agrees_with_a_plain_reference_on_random_text():
+    """小字母表上的随机文字和密钥（密钥互相重叠、自己和自己重叠、夹着看不见的字符）：和参照逐字相同。"""
+    rng = random.Random(30)
+    for _ in range(20000):
+        secrets = ["".join(rng.choice("ab") for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
+        text = "".join(rng.choice("abc\u200b\u00ad\u0301\n") for _ in range(rng.randint(0, 30)))
+        assert mask(text, secrets) == reference_mask(text, secrets, "\u200b\u00ad\u0301\n"), (text, secrets)
+
+
+def test_two_overlapping_keys_leave_no_tail():
+    first, second = "sk-AAAA-1111-BBBB", "BBBB-2222-CCCC-3333"
+    for text in ("sk-AAAA-1111-BBBB-2222-CCCC-3333", "sk-AAAA-1111-BBBB\u200b-2222-CCCC-3333"):
+        masked = mask(f"调试：{text} 完", [first, second])
+        assert masked == f"调试：{REDACTED} 完"
+
+
+def test_a_key_repeated_back_to_back_is_masked_whole():
+    key = "abcdefghijklmnoa"  # 开头和结尾是同一个字：两次出现共用一个字
+    assert mask(key + key[1:], [key]) == REDACTED
+    assert mask("x" + key * 3 + "y", [key]) == f"x{REDACTED}y"
+
+
+def test_masking_before_encoding_catches_characters_that_encoding_changes():
+    key = 'mk-"quote\\back&amp<lt>\'apos'
+    record = {"answer": f"回显 {key}", "sources": [{"text": "\u200b".join(key)}], key: 1}
+    encoded = masked_json(record, [key])
+    assert key not in json.loads(encoded) and not shows(json.dumps(json.loads(encoded), ensure_ascii=False), key)
+    assert mask_data(record, [key])["answer"] == f"回显 {REDACTED}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(separator=hidden, cuts=st.lists(st.integers(1, 9), min_size=1, max_size=40), terminal=st.booleans())
+def test_a_streamed_key_with_invisible_characters_is_masked_whatever_the_chunks(separator, cuts, terminal):
+    """流式输出按任意长度切开（一个密钥跨好几段、看不见的字符刚好在切口上）：照样遮掉。"""
+    echoed = f"回显 {interleaved(MODEL_KEY, separator)} 完"
+    sink = io.StringIO()
+    writer = SafeWriter(sink, [MODEL_KEY], terminal_safe=terminal)
+    position, turn = 0, 0
+    while position < len(echoed):
+        size = cuts[turn % len(cuts)]
+        writer.write(echoed[position:position + size])
+        writer.flush()
+        position, turn = position + size, turn + 1
+    writer.finish()
+    assert not shows(sink.getvalue(), MODEL_KEY)
+    if not (terminal and separator == "\x1b"):  # 终端上 ESC 连同后面的一个字被当作控制序列去掉：密钥已经不成样子
+        assert REDACTED in sink.getvalue()
+
+
+def test_a_key_that_is_mostly_invisible_is_too_short_to_mask_with():
+    """密钥长短按看得见的字算：夹着一串零宽字符的两个字母不拿来遮（会把文字里每个“ab”都遮掉）。"""
+    assert secrets_to_mask({"ANS_API_KEY": "\u200b" * 20 + "ab"}) == ()
+    assert secrets_to_mask({"ANS_API_KEY": "sk-\u200bmodel-key"}) == ("sk-\u200bmodel-key",)
+    assert mask("回显 sk-model-key", secrets_to_mask({"ANS_API_KEY": "sk-\u200bmodel-key"})) == f"回显 {REDACTED}"
+
+
+# ---------- 每个入口 ----------
+
+@pytest.mark.parametrize("separator", ["\u200b", "\u00ad", "\u2060", "\u034f", "\U000e0041", "\u0301"])
+def test_a_model_echoing_its_key_with_invisible_characters_is_masked_in_every_output(fake_metaso, model_server,
+                                                                                    tmp_path, separator):
+    model_server.echo_separator = separator
+    for mode in ([], ["--json"], ["--no-stream"]):
+        page = tmp_path / f"page{len(mode)}.html"
+        result = run_cli(QUESTION, "--html", str(page), *mode,
+                         env=cli_env(fake_metaso, model_server, ANS_MODEL="echo-auth-hidden", ANS_API_KEY=MODEL_KEY))
+        assert result.returncode in (0, 1), result.stderr
+        assert REDACTED in result.stdout
+        assert not shows(result.stdout + result.stderr, MODEL_KEY)
+        assert not shows(page.read_text(encoding="utf-8"), MODEL_KEY)
+
+
+def saved_record(tmp_path, text):
+    path = tmp_path / "saved.jsonl"
+    record = {"answer": GOOD_ANSWER + f"\n\n调试信息：{text} [1]。", "sources": NAS_RECORD_SOURCES}
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("variable", ["ANS_API_KEY", "ANS_JUDGE_API_KEY", "METASO_API_KEY"])
+def test_verify_masks_every_key_the_environment_holds_even_unsent_and_interleaved(tmp_path, variable):
+    """--verify 一个密钥也不发，可是记录里的密钥照样遮掉：文字、--json、审阅页、汇总。"""
+    key = METASO_KEY if variable == "METASO_API_KEY" else MODEL_KEY
+    path = saved_record(tmp_path, "\u00ad".join(key))
+    page, summary = tmp_path / "page.html", tmp_path / "summary.json"
+    for mode in ([], ["--json"]):
+        result = run_cli("--verify", str(path), "--html", str(page), "--summary", str(summary), *mode,
+                         env=cli_env(**{variable: key}))
+        assert result.returncode in (0, 1), result.stderr
+        assert not shows(result.stdout + result.stderr, key)
+        assert not shows(page.read_text(encoding="utf-8"), key) and not shows(summary.read_text(encoding="utf-8"), key)
+
+
+@pytest.mark.slow
+def test_metaso_search_door_masks_an_interleaved_key_in_the_raw_response():
+    pages = [{"title": "调试页面 " + "\u200b".join(METASO_KEY), "text": "家用 NAS 至少选两盘位。" + "\u2060".join(METASO_KEY)}]
+    with FakeMetaso(pages=pages, key=METASO_KEY) as fake:
+        result = run_cli("调试页面", env=cli_env(fake), module="metaso_search")
+    assert result.returncode == 0, result.stderr
+    assert REDACTED in result.stdout and not shows(result.stdout + result.stderr, METASO_KEY)
+
+
+def test_quickstart_door_masks_an_interleaved_echo(fake_metaso, model_server, capsys):
+    from sourced_answers.cli import quickstart
+    model_server.echo_separator = "\u200b"
+    code = quickstart.main([QUESTION, "--json"], environ=cli_env(fake_metaso, model_server, ANS_MODEL="echo-auth-hidden",
+                                                                 ANS_API_KEY=MODEL_KEY))
+    shown = capsys.readouterr()
+    assert code in (0, 1), shown.err
+    assert REDACTED in shown.out and not shows(shown.out + shown.err, MODEL_KEY)
+
+
+@pytest.mark.slow
+def test_cluster_door_masks_interleaved_keys_in_results_and_summary(tmp_path):
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+    path = saved_record(tmp_path, "\u200b".join(MODEL_KEY))
+    out, summary = tmp_path / "out", tmp_path / "summary.json"
+    done = subprocess.run([sys.executable, "-m", "sourced_answers.cluster", str(path), "--out", str(out), "--workers", "1",
+                           "--summary", str(summary)], env=cli_env(ANS_API_KEY=MODEL_KEY), cwd=HERE,
+                          capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert done.returncode in (0, 1), done.stderr
+    written = "".join(file.read_text(encoding="utf-8") for file in sorted(out.glob("*.jsonl")))
+    assert REDACTED in written
+    for text in (written, summary.read_text(encoding="utf-8"), done.stdout + done.stderr):
+        assert not shows(text, MODEL_KEY)
+
+
+# ---------- 边界：发出去之前 ----------
+
+BAD_KEYS = {
+    "太长": "mk-" + "a" * 100_000,
+    "刚刚超过上限": "mk-" + "a" * (MAX_KEY_LENGTH - 2),
+    "中间有空格": "mk-abcdefgh ijklmnopqrst",
+    "中间有制表符": "mk-abcdefgh\tijklmnopqrst",
+    "中间有换行": "mk-abcdefgh\nijklmnopqrst",
+    "控制字符": "mk-abcdefgh\x01ijklmnopqrst",
+    "DEL": "mk-abcdefgh\x7fijklmnopqrst",
+    "零宽空格": "mk-abcdefgh\u200bijklmnopqrst",
+    "全角空格": "mk-abcdefgh\u3000ijklmnopqrst",
+    "不换行空格": "mk-abcdefgh\u00a0ijklmnopqrst",
+}
+
+
+@pytest.mark.parametrize("why", sorted(BAD_KEYS))
+def test_a_bad_metaso_key_is_refused_before_anything_is_sent(fake_metaso, model_server, why):
+    key = BAD_KEYS[why]
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good", METASO_API_KEY=key))
+    assert result.returncode == 2 and "METASO_API_KEY 的格式不对" in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+    assert key not in result.stderr and len(result.stderr) < 500  # 说明里不带着那 100 KB
+
+
+@pytest.mark.parametrize("variable", ["ANS_API_KEY", "ANS_JUDGE_API_KEY"])
+@pytest.mark.parametrize("why", ["太长", "中间有换行", "控制字符", "零宽空格"])
+def test_a_bad_model_key_is_refused_before_anything_is_sent(fake_metaso, model_server, variable, why):
+    key = BAD_KEYS[why].replace("mk-", "sk-")
+    judge = ["--judge", "judge-yes", "--judge-url", model_server.url + "/v1"] if variable == "ANS_JUDGE_API_KEY" else []
+    result = run_cli(QUESTION, *judge, env=cli_env(fake_metaso, model_server, ANS_MODEL="good",
+                                                   **{variable: key, "OLLAMA_URL": "http://127.0.0.1:9"} if judge
+                                                   else {variable: key}))
+    assert result.returncode == 2 and f"{variable} 的格式不对" in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == [] and model_server.probes == []
+
+
+def test_a_key_at_the_limit_is_accepted(model_server):
+    key = "mk-" + "k" * (MAX_KEY_LENGTH - 3)
+    with FakeMetaso(key=key) as fake:
+        result = run_cli(QUESTION, env=cli_env(fake, model_server, ANS_MODEL="good"))
+        assert result.returncode == 0, result.stderr
+        assert fake.authorizations and set(fake.authorizations) == {f"Bearer {key}"}
+
+
+@pytest.mark.slow
+def test_metaso_search_door_refuses_a_100_kb_key(fake_metaso):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, METASO_API_KEY=BAD_KEYS["太长"]), module="metaso_search")
+    assert result.returncode == 2 and "METASO_API_KEY 的格式不对" in result.stderr and "太长" in result.stderr
+    assert fake_metaso.requests == [] and "431" not in result.stderr
+
+
+@pytest.mark.slow
+def test_quickstart_door_refuses_a_100_kb_key_before_paying(fake_metaso, model_server):
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good",
+                                           METASO_API_KEY=BAD_KEYS["太长"]), module="sourced_answers.quickstart")
+    assert result.returncode == 2 and "METASO_API_KEY 的格式不对" in result.stderr
+    assert fake_metaso.requests == [] and model_server.requests == []
+
+
+def test_the_key_limit_is_documented_where_the_variables_are():
+    reference = (HERE / "docs" / "reference.md").read_text(encoding="utf-8")
+    rows = [line for line in reference.splitlines() if line.startswith(("| `METASO_API_KEY`", "| `ANS_API_KEY`"))]
+    assert len(rows) == 2 and all(str(MAX_KEY_LENGTH) in row for row in rows)
