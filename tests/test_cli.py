@@ -193,7 +193,7 @@ def test_unknown_model_says_which_pull_to_run(fake_metaso, model_server):
     result = run_cli(QUESTION, "--model", "qwen9:7b", env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3 and result.stdout == ""
     assert result.stderr.splitlines()[-1].startswith(
-        f"✗ 模型服务 {model_server.url} 里没有模型 qwen9:7b。请先运行：ollama pull qwen9:7b（已有的模型：")
+        f"✗ 模型服务 {model_server.url}/v1 里没有模型 qwen9:7b。请先运行：ollama pull qwen9:7b（已有的模型：")
 
 
 def test_unreachable_model_server_says_how_to_start_it(fake_metaso):

@@ -7,7 +7,7 @@
 """
 import dataclasses
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from sourced_answers.core.errors import DeadlineExceeded, LocalModelError, UsageError
 from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
@@ -81,19 +81,18 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     deadline = run.deadline()
     left = deadline.remaining()
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
-    server = local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT), startup_seconds=startup)
-    try:
-        server.start()
-    except LocalModelError:
-        if startup < STARTUP_SECONDS and (deadline.remaining() or 0.0) < 0.5:  # 截住启动的是 --timeout，不是服务坏了
-            raise DeadlineExceeded(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
-                                   ) from None
-        raise
-    try:
+    with ExitStack() as stack:
+        try:
+            server = stack.enter_context(local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT),
+                                                                      startup_seconds=startup))
+        except LocalModelError:
+            # 截住启动的是 --timeout，不是服务坏了
+            if startup < STARTUP_SECONDS and (deadline.remaining() or 0.0) < 0.5:
+                raise DeadlineExceeded(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
+                                       ) from None
+            raise
         log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
         url = api_base(server.url)  # 和 OLLAMA_URL 一样整理成接口前缀（endpoints）：预检和对话都从它接上路径
         yield dataclasses.replace(settings, model=dataclasses.replace(model, url=url, token_rate=rate),
                                   judge=dataclasses.replace(judge, url=judge.url or url))
-    finally:
-        server.__exit__()  # 和 with 一样关掉：不等它把没人要的回答生成完
