@@ -8,6 +8,7 @@
 Dask 自己的日志、asyncio 的“Task exception was never retrieved”和 Dask 的警告在这里关掉，加 --debug 时照常显示。
 """
 import logging
+import signal
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -56,8 +57,10 @@ def probe(address: str) -> None:
 
     unreachable = (f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
                    f"地址和端口对")
+    # 自己的事件循环，不用 asyncio.run：它装的 Ctrl-C 处理只取消任务，任务恰好同时做完时这一下 Ctrl-C 就丢了
+    loop = asyncio.new_event_loop()
     try:
-        asyncio.run(asyncio.wait_for(attempt(), CONNECT_SECONDS + 1))
+        loop.run_until_complete(asyncio.wait_for(attempt(), CONNECT_SECONDS + 1))
     except (asyncio.TimeoutError, TimeoutError):
         raise ServiceError(f"{address} 上的服务接了连接，却没有按 Dask 的方式应答（{CONNECT_SECONDS} 秒）：它不像是 "
                            f"dask scheduler，请检查地址和端口") from None
@@ -65,6 +68,24 @@ def probe(address: str) -> None:
         raise ServiceError(unreachable) from None
     except Exception:  # noqa: BLE001  对方回了 Dask 读不懂的东西
         raise ServiceError(f"{address} 上的服务不是 Dask 调度器（应答读不懂），请检查地址和端口") from None
+    finally:
+        loop.close()
+
+
+@contextmanager
+def interrupts_held() -> Iterator[list[int]]:
+    """这一段里按下的 Ctrl-C 先记下来，做完再算。Dask 的 Client 建到一半被打断，退出时会再等 20 秒、
+    打出英文的报错堆栈；建它只要一会儿（probe 已经连上过），做完马上照样结束（见 connected）。"""
+    pressed: list[int] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    except ValueError:  # 不在主线程里（只有主线程收得到 Ctrl-C）
+        yield pressed
+        return
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -72,12 +93,19 @@ def connected(address: str) -> Iterator[Any]:
     """连上调度器，给出 Client；离开时关掉它（调度器已经没了也不等太久）。"""
     from distributed import Client
     probe(address)
-    try:
-        client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
-    except (OSError, TimeoutError):
+    with interrupts_held() as pressed:
+        try:
+            client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        except (OSError, TimeoutError):
+            client = None
+    if client is None:
+        if pressed:
+            raise KeyboardInterrupt
         raise ServiceError(f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
-                           f"地址和端口对") from None
+                           f"地址和端口对")
     try:
+        if pressed:
+            raise KeyboardInterrupt
         yield client
     finally:
         try:
