@@ -157,3 +157,16 @@ def test_the_main_command_finds_an_unwritable_summary_before_it_checks_anything(
                      env=cli_env())
     assert result.returncode == 2 and "写不了汇总" in result.stderr and "写不进去" in result.stderr, result.stderr
     assert result.stdout == ""  # 一条都还没有核对
+
+
+@pytest.mark.parametrize("manifest", ["[" * 100_000, '{"written_by": "sourced_answers.cluster", "files": ["../x"]}',
+                                      '{"written_by": "sourced_answers.cluster", "files": [".."]}', "\udcff"])
+def test_a_broken_or_hostile_manifest_makes_the_folder_foreign_and_nothing_outside_is_touched(tmp_path, capsys,
+                                                                                             manifest):
+    out = tmp_path / "out"
+    out.mkdir()
+    (tmp_path / "x").write_text("在结果目录外面", encoding="utf-8")
+    (out / MANIFEST).write_bytes(manifest.encode("utf-8", "surrogateescape"))
+    code, err = run_cluster(capsys, str(corpus(tmp_path, 2)), "--out", str(out))
+    assert code == 2 and "不是本程序写的" in err and MANIFEST in err, err
+    assert (tmp_path / "x").exists() and (out / MANIFEST).exists()

@@ -77,7 +77,7 @@ def manifest_files(text: str) -> list[str] | None:
     """清单里记的文件名；不是本程序写的清单（读不懂、别的程序的）时为 None。"""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # 读不懂，或者嵌套得太深（[[[[……）
         return None
     if not isinstance(data, dict) or data.get("written_by") != WRITER or not isinstance(data.get("files"), list):
         return None
