@@ -140,6 +140,7 @@ def test_unwritable_outputs_are_found_before_any_work_in_chinese(tmp_path, capsy
 @pytest.mark.parametrize("arguments, message", [
     (["--workers", "3"], "--workers 只管本机起的小集群"),
     (["--summary", "OUT/00003.jsonl"], "同名"),
+    (["--summary", "OUT/汇总.jsonl"], "cat 目录/*.jsonl 会把它一起接进去"),
     (["--summary", f"OUT/{MANIFEST}"], "同名"),
     (["--wait-workers", "0"], "应在 1 到 3600 秒之间"),
 ])

@@ -108,8 +108,9 @@ class ResultFolder:
     def check(self, inputs: Sequence[str]) -> None:
         """能不能往这个目录写（见模块说明）；不能时抛 UsageError（退出码 2），什么都还没有做。"""
         name = self.extra_name()
-        if name and (name == MANIFEST or re.fullmatch(r"[0-9]+\.jsonl", name)):
-            raise UsageError(f"--summary {visible(str(self.extra))} 和结果目录里本程序要写的文件同名，请换一个文件名")
+        if name and (name == MANIFEST or name.endswith(".jsonl")):
+            raise UsageError(f"--summary {visible(str(self.extra))} 在结果目录里，又和结果文件同名或者也以 .jsonl 结尾"
+                             f"（cat 目录/*.jsonl 会把它一起接进去）：请换一个文件名，比如 summary.json")
         if self.remote:
             self.check_remote()
             return
