@@ -20,7 +20,7 @@ from sourced_answers.core.errors import ServiceError
 from sourced_answers.core.network import os_error_text
 
 CONNECT_SECONDS = 10
-WAIT_WORKERS_SECONDS = 30
+WAIT_WORKERS_SECONDS = 10  # 够同一个脚本里刚起的 worker 报到（几秒），也够 nanny 把死掉的 worker 重启起来
 SETTLE_SECONDS = 1.0  # worker 数这么久不再变化，就按这时的线程总数分块（同时起的几台 worker 陆续报到）
 POLL_SECONDS = 0.1
 CHECK_SECONDS = 1.0  # 任务在算时，每隔这么久问一次调度器还有没有 worker
