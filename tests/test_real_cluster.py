@@ -176,6 +176,26 @@ def test_a_killed_worker_is_replaced_by_the_other_one_and_the_records_are_comple
     assert not ENGLISH.search(err), err
 
 
+def test_a_worker_process_killed_under_its_nanny_is_restarted_and_the_records_are_complete(cluster, tmp_path):
+    """内存不够时系统结束的是 nanny 下面的 worker 进程：nanny 把它重启起来，Dask 重算它手上的块。"""
+    cluster.start_worker()
+    source = corpus(tmp_path, 400)
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out)
+    first_result(out, job)
+    nanny = cluster.workers[0].pid
+    with open(f"/proc/{nanny}/task/{nanny}/children") as handle:
+        children = [int(pid) for pid in handle.read().split()]
+    assert children, "dask worker 没有 nanny 下面的 worker 进程"
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+    code, err = finish(job, 60)
+    verify = run_cli("--verify", str(source), "--json", env=cli_env())
+    assert code == verify.returncode == 1, err
+    assert records_of(out) == [json.loads(line) for line in verify.stdout.splitlines()]
+    assert not ENGLISH.search(err), err
+
+
 def test_a_scheduler_killed_mid_job_is_exit_3_in_chinese_without_a_dask_traceback(cluster, tmp_path):
     cluster.start_worker()
     source = corpus(tmp_path, 800)
