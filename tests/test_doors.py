@@ -348,13 +348,14 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
     path = folder / "in.jsonl"
     path.write_bytes(LINE.encode() + b"\n" + "坏行".encode("gbk") + b"\n{\n" + LINE.encode() + b"\n")
     code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1"])
-    lines = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (tmp_path / "out" / "00000.jsonl").read_text(encoding="utf-8").splitlines()
     assert code == 2 and [("error" in json.loads(line)) for line in lines] == [False, True, True, False]
     assert [json.loads(line).get("line") for line in lines[1:3]] == [2, 3]
     started = time.monotonic()
     code = cluster.main([str(path), "--out", str(tmp_path / "out2"), "--scheduler", "tcp://127.0.0.1:9"])
     err = capsys.readouterr().err
     assert code == 3 and "连不上 Dask 调度器" in err and "Timed out" not in err and time.monotonic() - started < 30
+    assert not (tmp_path / "out2").exists()  # 连不上调度器：不留下一个空的结果目录
 
 
 @pytest.mark.slow
@@ -369,7 +370,7 @@ def test_cluster_results_and_summary_mask_every_key_in_the_environment(tmp_path,
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
     code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1",
                          "--summary", str(tmp_path / f"summary-{key}.json")])
-    results = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8")
+    results = (tmp_path / "out" / "00000.jsonl").read_text(encoding="utf-8")
     assert code in (0, 1) and key not in results and "mk-***" in json.loads(results)["answer"]
 
 
@@ -395,7 +396,7 @@ def test_cluster_survives_a_lone_surrogate_and_an_unwritable_summary(tmp_path, c
     code = cluster.main([str(path), "--out", str(tmp_path / "out"), "--workers", "1", "--summary", str(summary)])
     err = capsys.readouterr().err
     assert code == 2 and "写不了汇总" in err and "内部出错" not in err, err
-    lines = (tmp_path / "out" / "0.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (tmp_path / "out" / "00000.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2 and "\ufffd" in json.loads(lines[1])["answer"] and not summary.exists()
 
 

@@ -240,13 +240,30 @@ def test_a_symlink_at_the_path_is_neither_followed_nor_replaced(tmp_path):
     assert link.is_symlink()
 
 
-def test_failure_to_write_is_exit_2_and_the_answer_is_still_printed(tmp_path):
+def test_failure_to_write_is_exit_2_and_the_answer_is_still_printed(tmp_path, monkeypatch):
+    from sourced_answers.core import output_files
     path = write_input(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
-    # 目录在、却写不进去（连 root 也不行）：只有真正写的时候才失败
-    result = run_cli("--verify", path, "--html", "/proc/self/review.html", env=cli_env())
+    page = tmp_path / "review.html"
+    real_replace = output_files.os.replace
+
+    def disk_full_at_the_end(source, target):  # 开始前试写时能写，真正写的时候失败（比如磁盘这时满了）
+        if str(target) == str(page):
+            raise OSError(28, "No space left on device")
+        real_replace(source, target)
+
+    monkeypatch.setattr(output_files.os, "replace", disk_full_at_the_end)
+    result = run_cli("--verify", path, "--html", str(page), env=cli_env())
     assert result.returncode == 2
     assert result.stdout.startswith(GOOD_ANSWER) and "✓ 引用核对通过" in result.stdout
-    assert result.stderr.startswith("✗ 写不了审阅页 /proc/self/review.html：") and result.stderr.count("\n") == 1
+    assert "✗ 写不了审阅页" in result.stderr and "磁盘已满" in result.stderr and not page.exists()
+
+
+def test_a_directory_that_cannot_be_written_is_found_before_any_work(tmp_path):
+    path = write_input(tmp_path, {"answer": GOOD_ANSWER, "sources": NAS})
+    # 目录在、却写不进去（连 root 也不行）：开始前试着写一下就知道
+    result = run_cli("--verify", path, "--html", "/proc/self/review.html", env=cli_env())
+    assert result.returncode == 2 and result.stdout == ""
+    assert "✗ 写不了审阅页" in result.stderr and "写不进去" in result.stderr
 
 
 def test_question_run_writes_the_page(model_server, tmp_path):

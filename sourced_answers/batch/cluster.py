@@ -11,59 +11,62 @@
 和 --verify 守同样的规矩、用同样的零件：参数是中文的、检查范围（cli）；行的读法是 json_lines（\\n 分行、\\r\\n 也认、
 开头的 BOM 去掉、一条最多 16 MB）；每一行的结果和 --verify --json 打印的那一行完全一样
 （check_and_fix + 同一份记录格式）；
-汇总和 --verify --summary 一样（summary.Summary，多一个 errors：格式不对的行）；要写的文件都先由 output_files 检查
-（不能是输入、标准输入输出，不能是管道、设备、符号链接），再由 worker 算完后在这里按分区写（先写临时文件再换名）。
-一个文件会按大小切成好几块（分区），所以只有一个大文件时所有 worker 也都有活干；结果按分区编号写成 0.jsonl、1.jsonl……，
-按编号接起来就是按输入顺序的结果，每个文件都以换行结尾。格式不对的行不会让任务停下：它的结果是
+汇总和 --verify --summary 一样（summary.Summary，多一个 errors：格式不对的行）。要写的文件在做任何事之前检查：
+汇总由 output_files，结果目录由 result_folder（空的、新的，或者本程序上次写的；能写）。
+连上集群以后问调度器一共有几个线程（cluster_client），按大小把输入切成线程数 × BLOCKS_PER_THREAD 块（分区；一个文件
+也会切开），每个线程都有活干；worker 算完一块，这里就把它写进自己的文件（result_folder：补零的编号 00000.jsonl……，
+按文件名排序接起来就是按输入顺序的结果，每个文件都以换行结尾）。格式不对的行不会让任务停下：它的结果是
 {"error": "…", "line": 行号, "input": 这一行的前 200 个字}，并在汇总里计数（退出码 2）。
 """
 import argparse
 import glob
-import logging
 import math
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sourced_answers.batch.local_cluster import local_cluster
+from sourced_answers.batch.cluster_client import (
+    Watch,
+    cluster_threads,
+    collect,
+    connected,
+    quiet_dask_logs,
+)
+from sourced_answers.batch.local_cluster import START_SECONDS, local_cluster
+from sourced_answers.batch.result_folder import ResultFolder, filesystem, is_remote
 from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.output_files import OutputFiles, PlannedFile, write_file
+from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
 from sourced_answers.core.text import literal, masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary
 
-# 每个 worker 进程大约分到这么多块：块小一点，快的 worker 多干一点，慢的拖后腿的时间短一点
-BLOCKS_PER_WORKER = 4
-MIN_BLOCK = 256 * 1024
+# 每个线程大约分到这么多块：块小一点，快的 worker 多干一点，慢的拖后腿的时间短一点
+BLOCKS_PER_THREAD = 4
+MIN_BLOCK = 64 * 1024  # 输入至少有 线程数 × 64 KB 时，每个线程都至少分到一块
 MAX_BLOCK = 64 * 1024 * 1024
-CONNECT_SECONDS = 10
 SCHEDULER = re.compile(r"tcp://(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<port>[0-9]{1,5})")
+Block = tuple[str, int, int, int]  # (文件, 开始的字节, 长度, 分区号)
 
 
 @dataclass(frozen=True)
 class Job:
-    """一次 Dask 任务要用的一切（参数在 job_from 里检查一次）。"""
+    """一次 Dask 任务要用的一切（参数在 job_from 里检查一次；分几块要等连上集群才知道）。"""
     paths: list[str]
-    out: str
-    files: list[PlannedFile | str]  # 每个分区的结果文件：本地的是检查过的 PlannedFile，对象存储上的是地址
-    blocks: list[tuple[str, int, int, int]]  # (文件, 开始的字节, 长度, 分区号)
+    folder: ResultFolder
     scheduler: str | None
-    workers: int
+    workers: int  # 本机集群的 worker 进程数（给了 --scheduler 时不用）
+    wait_workers: float
     rule: str
     threshold: float | None
     fix: bool
     summary: PlannedFile | None
     secrets: tuple[str, ...] = ()  # 环境里本程序认得的每个密钥（core.secrets.secrets_to_mask；和 --verify 一样）
-
-
-def is_remote(path: str) -> bool:
-    return "://" in path
 
 
 def expand(paths: Sequence[str]) -> list[str]:
@@ -84,19 +87,6 @@ def expand(paths: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def filesystem(url: str) -> Any:
-    """对象存储的文件系统（fsspec）。缺了对应的包时说清楚要装什么（不是说 Dask 没装）。"""
-    import fsspec
-    protocol = url.split("://", 1)[0]
-    try:
-        return fsspec.filesystem(protocol)
-    except ImportError:
-        raise UsageError(f"读写 {protocol}:// 要先装对应的包（比如 s3:// 要 pip install s3fs，gs:// 要 gcsfs）") \
-            from None
-    except ValueError:
-        raise UsageError(f"不认识的地址类型 {literal(protocol)}://") from None
-
-
 def remote_files(pattern: str) -> list[str]:
     fs = filesystem(pattern)
     protocol = pattern.split("://", 1)[0]
@@ -115,13 +105,16 @@ def size_of(path: str) -> int:
     return os.path.getsize(path)
 
 
-def split(paths: list[str], workers: int) -> list[tuple[str, int, int, int]]:
-    """把输入按大小切成块：一共大约 workers × BLOCKS_PER_WORKER 块（一个文件也会被切开，所有 worker 都有活干）。
+def split(paths: list[str], threads: int) -> list[Block]:
+    """把输入按大小切成块：一共大约 threads × BLOCKS_PER_THREAD 块（一个文件也会被切开，每个线程都有活干）。
     块的边界由读的时候对齐到换行（见 lines_of_block）。"""
-    sizes = [(path, size_of(path)) for path in paths]
+    try:
+        sizes = [(path, size_of(path)) for path in paths]
+    except OSError as error:
+        raise ServiceError(f"读不了输入的大小：{os_error_text(error)}") from None
     total = sum(size for _, size in sizes)
-    block = min(MAX_BLOCK, max(MIN_BLOCK, math.ceil(total / (max(1, workers) * BLOCKS_PER_WORKER))))
-    blocks: list[tuple[str, int, int, int]] = []
+    block = min(MAX_BLOCK, max(MIN_BLOCK, math.ceil(total / (max(1, threads) * BLOCKS_PER_THREAD))))
+    blocks: list[Block] = []
     for path, size in sizes:
         for start in range(0, max(size, 1), block):
             blocks.append((path, start, min(block, size - start), len(blocks)))
@@ -129,47 +122,26 @@ def split(paths: list[str], workers: int) -> list[tuple[str, int, int, int]]:
 
 
 def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2), secrets: Sequence[str] = ()) -> Job:
-    """参数 → Job：和主程序一样在做任何事之前检查（路径、输出文件、调度器地址）。"""
+    """参数 → Job：和主程序一样在做任何事之前检查（调度器地址、输入、汇总、结果目录）。这里什么都不写、不建。"""
     address = SCHEDULER.fullmatch(args.scheduler.strip()) if args.scheduler else None
     if args.scheduler and not (address and 1 <= int(address["port"]) <= 65535):
         raise UsageError(f"--scheduler 的值“{literal(args.scheduler)}”不是 Dask 调度器的地址：要写成 tcp://主机:端口，"
                          f"端口 1–65535（dask scheduler 默认的端口是 8786；不是 http:// 的面板地址，tls:// 还不支持）")
+    if args.scheduler and args.workers is not None:
+        raise UsageError("--workers 只管本机起的小集群；用 --scheduler 时按集群里真有的 worker 和线程分块，"
+                         "请去掉 --workers（worker 的个数在起 dask worker 时定）")
     if not args.out.strip():
         raise UsageError("--out 的值是空的：请给出结果目录")
     paths = expand(args.paths)
-    workers = args.workers
-    blocks = split(paths, workers)
     outputs = OutputFiles(paths, streams)
-    summary = outputs.plan(args.summary, "汇总") if args.summary else None  # 先查完别的，最后才建结果目录
-    files: list[PlannedFile | str] = []
+    summary = outputs.plan(args.summary, "汇总") if args.summary else None
     if is_remote(args.out):
         filesystem(args.out)
-        files = [f"{args.out.rstrip('/')}/{number}.jsonl" for _, _, _, number in blocks]
-    else:
-        files = local_result_files(args.out, paths, blocks, outputs)
-    return Job(paths, args.out, files, blocks, args.scheduler.strip() if args.scheduler else None, workers,
-               args.rule, args.threshold, args.fix, summary, tuple(secrets))
-
-
-def local_result_files(out: str, paths: list[str], blocks: list[tuple[str, int, int, int]],
-                       outputs: OutputFiles) -> list[PlannedFile | str]:
-    """本地的结果目录：不能是输入所在的目录（下一次用同样的 glob 就会把结果当输入读进来），不能是一个文件；
-    不存在就建（上一层目录要存在）。每个分区的结果文件都由 output_files 检查。"""
-    directory = os.path.realpath(out)
-    for path in paths:
-        if os.path.dirname(os.path.realpath(path)) == directory:
-            raise UsageError(f"--out {literal(out)} 就是输入 {literal(path)} 所在的目录：结果会和输入混在一起"
-                             f"（还可能覆盖输入），请换一个目录")
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise UsageError(f"--out {literal(out)} 已经是一个文件，不是目录")
-    if not os.path.isdir(directory):
-        if not os.path.isdir(os.path.dirname(directory)):
-            raise UsageError(f"--out {literal(out)} 的上一层目录不存在")
-        try:
-            os.mkdir(directory)
-        except OSError as error:
-            raise UsageError(f"建不了结果目录 {literal(out)}：{error.strerror}") from None
-    return [outputs.plan(os.path.join(out, f"{number}.jsonl"), "结果") for _, _, _, number in blocks]
+    folder = ResultFolder(args.out, outputs, summary)
+    folder.check(paths)
+    return Job(paths, folder, args.scheduler.strip() if args.scheduler else None,
+               args.workers if args.workers is not None else 2, args.wait_workers, args.rule, args.threshold,
+               args.fix, summary, tuple(secrets))
 
 
 # ---------- 在 worker 上运行 ----------
@@ -247,62 +219,53 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
 
 # ---------- 在这里（客户端）运行 ----------
 
-def run_job(job: Job, debug: bool = False) -> Summary:
-    """在 Dask 上核对每一块，每块算完就把结果写进它的文件，返回合起来的汇总。
-    先数每一块里的换行（算行号，和 --verify 报的行号一样），再核对。没给 --scheduler 时在本机起一个小集群。"""
-    if not debug:  # Dask 自己的英文日志（连接、关闭时的警告）不混进我们的输出；--debug 时照常显示
-        logging.getLogger("distributed").setLevel(logging.CRITICAL)
-        logging.getLogger("asyncio").setLevel(logging.CRITICAL)  # 中断时 Dask 留下的未取回任务
-    if job.scheduler is not None:
-        return run_on(job.scheduler, job)
-    with local_cluster(job.workers, debug) as address:
-        return run_on(address, job)
-
-
-def run_on(address: str, job: Job) -> Summary:
-    from distributed import Client, KilledWorker, as_completed
-
-    started = time.perf_counter()
+def run_job(job: Job, debug: bool = False, say: Callable[[str], None] = print) -> Summary:
+    """在 Dask 上核对每一块，每块算完就把结果写进它的文件，返回合起来的汇总。没给 --scheduler 时在本机起一个小集群。
+    不管怎样结束（做完、出错、Ctrl-C），结果目录的清单都记下真正写好了哪些文件。"""
+    if not debug:  # Dask 自己的英文日志和警告不混进我们的输出；--debug 时照常显示
+        quiet_dask_logs()
+    complete = False
     try:
-        client = Client(address, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError):
-        raise ServiceError(f"连不上 Dask 调度器 {literal(address)}（等了 {CONNECT_SECONDS} 秒）："
-                           f"请确认 dask scheduler 在运行、地址和端口对") from None
-    total = Summary()
-    try:
-        options = (job.rule, job.threshold, job.fix, job.secrets)
-        counts = client.gather(client.map(count_newlines, job.blocks, pure=False))
-        before: dict[tuple[str, int], int] = {}
-        running: dict[str, int] = {}
-        for block, count in zip(job.blocks, counts, strict=True):
-            before[(block[0], block[1])] = running.get(block[0], 0)
-            running[block[0]] = running.get(block[0], 0) + count
-        futures = {client.submit(check_block, block, before[(block[0], block[1])], options, pure=False): block[3]
-                   for block in job.blocks}
-        for future in as_completed(futures):
-            results, part = future.result()
-            write_results(job.files[futures[future]], results)
-            total.merge(Summary.from_dict(part))
-    except KilledWorker:
-        raise ServiceError("一个 Dask worker 意外结束了（常见的原因是内存不够）：已经写好的结果文件保留，"
-                           "其余的没有核对") from None
-    except OSError as error:  # worker 读输入时出的错（比如文件在运行中被删了），原样传回到这里
-        raise ServiceError(f"worker 读不了输入：{os_error_text(error)}") from None
+        if job.scheduler is not None:
+            with connected(job.scheduler) as client:
+                summary = run_on(client, job.scheduler, job, None, say)
+        else:
+            with local_cluster(job.workers, debug) as address, connected(address) as client:
+                summary = run_on(client, address, job, job.workers, say)
+        complete = True
     finally:
-        client.close()
+        job.folder.finish(complete)
+    return summary
+
+
+def run_on(client: Any, address: str, job: Job, expected: int | None, say: Callable[[str], None]) -> Summary:
+    """先问集群一共有几个线程、按它切块，再数每一块里的换行（算行号，和 --verify 报的行号一样），最后核对。
+    expected：本机集群的 worker 数（真集群是 None）。"""
+    started = time.perf_counter()
+    wait = job.wait_workers if expected is None else max(job.wait_workers, START_SECONDS)
+    workers = cluster_threads(client, address, wait, expected)
+    threads = sum(workers.values())
+    blocks = split(job.paths, threads)
+    say(f"集群 {literal(address)}：{len(workers)} 个 worker，一共 {threads} 个线程；输入切成 {len(blocks)} 块")
+    job.folder.start(len(blocks))
+    watch = Watch(client, address, job.wait_workers)
+    counts: dict[int, int] = {}
+    collect({client.submit(count_newlines, block, pure=False): block[3] for block in blocks}, watch,
+            counts.__setitem__)
+    before: dict[int, int] = {}
+    running: dict[str, int] = {}
+    for path, _, _, number in blocks:
+        before[number] = running.get(path, 0)
+        running[path] = running.get(path, 0) + counts[number]
+    options = (job.rule, job.threshold, job.fix, job.secrets)
+    total = Summary()
+
+    def write(number: int, result: tuple[list[str], dict[str, Any]]) -> None:
+        results, part = result
+        job.folder.write(number, "".join(results))  # masked_json 的每一行都以换行结尾：cat 起来不会把两条接成一行
+        total.merge(Summary.from_dict(part))
+
+    collect({client.submit(check_block, block, before[block[3]], options, pure=False): block[3] for block in blocks},
+            watch, write)
     total.seconds = time.perf_counter() - started
     return total
-
-
-def write_results(target: PlannedFile | str, results: list[str]) -> None:
-    """一个分区的结果：每行一条，以换行结尾（cat 起来不会把两条接成一行）。"""
-    text = "".join(results)  # masked_json 的每一行都以换行结尾
-    if isinstance(target, PlannedFile):
-        write_file(target, text)
-        return
-    import fsspec
-    try:
-        with fsspec.open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise ServiceError(f"写不了结果 {literal(target)}：{os_error_text(error)}") from None

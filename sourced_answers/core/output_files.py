@@ -3,9 +3,10 @@
 OutputFiles.plan(路径, 用途) 在付费、打印任何东西之前检查路径（先解析符号链接），拒绝：
   · 这次运行的输入、标准输入、标准输出、标准错误，以及和它们是同一个文件的任何路径
     （硬链接、符号链接、/dev/stdout 都算）；
-  · 管道（FIFO）、设备、目录、以 / 结尾的路径，以及所在目录不存在的路径；
+  · 管道（FIFO）、设备、目录、以 / 结尾的路径，以及所在目录不存在、不能写的路径；
   · 同一次运行已经要写的文件。
   · 符号链接本身（不跟着它写到别处，也不把链接换成普通文件；上层目录是链接没关系）。
+所在目录能不能写，是在里面建一个临时文件再删掉试出来的（cannot_write_in）。
 write_file(计划好的文件, 文字) 写到同一目录下的临时文件，再换名到位：中途出错不会留下写了一半的文件。
 """
 import os
@@ -55,6 +56,7 @@ class OutputFiles:
         self.inputs = [path for path in inputs if path and path != "-"]
         self.streams = list(streams)
         self.planned: list[PlannedFile] = []
+        self.writable: set[str] = set()  # 已经试过能写的目录
 
     def refuse(self, path: str, what: str, reason: str) -> OutputFileError:
         return OutputFileError(f"写不了{what} {literal(path)}：{reason}")
@@ -84,6 +86,12 @@ class OutputFiles:
         parent = os.path.dirname(target) or "."
         if not os.path.isdir(parent):
             raise self.refuse(path, what, f"目录 {literal(os.path.dirname(path) or '.')} 不存在")
+        if parent not in self.writable:  # 文件是换名到位的：要能写的是目录（先试一次，做任何事之前就知道）
+            problem = cannot_write_in(parent)
+            if problem is not None:
+                raise self.refuse(path, what, f"目录 {literal(os.path.dirname(path) or '.')} 写不进去："
+                                                  f"{os_error_text(problem)}")
+            self.writable.add(parent)
         planned = PlannedFile(path, target, what, (status.st_dev, status.st_ino) if status is not None else None)
         self.planned.append(planned)
         return planned
@@ -100,6 +108,18 @@ class OutputFiles:
         for earlier in self.planned:
             if earlier.target == target or (same is not None and earlier.identity == same):
                 raise self.refuse(path, what, f"这次运行已经要把{earlier.what}写到这个文件（{literal(earlier.path)}）")
+
+
+def cannot_write_in(directory: str) -> OSError | None:
+    """在 directory 里建一个临时文件再删掉，试试能不能写（权限、只读的文件系统、/sys 这样的目录，root 也一样）。
+    能写时为 None，否则是系统给的错误。"""
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".", suffix=".probe", dir=directory)
+        os.close(handle)
+        os.unlink(temporary)
+    except OSError as error:
+        return error
+    return None
 
 
 def write_file(planned: PlannedFile, text: str) -> None:

@@ -1,0 +1,209 @@
+"""和 Dask 调度器打交道的一层：连上、等 worker、问集群有几个线程、看着任务一块一块算完。
+
+每一种出错都在几秒之内变成一句中文的 ServiceError（退出码 3），不会卡住，也不会打出 Dask 的英文日志和报错堆栈：
+  · 连不上调度器：等 CONNECT_SECONDS 秒；
+  · 调度器上没有 worker（一开始就没有，或者半路全都没了）：最多等 --wait-workers 秒（默认 WAIT_WORKERS_SECONDS）；
+  · 一个 worker 死了：Dask 把它手上的块交给别的 worker 重算（同一块先后让 4 个 worker 死掉才算失败）；
+  · 和调度器的连接断了（调度器被结束了）：马上停下。
+Dask 自己的日志、asyncio 的“Task exception was never retrieved”和 Dask 的警告在这里关掉，加 --debug 时照常显示。
+"""
+import logging
+import signal
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError
+from contextlib import contextmanager
+from typing import Any
+
+from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.network import os_error_text
+
+CONNECT_SECONDS = 10
+WAIT_WORKERS_SECONDS = 10  # 够同一个脚本里刚起的 worker 报到（几秒），也够 nanny 把死掉的 worker 重启起来
+SETTLE_SECONDS = 1.0  # worker 数这么久不再变化，就按这时的线程总数分块（同时起的几台 worker 陆续报到）
+POLL_SECONDS = 0.1
+CHECK_SECONDS = 1.0  # 任务在算时，每隔这么久问一次调度器还有没有 worker
+ASK_SECONDS = 5.0  # 问调度器一件事最多等这么久
+CLOSE_SECONDS = 3.0
+QUIET = ("distributed", "tornado", "bokeh", "asyncio")
+
+
+def quiet_dask_logs() -> None:
+    """关掉 Dask 和它用的库的日志。distributed 给自己的几个子日志器单独设了级别（distributed.client 是 WARNING），
+    只设上一层不够：每一个已有的都要设。"""
+    for name in list(logging.root.manager.loggerDict):
+        if any(name == prefix or name.startswith(prefix + ".") for prefix in QUIET):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    for prefix in QUIET:
+        logging.getLogger(prefix).setLevel(logging.CRITICAL + 1)
+    warnings.filterwarnings("ignore", module=r"distributed(\..*)?")
+
+
+class Lost(ServiceError):
+    """和调度器的连接断了。"""
+
+
+def probe(address: str) -> None:
+    """先用 Dask 自己的连接试一次，最多等 CONNECT_SECONDS 秒。Client 连上一个接了连接却不按 Dask 的方式应答的服务
+    （比如一个网页服务）会一直等它的应答，所以要先在这里有时限地试过。"""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def attempt() -> None:
+        comm = await connect(address, timeout=CONNECT_SECONDS)
+        await comm.close()
+
+    unreachable = (f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
+                   f"地址和端口对")
+    # 自己的事件循环，不用 asyncio.run：它装的 Ctrl-C 处理只取消任务，任务恰好同时做完时这一下 Ctrl-C 就丢了
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(asyncio.wait_for(attempt(), CONNECT_SECONDS + 1))
+    except (asyncio.TimeoutError, TimeoutError):
+        raise ServiceError(f"{address} 上的服务接了连接，却没有按 Dask 的方式应答（{CONNECT_SECONDS} 秒）：它不像是 "
+                           f"dask scheduler，请检查地址和端口") from None
+    except OSError:
+        raise ServiceError(unreachable) from None
+    except Exception:  # noqa: BLE001  对方回了 Dask 读不懂的东西
+        raise ServiceError(f"{address} 上的服务不是 Dask 调度器（应答读不懂），请检查地址和端口") from None
+    finally:
+        loop.close()
+
+
+@contextmanager
+def interrupts_held() -> Iterator[list[int]]:
+    """这一段里按下的 Ctrl-C 先记下来，做完再算。Dask 的 Client 建到一半被打断，退出时会再等 20 秒、
+    打出英文的报错堆栈；建它只要一会儿（probe 已经连上过），做完马上照样结束（见 connected）。"""
+    pressed: list[int] = []
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    except ValueError:  # 不在主线程里（只有主线程收得到 Ctrl-C）
+        yield pressed
+        return
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def connected(address: str) -> Iterator[Any]:
+    """连上调度器，给出 Client；离开时关掉它（调度器已经没了也不等太久）。"""
+    from distributed import Client
+    probe(address)
+    with interrupts_held() as pressed:
+        try:
+            client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+        except (OSError, TimeoutError):
+            client = None
+    if client is None:
+        if pressed:
+            raise KeyboardInterrupt
+        raise ServiceError(f"连不上 Dask 调度器 {address}（等了 {CONNECT_SECONDS} 秒）：请确认 dask scheduler 在运行、"
+                           f"地址和端口对")
+    try:
+        if pressed:
+            raise KeyboardInterrupt
+        yield client
+    finally:
+        try:
+            client.close(timeout=CLOSE_SECONDS)
+        except Exception:  # noqa: BLE001  调度器已经没了：关不干净也只是这个客户端，进程马上就结束
+            pass
+
+
+def threads_of(client: Any) -> dict[str, int]:
+    """每个 worker 的线程数（问调度器）。"""
+    if client.status != "running":
+        raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）")
+    try:
+        return dict(client.nthreads(callback_timeout=ASK_SECONDS))
+    except (OSError, TimeoutError):
+        raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
+
+
+def cluster_threads(client: Any, address: str, wait_seconds: float, expected: int | None = None) -> dict[str, int]:
+    """等到集群里有 worker，返回每个 worker 的线程数。expected：本机集群起了几个 worker（到齐就不再等）；
+    真集群等 worker 数 SETTLE_SECONDS 秒不再变化。等了 wait_seconds 秒还一个 worker 也没有：ServiceError。"""
+    started = time.monotonic()
+    seen: dict[str, int] = {}
+    changed = started
+    while True:
+        threads = threads_of(client)
+        now = time.monotonic()
+        if threads.keys() != seen.keys():
+            seen, changed = threads, now
+        if threads and (len(threads) >= (expected or 0) if expected else now - changed >= SETTLE_SECONDS):
+            return threads
+        if now - started >= wait_seconds:
+            if threads:
+                return threads
+            raise ServiceError(f"Dask 调度器 {address} 上没有 worker（等了 {wait_seconds:g} 秒）：请在每台机器上运行 "
+                               f"dask worker {address}，或者用 --wait-workers 多等一会儿")
+        time.sleep(POLL_SECONDS)
+
+
+class Watch:
+    """任务在算时看着集群：连接断了、worker 全没了超过 wait_seconds 秒，就抛 ServiceError。"""
+
+    def __init__(self, client: Any, address: str, wait_seconds: float) -> None:
+        self.client = client
+        self.address = address
+        self.wait_seconds = wait_seconds
+        self.last_worker = time.monotonic()
+        self.next_check = 0.0
+
+    def check(self) -> None:
+        now = time.monotonic()
+        if self.client.status != "running":
+            threads_of(self.client)  # 抛出 Lost
+        if now < self.next_check:
+            return
+        self.next_check = now + CHECK_SECONDS
+        if threads_of(self.client):
+            self.last_worker = now
+        elif now - self.last_worker >= self.wait_seconds:
+            raise ServiceError(f"Dask 调度器 {self.address} 上的 worker 都没了，等了 {self.wait_seconds:g} 秒也没有新的"
+                               f"（worker 被结束了，或者内存不够被系统结束了）：没算完的块没有核对")
+
+
+def collect(futures: dict[Any, int], watch: Watch, handle: Callable[[int, Any], None]) -> None:
+    """等每一个任务算完，按算完的先后把 (编号, 结果) 交给 handle；拿到结果就放掉它（worker 不再替它占着内存）。"""
+    pending = dict(futures)
+    futures.clear()
+    while pending:
+        done = [future for future in pending if future.status not in ("pending", "lost")]
+        if not done:
+            watch.check()
+            time.sleep(POLL_SECONDS)
+            continue
+        for future in done:
+            handle(pending.pop(future), result_of(future, watch))
+
+
+def result_of(future: Any, watch: Watch) -> Any:
+    """一个算完的任务的结果。取结果的时候那个 worker 死了，Dask 会重算这一块：这时照样看着集群，不会一直等下去。"""
+    from distributed import KilledWorker
+    wait = 5.0
+    while True:
+        try:
+            return future.result(timeout=wait)
+        except KilledWorker:
+            raise ServiceError("同一块输入先后让几个 Dask worker 意外结束了（常见的原因是内存不够）："
+                               "其余的块没有核对") from None
+        except CancelledError:  # Dask 断了和调度器的连接，取消了每一个任务
+            raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
+        except TimeoutError:
+            if future.status == "error":
+                raise ServiceError("worker 读输入时超时了") from None
+            watch.check()
+            wait = min(wait * 2, 300.0)
+        except ImportError:
+            raise ServiceError("worker 上导入不了本项目：每个 worker 上都要装它（pip install '.[cluster]'），"
+                               "版本和这里一样") from None
+        except OSError as error:  # worker 读输入时出的错（比如文件在运行中被删了），原样传回到这里
+            raise ServiceError(f"worker 读不了输入：{os_error_text(error)}") from None
+        except MemoryError:
+            raise ServiceError("worker 的内存不够") from None

@@ -1,0 +1,254 @@
+"""Dask 任务在真的 dask scheduler 和 dask worker 进程上（127.0.0.1 上随机的空闲端口），守和 --verify 一样的规矩：
+结果和 --verify --json 逐条相同、每个 worker 都有活干、worker 或调度器半路没了几秒内是退出码 3（已经写好的结果保留、
+说出是哪些）、没有 worker 时等够 --wait-workers 秒就结束、Ctrl-C 是 130；没有 Dask 的英文日志和报错堆栈。
+每个测试自己起调度器和 worker，结束时（不管成败）结束它们的整个进程组。"""
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import HERE, cli_env, run_cli
+from tests.test_corpus import corpus
+
+pytestmark = pytest.mark.slow
+
+ENGLISH = re.compile(r"Traceback|Error|Exception|WARNING|INFO|distributed\.|Task exception")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RealCluster:
+    """一个真的调度器和几个真的 worker（dask scheduler / dask worker 这两个命令，由 distributed 包提供）。"""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.scheduler: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []
+
+    def start(self, module: str, arguments: list[str], ready: str) -> subprocess.Popen[bytes]:
+        log = self.folder / f"{module.rsplit('_', 1)[-1]}-{len(self.processes)}.log"
+        with log.open("wb") as handle:
+            process = subprocess.Popen([sys.executable, "-m", f"distributed.cli.{module}", *arguments],
+                                       stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT,
+                                       start_new_session=True)  # 自己的进程组：结束时连 nanny 下面的 worker 一起结束
+        self.processes.append(process)
+        deadline = time.monotonic() + 60
+        while ready not in log.read_text(errors="replace"):
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.1)
+        return process
+
+    def start_scheduler(self) -> None:
+        self.scheduler = self.start("dask_scheduler", ["--host", "127.0.0.1", "--port", str(self.port),
+                                                       "--no-dashboard"], "Scheduler at")
+
+    def start_worker(self) -> None:
+        self.workers.append(self.start("dask_worker", [self.address, "--host", "127.0.0.1", "--nthreads", "1",
+                                                       "--no-dashboard"], "Registered to"))
+
+    def stop(self) -> None:
+        for process in self.processes:
+            kill(process)
+
+
+def kill(process: "subprocess.Popen[bytes]") -> None:
+    """像 kill -9 那样结束进程和它所在的进程组（nanny 和它下面的 worker 进程）。"""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("CI 里没有装 Dask（bash quickstart.sh --test 会装 .[cluster]）")
+        pytest.skip("没有安装 Dask：pip install '.[cluster]'")
+    real = RealCluster(tmp_path)
+    try:
+        real.start_scheduler()
+        yield real
+    finally:
+        real.stop()
+
+
+def start_job(cluster: RealCluster, source: Path, out: Path, *extra: str) -> "subprocess.Popen[str]":
+    return subprocess.Popen([sys.executable, "-m", "sourced_answers.cluster", str(source), "--out", str(out),
+                             "--scheduler", cluster.address, *extra], cwd=HERE, env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def finish(job: "subprocess.Popen[str]", timeout: float) -> tuple[int, str]:
+    try:
+        _, err = job.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill(job)  # type: ignore[arg-type]
+        pytest.fail(f"任务 {timeout} 秒还没有结束（卡住了）")
+    return job.returncode, err
+
+
+def first_result(out: Path, job: "subprocess.Popen[str]") -> list[str]:
+    """等到第一个结果文件写好（任务正在算），返回这时已经有的结果文件。"""
+    deadline = time.monotonic() + 60
+    while not (out.is_dir() and list(out.glob("*.jsonl"))):
+        assert job.poll() is None and time.monotonic() < deadline, "任务没有写出第一个结果文件就结束了"
+        time.sleep(0.05)
+    return sorted(path.name for path in out.glob("*.jsonl"))
+
+
+def records_of(out: Path) -> list[dict]:
+    """cat out/*.jsonl：文件按名字排序接起来。"""
+    return [json.loads(line) for part in sorted(out.glob("*.jsonl"))
+            for line in part.read_text(encoding="utf-8").splitlines()]
+
+
+def test_two_real_workers_give_the_verify_records_and_both_get_work(cluster, tmp_path):
+    from distributed import Client
+    cluster.start_worker()
+    cluster.start_worker()
+    source = corpus(tmp_path, 160)  # 大约 600 KB：2 个线程 × 4 = 8 块
+    with Client(cluster.address, set_as_default=False) as watcher:
+        watcher.get_task_stream()  # 让调度器从现在起记下每个任务在哪个 worker 上算
+        started = time.time()
+        code, err = finish(start_job(cluster, source, tmp_path / "out"), 60)
+        stream = watcher.get_task_stream(start=started)
+    verify = run_cli("--verify", str(source), "--json", env=cli_env())
+    assert code == verify.returncode == 1, err
+    assert records_of(tmp_path / "out") == [json.loads(line) for line in verify.stdout.splitlines()]
+    assert "2 个 worker，一共 2 个线程；输入切成 8 块" in err, err
+    assert "8 个文件 00000.jsonl–00007.jsonl" in err and f"cat {tmp_path / 'out'}/*.jsonl" in err, err
+    workers = {task["worker"] for task in stream if str(task["key"]).startswith("check_block")}
+    assert len(workers) == 2, stream
+    manifest = json.loads((tmp_path / "out" / "_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["complete"] is True and manifest["files"] == [f"0000{n}.jsonl" for n in range(8)]
+    assert not ENGLISH.search(err), err
+
+
+def test_a_worker_killed_mid_job_ends_it_with_exit_3_within_seconds_and_keeps_what_was_written(cluster, tmp_path):
+    cluster.start_worker()
+    source = corpus(tmp_path, 800)  # 1 个线程 × 4 = 4 块，每块要算一两秒
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out, "--wait-workers", "2")
+    written = first_result(out, job)
+    kill(cluster.workers[0])  # kill -9 它的整个进程组：nanny 和 worker
+    killed = time.monotonic()
+    code, err = finish(job, 30)
+    assert code == 3 and time.monotonic() - killed < 15, err
+    assert "worker 都没了，等了 2 秒也没有新的" in err, err
+    kept = sorted(path.name for path in out.glob("*.jsonl"))
+    assert set(written) <= set(kept) and len(kept) < 4  # 没算完的块没有结果文件
+    assert f"已经写好的 {len(kept)} 个结果文件保留" in err and kept[0] in err, err
+    manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["complete"] is False and manifest["files"] == kept
+    assert not ENGLISH.search(err), err
+
+
+def test_a_killed_worker_is_replaced_by_the_other_one_and_the_records_are_complete(cluster, tmp_path):
+    cluster.start_worker()
+    cluster.start_worker()
+    source = corpus(tmp_path, 400)
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out)
+    first_result(out, job)
+    kill(cluster.workers[0])
+    code, err = finish(job, 90)
+    verify = run_cli("--verify", str(source), "--json", env=cli_env())
+    assert code == verify.returncode == 1, err
+    assert records_of(out) == [json.loads(line) for line in verify.stdout.splitlines()]
+    assert not ENGLISH.search(err), err
+
+
+def test_a_worker_process_killed_under_its_nanny_is_restarted_and_the_records_are_complete(cluster, tmp_path):
+    """内存不够时系统结束的是 nanny 下面的 worker 进程：nanny 把它重启起来，Dask 重算它手上的块。"""
+    cluster.start_worker()
+    source = corpus(tmp_path, 400)
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out)
+    first_result(out, job)
+    nanny = cluster.workers[0].pid
+    with open(f"/proc/{nanny}/task/{nanny}/children") as handle:
+        children = [int(pid) for pid in handle.read().split()]
+    assert children, "dask worker 没有 nanny 下面的 worker 进程"
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+    code, err = finish(job, 60)
+    verify = run_cli("--verify", str(source), "--json", env=cli_env())
+    assert code == verify.returncode == 1, err
+    assert records_of(out) == [json.loads(line) for line in verify.stdout.splitlines()]
+    assert not ENGLISH.search(err), err
+
+
+def test_a_scheduler_killed_mid_job_is_exit_3_in_chinese_without_a_dask_traceback(cluster, tmp_path):
+    cluster.start_worker()
+    source = corpus(tmp_path, 800)
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out)
+    first_result(out, job)
+    assert cluster.scheduler is not None
+    kill(cluster.scheduler)
+    killed = time.monotonic()
+    code, err = finish(job, 30)
+    assert code == 3 and time.monotonic() - killed < 10, err
+    assert "和 Dask 调度器的连接断了" in err and "已经写好的" in err and "00000.jsonl" in err, err
+    assert not ENGLISH.search(err), err
+
+
+def test_a_scheduler_without_workers_waits_the_given_seconds_then_says_so(cluster, tmp_path):
+    source = corpus(tmp_path, 10)
+    started = time.monotonic()
+    code, err = finish(start_job(cluster, source, tmp_path / "out", "--wait-workers", "2"), 30)
+    assert code == 3 and 2 <= time.monotonic() - started < 20, err
+    assert f"Dask 调度器 {cluster.address} 上没有 worker（等了 2 秒）" in err and "--wait-workers" in err, err
+    assert not (tmp_path / "out").exists()  # 什么都没做：连结果目录都没有建
+    assert not ENGLISH.search(err), err
+
+
+@pytest.mark.parametrize("when", ["waiting for workers", "mid-job"])
+def test_ctrl_c_on_a_job_on_a_real_scheduler_is_130_and_interrupted(cluster, tmp_path, when):
+    if when == "mid-job":
+        cluster.start_worker()
+    source = corpus(tmp_path, 800)
+    out = tmp_path / "out"
+    job = start_job(cluster, source, out)
+    if when == "mid-job":
+        first_result(out, job)
+    else:
+        time.sleep(3)  # 连上了调度器，正在等 worker
+    os.killpg(job.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给前台的进程组
+    code, err = finish(job, 30)
+    assert code == 130 and "已中断" in err, err
+    assert not ENGLISH.search(err), err
+    if when == "mid-job":
+        assert "已经写好的" in err and "00000.jsonl" in err, err
+    else:
+        assert not out.exists()
+
+
+def test_a_rerun_replaces_the_earlier_results_as_a_whole(cluster, tmp_path):
+    cluster.start_worker()
+    out = tmp_path / "out"
+    code, err = finish(start_job(cluster, corpus(tmp_path, 80, "big.jsonl"), out), 60)
+    assert code == 1 and len(list(out.glob("*.jsonl"))) == 4, err
+    small = corpus(tmp_path, 3, "small.jsonl")
+    code, err = finish(start_job(cluster, small, out), 60)
+    assert code == 1 and sorted(path.name for path in out.iterdir()) == ["00000.jsonl", "_manifest.json"], err
+    assert [record["question"] for record in records_of(out)] == ["问题 0", "问题 1", "问题 2"]
+    assert "1 个文件 00000.jsonl" in err, err
