@@ -187,6 +187,34 @@ def test_no_search_results_is_a_service_failure(fake_metaso, model_server):
     assert model_server.requests == []
 
 
+@pytest.mark.parametrize("body, field", [
+    ('{"credits": 3, "total": 5, "webpages": null}', "webpages 应是列表，收到的是null"),
+    ('{"credits": 3, "total": 5, "webpages": {"title": "家用 NAS 选购要点"}}', "webpages 应是列表，收到的是对象"),
+    ('{"webpages": [{"title": "家用 NAS 选购要点", "snippet": "两盘位"}]}', "webpages[0] 缺少 link"),
+    ('{"webpages": [{"title": ["家用 NAS"], "link": "https://example.com/nas", "snippet": ""}]}',
+     "webpages[0].title 应是文字"),
+])
+def test_a_malformed_search_response_says_so_and_names_the_field(fake_metaso, model_server, body, field):
+    fake_metaso.fail("search", body)
+    for mode in ([], ["--json"]):
+        result = run_cli(QUESTION, *mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+        assert result.returncode == 3, result.stderr
+        assert f"✗ 秘塔的搜索响应格式不对：{field}" in result.stderr
+        assert "秘塔没有搜到结果" not in result.stderr and "换个说法再试" not in result.stderr
+        assert result.stdout == ""
+    # 没有读网页，也没有请模型回答（模型服务只被问过有哪些模型）
+    assert ("POST", "/api/v1/reader") not in fake_metaso.requests
+    assert not any(r["path"].endswith("/chat/completions") for r in model_server.requests)
+
+
+def test_a_malformed_search_response_is_not_cached(fake_metaso, model_server, tmp_path):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good", XDG_CACHE_HOME=str(tmp_path))
+    fake_metaso.fail("search", '{"webpages": null}', times=1)
+    assert run_cli(QUESTION, env=env).returncode == 3
+    again = run_cli(QUESTION, env=env)  # 服务恢复了：这次照常回答，不是从缓存里拿到那个坏响应
+    assert again.returncode == 0, again.stderr
+
+
 def test_unknown_model_says_which_pull_to_run(fake_metaso, model_server):
     result = run_cli(QUESTION, "--model", "qwen9:7b", env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3
