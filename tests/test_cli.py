@@ -207,6 +207,13 @@ def test_a_malformed_search_response_says_so_and_names_the_field(fake_metaso, mo
     assert not any(r["path"].endswith("/chat/completions") for r in model_server.requests)
 
 
+@pytest.mark.parametrize("preset, field", [("webpages-null", "null"), ("webpages-object", "对象")])
+def test_the_fake_metaso_presets_for_malformed_responses(fake_metaso, model_server, preset, field):
+    fake_metaso.fail_with("search", preset)
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 3 and f"webpages 应是列表，收到的是{field}" in result.stderr
+
+
 def test_a_malformed_search_response_is_not_cached(fake_metaso, model_server, tmp_path):
     env = cli_env(fake_metaso, model_server, ANS_MODEL="good", XDG_CACHE_HOME=str(tmp_path))
     fake_metaso.fail("search", '{"webpages": null}', times=1)
