@@ -28,6 +28,30 @@ def eval_json(result):
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
+# ---------- 同一个模型写了两次 ----------
+
+@pytest.mark.parametrize("models, named", [
+    ("good,good", "写了两次 good"),
+    ("good,wrong-source, good", "写了两次 good"),
+    ("qwen2.5,qwen2.5:latest", "的 qwen2.5 和 qwen2.5:latest 是同一个模型"),
+    ("Qwen2.5:1.5B,qwen2.5:1.5b", "的 Qwen2.5:1.5B 和 qwen2.5:1.5b 是同一个模型"),
+])
+def test_a_model_named_twice_is_refused_before_anything_is_paid(fake_metaso, model_server, tmp_path, models, named):
+    for mode in ([], ["--json"]):
+        result = run_cli("--eval", questions_file(tmp_path), "--models", models, *mode,
+                         env=cli_env(fake_metaso, model_server))
+        assert result.returncode == 2, result.stderr
+        assert f"✗ --models 里{named}" in result.stderr and "每个模型只写一次" in result.stderr
+        assert result.stdout == ""
+    assert fake_metaso.requests == [] and model_server.requests == []
+
+
+def test_different_tags_of_one_model_are_two_models(model_server, tmp_path):
+    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models",
+                     "bespoke-minicheck,bespoke-minicheck:7b", "--json", env=cli_env(None, model_server))
+    assert [r["model"] for r in eval_json(result)] == ["bespoke-minicheck", "bespoke-minicheck:7b"]
+
+
 # ---------- 实际回答的模型 ----------
 
 def test_two_names_answered_by_the_same_loaded_model_are_called_out(model_server, tmp_path):
