@@ -65,7 +65,7 @@ def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(mon
     monkeypatch.setattr(local_model, "server_installed", lambda: False)
     result = run_cli("How should I choose a home NAS?", "--local-model", env=cli_env(fake_metaso))
     assert result.returncode == 2
-    assert "--local-model" in result.stderr and local_model.INSTALL_HINT in result.stderr
+    assert "--local-model" in result.stderr and "answer-with-sources --install-local-model" in result.stderr
     assert fake_metaso.requests == []  # 付费之前就停下
 
 

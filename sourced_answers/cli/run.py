@@ -3,6 +3,7 @@
 answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers 都走到这里的 main。
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。
 """
+import argparse
 import io
 import os
 import sys
@@ -14,13 +15,15 @@ from sourced_answers.batch.verification import verify
 from sourced_answers.checker import ThinkFilter
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
+from sourced_answers.cli.local_model_command import install_bundled_model
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import ENDINGS, AppError, ExitCode, ModelError, exit_code_of
+from sourced_answers.core.errors import ENDINGS, AppError, ExitCode, ModelError, UsageError, exit_code_of
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ModelSettings, Settings
 from sourced_answers.core.text import masked_json
+from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.model_client import ChatResult, chat, chat_url
 from sourced_answers.model.preflight import check_before_paying, remote_notices
@@ -138,6 +141,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser(prog or program_name())
         parser.output = output
         args = parser.parse_args(argv)
+        if args.install_local_model:  # 只装自带的模型：不要配置，也不付费
+            return install_from_main_command(args, log)
         settings = build_settings(args, environ, stream_numbers(stdin, raw_out, err))
         run = settings.run
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
@@ -161,6 +166,14 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     finally:
         finish(output)
         errors.finish()
+
+
+def install_from_main_command(args: argparse.Namespace, log: Log) -> int:
+    """--install-local-model：装好自带的模型就结束（和 python -m sourced_answers.local_model install 同一段代码）。"""
+    if args.question or args.verify or args.eval:
+        raise UsageError(f"{INSTALL_FLAG} 只安装自带的模型，装完就结束：不要同时给出问题、--verify 或 --eval"
+                         f"（装好之后再运行：{args.prog} --local-model \"问题\"）")
+    return install_bundled_model(args.prog, log)
 
 
 def finish(output: SafeWriter) -> None:

