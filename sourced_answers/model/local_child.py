@@ -17,7 +17,8 @@ from typing import IO, Any
 # 和 cli/local_model_command.py 的 serve 一样的范围
 CONTEXT_RANGE = (256, 131072)
 THREAD_RANGE = (1, 256)
-FIELDS = {"model_path", "n_ctx", "threads", "batch_threads", "prompt_cache", "api_key"}
+FIELDS = {"model_path", "model_name", "n_ctx", "threads", "batch_threads", "prompt_cache", "api_key"}
+MAX_NAME = 200
 NOT_FOR_PEOPLE = ("python -m sourced_answers.model.local_child 是自带模型服务内部用的子进程，不是给人用的命令。"
                   "要在前台运行自带的模型服务，请用：python -m sourced_answers.local_model serve")
 # 和 core.errors.ExitCode 的 USAGE、SERVICE 一样（这个进程不导入程序的其余部分：它只运行服务）
@@ -34,6 +35,7 @@ class BadRequest(Exception):
 @dataclass(frozen=True)
 class ChildSettings:
     model_path: str
+    model_name: str
     n_ctx: int
     threads: int
     batch_threads: int
@@ -64,13 +66,16 @@ def parse_settings(line: str) -> ChildSettings:
         raise BadRequest("model_path 应是模型文件的路径")
     if not Path(path).is_file():
         raise BadRequest("model_path 指的不是一个存在的文件")
+    name = data.get("model_name", "")
+    if not isinstance(name, str) or not name.isprintable() or len(name) > MAX_NAME:
+        raise BadRequest(f"model_name 应是一行不超过 {MAX_NAME} 个字符的文字")
     key = data.get("api_key", "")
     if not isinstance(key, str) or not key.isprintable() or any(char.isspace() for char in key):
         raise BadRequest("api_key 应是不含空白和控制字符的文字")
     cache = data.get("prompt_cache", True)
     if not isinstance(cache, bool):
         raise BadRequest("prompt_cache 应是 true 或 false")
-    return ChildSettings(model_path=path, n_ctx=whole_number(data, "n_ctx", *CONTEXT_RANGE),
+    return ChildSettings(model_path=path, model_name=name, n_ctx=whole_number(data, "n_ctx", *CONTEXT_RANGE),
                          threads=whole_number(data, "threads", *THREAD_RANGE),
                          batch_threads=whole_number(data, "batch_threads", *THREAD_RANGE),
                          prompt_cache=cache, api_key=key)
@@ -85,6 +90,9 @@ def serve(settings: ChildSettings, stdin: IO[str]) -> int:
         return USAGE_EXIT
     params = xllamacpp.CommonParams()
     params.model.path = settings.model_path
+    if settings.model_name:
+        # 服务报告的模型名（回答里的 model）：不然 llama.cpp 报告的是模型文件的完整路径
+        params.model_alias = {settings.model_name}
     params.n_ctx = settings.n_ctx
     params.cpuparams.n_threads = settings.threads
     # 读提示词（一批 token 一起算）用所有的核；生成（一次一个 token）见 local_model.default_threads

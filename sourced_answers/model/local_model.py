@@ -125,8 +125,9 @@ class LocalModelServer:
         self.log = tempfile.TemporaryFile()
         # 子进程是 model/local_child.py：设置（包括密钥）经由标准输入的第一行交给它，不出现在命令行里
         command = [sys.executable, "-m", "sourced_answers.model.local_child"]
-        settings = {"model_path": self.model_path, "n_ctx": self.n_ctx, "threads": self.threads,
-                    "batch_threads": self.batch_threads, "prompt_cache": self.prompt_cache, "api_key": self.api_key}
+        settings = {"model_path": self.model_path, "model_name": self.model, "n_ctx": self.n_ctx,
+                    "threads": self.threads, "batch_threads": self.batch_threads, "prompt_cache": self.prompt_cache,
+                    "api_key": self.api_key}
         # 在包所在的目录里运行：从检出的仓库里用、装进 site-packages 之后用，子进程都找得到这个模块
         # 自己的会话：终端的 Ctrl-C 只到父进程，由父进程关掉它（子进程正在加载模型时收到 SIGINT，
         # llama.cpp 的线程会让它卡在退出的半路上，变成没人管的服务）
