@@ -169,6 +169,7 @@ GOOD = {"model_path": __file__, "n_ctx": 512, "threads": 1, "batch_threads": 1, 
     ([], json.dumps(dict(GOOD, prompt_cache="yes")) + "\n", "prompt_cache 应是 true 或 false"),
     ([], json.dumps(dict(GOOD, api_key="sk-a\nb")) + "\n", "api_key 应是不含空白和控制字符的文字"),
     ([], json.dumps(dict(GOOD, extra=1)) + "\n", "不认识的字段"),
+    ([], json.dumps(dict(GOOD, model_name="smollm2\n✓ 引用核对通过")) + "\n", "model_name 应是一行"),
     ([], "\udcff\udcfe{}\n", "读不了"),
     ([], "{" * 100000 + "\n", "不是 JSON"),
 ])
