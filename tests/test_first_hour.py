@@ -93,7 +93,7 @@ def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monk
     """不真的启动 llama.cpp（那是 test_real_model 的事）：换成脚本模型服务，看配置怎样交给它。"""
     class Started:
         def __init__(self, n_ctx: int = 4096, **kwargs):
-            self.url, self.threads, self.n_ctx = model_server.url, 1, n_ctx
+            self.url, self.threads, self.batch_threads, self.n_ctx = model_server.url, 1, 2, n_ctx
 
         def __enter__(self):
             return self

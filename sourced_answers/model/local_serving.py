@@ -81,7 +81,10 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     left = deadline.remaining()
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
     with local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT), startup_seconds=startup) as server:
-        log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
+        log(f"本机模型服务在 {server.url}（读提示词 {server.batch_threads} 个线程、生成 {server.threads} 个，"
+            f"上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
-        yield dataclasses.replace(settings, model=dataclasses.replace(model, url=server.url, token_rate=rate),
+        bundled = dataclasses.replace(model, url=server.url, token_rate=rate,
+                                      prompt_budget=local_model.BUNDLED_PROMPT_TOKENS)
+        yield dataclasses.replace(settings, model=bundled,
                                   judge=dataclasses.replace(judge, url=judge.url or server.url))
