@@ -188,3 +188,21 @@ def test_the_child_process_with_a_file_that_is_not_a_model_is_a_service_failure(
     done = child(stdin=json.dumps(GOOD) + "\n")
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 3 and "✗ llama.cpp 服务起不来" in err and "Traceback" not in err
+
+
+def test_the_child_runs_where_it_finds_the_package_even_in_a_checkout_that_is_not_installed(monkeypatch):
+    """bash quickstart.sh 只往 .venv 里装依赖，不装本项目：子进程的 python -m 要从当前目录找到 sourced_answers。"""
+    from pathlib import Path
+    started = {}
+
+    class Captured(Exception):
+        pass
+
+    def popen(command, **options):
+        started.update(options, command=command)
+        raise Captured
+    monkeypatch.setattr(local_model.subprocess, "Popen", popen)
+    with pytest.raises(Captured):
+        local_model.LocalModelServer(model_path=__file__).start()
+    assert started["command"][1:] == ["-m", "sourced_answers.model.local_child"]
+    assert (Path(started["cwd"]) / "sourced_answers" / "model" / "local_child.py").is_file()

