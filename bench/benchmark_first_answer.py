@@ -9,6 +9,9 @@
   · 之后（已经装好）：中文问题和英文问题各跑 --runs 次，两个版本交替（机器忙闲的变化两边都摊到）。
 没有秘塔密钥（用内置的模拟秘塔），OLLAMA_URL 指向没人听的端口（一定用自带的模型）。第一次装要下载的包从 pip 的
 缓存里来：先运行一遍本脚本，缓存就热了。只访问 127.0.0.1（和 pip 的源）。
+
+PYTHONPATH 设成检出的目录：main（到 issue 30 为止）在没有装进 .venv 的检出里起不了自带模型的子进程
+（“No module named sourced_answers”，子进程在包自己的目录里运行），这样两边都能跑，量的是其余的部分。
 """
 import argparse
 import os
@@ -36,9 +39,10 @@ def checkout(ref: str, folder: Path) -> Path:
     return target
 
 
-def environment(cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("METASO_", "ANS_", "OLLAMA_"))}
-    env.update(OLLAMA_URL="http://127.0.0.1:9", XDG_CACHE_HOME=str(cache), PYTHONIOENCODING="utf-8")
+def environment(cache: Path, tree: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("METASO_", "ANS_", "OLLAMA_", "PYTHON"))}
+    env.update(OLLAMA_URL="http://127.0.0.1:9", XDG_CACHE_HOME=str(cache), PYTHONIOENCODING="utf-8",
+               PYTHONPATH=str(tree))
     return env
 
 
@@ -81,12 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"机器：{cores} 核；开始时负载 {load()}；临时目录 {folder}", file=sys.stderr)
     try:
         trees = {ref: checkout(ref, folder) for ref in (args.before, args.after)}
-        env = environment(folder / "cache")
         wall: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
 
         def measure(ref: str, what: str, question: str) -> None:
-            took, used, err = first_answer(trees[ref], question, env)
+            took, used, err = first_answer(trees[ref], question, environment(folder / "cache", trees[ref]))
             wall.setdefault((ref, what), []).append(took)
             cpu.setdefault((ref, what), []).append(used)
             threads = next((line for line in err.splitlines() if line.startswith("本机模型服务在")), "")
