@@ -57,6 +57,10 @@ FAULTS: dict[str, dict[str, Any]] = {
     "errcode-3000": {"body": '{"errCode":3000,"errMsg":"余额不足"}', "content_type": JSON_TYPE},
     "errcode-3003": {"body": '{"code":3003,"message":"今日调用次数已达上限"}', "content_type": JSON_TYPE},
     "html": {"body": "<html><body>系统维护中，请稍后访问</body></html>", "content_type": "text/html"},
+    # HTTP 200、JSON 也合法，只是结果列表的样子不对：程序要说“格式不对”并点名字段，而不是“没有搜到结果”
+    "webpages-null": {"body": '{"credits":3,"total":5,"webpages":null}', "content_type": JSON_TYPE},
+    "webpages-object": {"body": '{"credits":3,"total":5,"webpages":{"title":"家用 NAS 选购要点"}}',
+                        "content_type": JSON_TYPE},
     "echo": {"status": 500, "body": "<pre>收到的请求头：Authorization: {authorization}</pre>",
              "content_type": "text/html"},
     "drop": {"kind": "drop"},

@@ -30,19 +30,23 @@ from sourced_answers.search.metaso_search import (
 )
 
 __all__ = ["DEFAULT_BASE", "Client", "MetasoError", "MissingKeyError", "api_base", "api_key", "post",
-           "read_page", "search", "search_results", "main"]
+           "read_page", "search", "search_results", "build_parser", "main"]
+
+
+def build_parser() -> ChineseArgumentParser:
+    parser = ChineseArgumentParser(prog="python metaso_search.py", formatter_class=ChineseHelpFormatter,
+                                   add_help=False, description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
+    parser.add_argument("query", metavar="问题", help="搜索的问题")
+    parser.add_argument("--size", type=in_range(1, 100), default=SEARCH_DEFAULTS.size, metavar="N",
+                        help=f"结果条数，1–100（默认 {SEARCH_DEFAULTS.size}）")
+    add_standard_flags(parser, debug=False)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = ChineseArgumentParser(prog="python metaso_search.py", formatter_class=ChineseHelpFormatter,
-                                   add_help=False, description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
-    parser.add_argument("query", help="搜索的问题")
-    parser.add_argument("--size", type=in_range(1, 100), default=SEARCH_DEFAULTS.size,
-                        help=f"结果条数，1–100（默认 {SEARCH_DEFAULTS.size}）")
-    add_standard_flags(parser, debug=False)
     secrets = secrets_to_mask(os.environ)
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
         key = api_key(os.environ)
         # 和主程序一样检查 METASO_BASE（协议、主机名、端口，没有换行和控制字符），末尾多贴的 /search 去掉：
         # 地址不对时一个请求也不发

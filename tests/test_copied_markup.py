@@ -33,8 +33,12 @@ def test_copied_source_tags_are_named_for_what_they_are():
 
 def test_the_problem_line_says_where_and_quotes_one_line():
     answer = "家用 NAS 至少选两盘位 [1]。\n\nRAID5 至少三块盘\u2028<source id=\"2\">可以容忍一块盘损坏。</source>"
-    [line] = [line for line in verdict_lines(check_answer(answer, NAS_SOURCES)) if "照抄" in line]
-    assert line.startswith('  第 2 段：“RAID5 至少三块盘 <source id="2">可以容忍一块盘损坏” 照抄了')
+    lines = verdict_lines(check_answer(answer, NAS_SOURCES))
+    # 第 2 段既没有引用、又抄了标签：段落号只写一次，下面一个问题一行
+    at = lines.index("  第 2 段有 2 个问题：")
+    [line] = [line for line in lines if "照抄" in line]
+    assert lines.index(line) > at
+    assert line.startswith('    · “RAID5 至少三块盘 <source id="2">可以容忍一块盘损坏” 照抄了')
     assert line.isprintable()
 
 

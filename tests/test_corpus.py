@@ -6,6 +6,7 @@ import re
 import pytest
 
 from sourced_answers.batch.verification import verify_record
+from sourced_answers.checker import PROBLEM_KINDS
 from tests.support import (
     GOOD_ANSWER,
     INVENTED,
@@ -58,6 +59,11 @@ def test_summary_on_stderr_and_in_a_file(tmp_path):
     assert summary["records"] == 12 and summary["passed"] == 2 and summary["failed"] == 10
     assert summary["kinds"]["empty_answer"] == 2 and summary["kinds"]["uncited_paragraph"] == 2
     assert len(summary["slowest"]) == 5 and all(s["line"] for s in summary["slowest"])
+    # 给人看的那一行：中文名，旁边是 id（JSON 的键仍是 id）
+    [kinds] = [line for line in result.stderr.splitlines() if line.startswith("  问题按种类：")]
+    assert "空回答 empty_answer 2" in kinds and "没有引用 uncited_paragraph 2" in kinds
+    for kind, count in summary["kinds"].items():
+        assert f"{PROBLEM_KINDS[kind]} {kind} {count}" in kinds
 
 
 def test_summary_path_must_not_be_the_input_and_needs_verify(tmp_path):

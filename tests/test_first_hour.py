@@ -65,7 +65,7 @@ def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(mon
     monkeypatch.setattr(local_model, "server_installed", lambda: False)
     result = run_cli("How should I choose a home NAS?", "--local-model", env=cli_env(fake_metaso))
     assert result.returncode == 2
-    assert "--local-model" in result.stderr and local_model.INSTALL_HINT in result.stderr
+    assert "--local-model" in result.stderr and "answer-with-sources --install-local-model" in result.stderr
     assert fake_metaso.requests == []  # 付费之前就停下
 
 
@@ -93,7 +93,7 @@ def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monk
     """不真的启动 llama.cpp（那是 test_real_model 的事）：换成脚本模型服务，看配置怎样交给它。"""
     class Started:
         def __init__(self, n_ctx: int = 4096, **kwargs):
-            self.url, self.threads, self.n_ctx = model_server.url, 1, n_ctx
+            self.url, self.threads, self.batch_threads, self.n_ctx = model_server.url, 1, 2, n_ctx
 
         def __enter__(self):
             return self

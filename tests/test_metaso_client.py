@@ -118,7 +118,33 @@ def test_missing_key_is_its_own_error(monkeypatch):
         metaso_search.api_key({})
 
 
-def test_search_results_tolerates_missing_and_odd_items():
+def test_an_empty_result_is_no_results():
+    # 接口文档里的两种“没有搜到”：空列表，或者干脆没有这个字段
     assert metaso_search.search_results({}) == []
-    assert metaso_search.search_results({"webpages": None}) == []
-    assert metaso_search.search_results({"webpages": [{"title": "a"}, "junk", 3]}) == [{"title": "a"}]
+    assert metaso_search.search_results({"webpages": []}) == []
+
+
+GOOD_ITEM = {"title": "家用 NAS 选购要点", "link": "https://example.com/nas", "snippet": "硬盘位至少两盘位"}
+
+
+@pytest.mark.parametrize("response, field", [
+    ({"webpages": None}, "webpages 应是列表，收到的是null"),
+    ({"webpages": {"title": "家用 NAS"}}, "webpages 应是列表，收到的是对象"),
+    ({"webpages": "家用 NAS"}, "webpages 应是列表，收到的是文字"),
+    ({"webpages": [GOOD_ITEM, "junk"]}, "webpages[1] 应是对象，收到的是文字"),
+    ({"webpages": [{"title": "家用 NAS", "snippet": "两盘位"}]}, "webpages[0] 缺少 link"),
+    ({"webpages": [dict(GOOD_ITEM, link=None)]}, "webpages[0] 缺少 link"),
+    ({"webpages": [GOOD_ITEM, dict(GOOD_ITEM, link="   ")]}, "webpages[1].link 是空的"),
+    ({"webpages": [dict(GOOD_ITEM, title=3)]}, "webpages[0].title 应是文字，收到的是数字"),
+    ({"webpages": [dict(GOOD_ITEM, snippet=["两盘位"])]}, "webpages[0].snippet 应是文字，收到的是列表"),
+    ({"webpages": [dict(GOOD_ITEM, date=20250809)]}, "webpages[0].date 应是文字，收到的是数字"),
+])
+def test_a_malformed_result_list_names_the_field(response, field):
+    with pytest.raises(MetasoError) as caught:
+        metaso_search.search_results(response)
+    assert f"秘塔的搜索响应格式不对：{field}" in str(caught.value)
+    assert "这不是没有搜到结果" in str(caught.value)
+
+
+def test_optional_fields_may_be_missing_or_null():
+    assert metaso_search.search_results({"webpages": [GOOD_ITEM, dict(GOOD_ITEM, date=None, authors=None)]})

@@ -1,8 +1,11 @@
 """终端里的问题列表（issue 25 第 7 条）：一个问题一行、中英文按同样的显示宽度截断、没截断不加“…”、
-每个问题说在第几段、列表有上限（--json 里是全部）。"""
+每个问题说在第几段、列表有上限（--json 里是全部）；按段落排，一段有几个问题时段落号只写一次（issue 30）。"""
 import json
+import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sourced_answers.checker import Source, check_answer
 from sourced_answers.core.text import QUOTE_WIDTH, display_width, quote
@@ -78,7 +81,7 @@ def test_a_looping_answer_lists_only_the_first_problems_and_counts_the_rest():
     lines = problem_lines(looping)
     assert len(lines) <= 2 * PROBLEM_LIST_LIMIT + 1
     assert sum(line.startswith("  第 ") for line in lines) == PROBLEM_LIST_LIMIT
-    assert lines[-1] == f"  还有 {60 - PROBLEM_LIST_LIMIT} 个问题没有列出（对不上 50），--json 或 --html 看全部"
+    assert lines[-1] == f"  还有 {60 - PROBLEM_LIST_LIMIT} 个问题没有列出（对不上 weak_support 50），--json 或 --html 看全部"
 
 
 def test_a_short_list_has_no_count_of_the_rest():
@@ -103,5 +106,61 @@ def test_every_problem_line_says_where_it_is():
     answer = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n群晖很好用 [8]。\n\n"
               "RAID5 至少两块盘就能容忍一块盘损坏 [2]。\n\n没有引用的一段。")
     for line in problem_lines(answer, [Source(text=s.text, title=s.title) for s in NAS_SOURCES]):
-        if not line.startswith("    所引资料里"):
-            assert line.startswith("  第 "), line
+        # 一段一行（“第 N 段……”或“第 N 段有 k 个问题：”），它下面是这一段的每个问题和证据
+        assert line.startswith(("  第 ", "    · ", "    所引资料里", "      所引资料里")), line
+
+
+# ---------- 按段落排，每段只出现一次（issue 30 第 7 条） ----------
+
+# 几种会出问题的句子和不会出问题的句子：一段由几句拼成
+SENTENCES = [
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。",  # 通过
+    "群晖的系统比威联通稳定得多 [7]。",  # 编号不存在
+    "RAID5 至少两块盘就能容忍一块盘损坏 [2]。",  # 数字不符
+    "群晖的 NAS 系统适合所有家庭 [1]。",  # 对不上
+    "这一句没有引用。",
+    "RAID5 至少三块盘\u2028<source id=\"2\">可以容忍一块盘损坏。</source>",  # 抄了标签
+]
+
+
+def listed_paragraphs(lines):
+    """问题列表里每一行点名的段落（只看“第 N 段”开头的行：一段的问题写在它下面，不再写段落号）。"""
+    import re
+    return [int(m.group(1)) for m in (re.match(r"  第 (\d+) 段", line) for line in lines) if m]
+
+
+def test_a_paragraph_with_several_problems_is_listed_once_in_paragraph_order():
+    answer = ("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n"
+              "群晖的系统比威联通稳定得多 [7]。RAID5 至少两块盘就能容忍一块盘损坏 [2]。\n\n"
+              "这一段没有引用。\n\n威联通也不错 [9]。")
+    lines = problem_lines(answer)
+    assert listed_paragraphs(lines) == [2, 3, 4]
+    at = lines.index("  第 2 段有 2 个问题：")
+    assert lines[at + 1].startswith("    · “群晖的系统比威联通稳定得多 [7]” 引用了不存在的 [7]")
+    assert any(line.startswith("    · “RAID5 至少两块盘就能容忍一块盘损坏") for line in lines[at + 1:])
+    assert lines[-1].startswith("  第 4 段：“威联通也不错 [9]” 引用了不存在的 [9]")
+
+
+@given(paragraphs=st.lists(st.lists(st.sampled_from(SENTENCES), min_size=1, max_size=4), min_size=1, max_size=8))
+@settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "150")), deadline=None)
+def test_any_answer_lists_each_paragraph_once_and_in_order(paragraphs):
+    answer = "\n\n".join("".join(sentences) for sentences in paragraphs)
+    report = check_answer(answer, NAS_SOURCES)
+    lines = verdict_lines(report)
+    if report.passed:
+        return
+    listed = listed_paragraphs(lines)
+    assert listed == sorted(set(listed))  # 按段落排，没有一段出现两次
+    if len(report.problems) <= PROBLEM_LIST_LIMIT:  # 没有被上限截掉时，每个有问题的段落都列出来了
+        assert set(listed) == {p.paragraph for p in report.problems if p.paragraph is not None}
+
+
+def test_verify_prints_the_problems_by_paragraph(tmp_path):
+    answer = ("这一段没有引用。\n\n家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n"
+              "群晖的系统比威联通稳定得多 [7]。群晖的 NAS 系统适合所有家庭 [1]。\n\n威联通也不错 [8]。")
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False))
+    result = run_cli("--verify", str(path), env=cli_env())
+    assert result.returncode == 1
+    verdict = result.stdout[result.stdout.index("⚠"):].splitlines()
+    assert listed_paragraphs(verdict) == [1, 3, 4]

@@ -118,6 +118,23 @@ def test_the_installed_command_runs_the_bundled_model_with_local_model():
     assert "本机模型服务在 http://127.0.0.1:" in result.stderr and "页面 nas-en" in result.stderr
 
 
+def test_eval_with_the_bundled_model_does_not_warn_about_names_it_chose_itself(tmp_path):
+    """--eval --local-model：请求的名字和服务报告的名字都是本程序定的，不该提醒“名字不一样”；
+    served_model 是模型的名字，不是 .venv 里模型文件的完整路径。"""
+    from sourced_answers.model.local_model import MODEL_NAME, server_installed
+    if not server_installed():
+        pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
+    questions = tmp_path / "q.txt"
+    questions.write_text("How should I choose a home NAS?\n", encoding="utf-8")
+    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
+    result = run_cli("--demo", "--eval", str(questions), "--local-model", "--read", "0", "--max-tokens", "20",
+                     "--json", env=env)
+    assert result.returncode in (0, 1), result.stderr
+    assert "⚠ 请求的模型是" not in result.stderr and "都是" not in result.stderr
+    assert ".gguf" not in result.stdout + result.stderr and "site-packages" not in result.stdout + result.stderr
+    assert json.loads(result.stdout)["served_model"] == MODEL_NAME
+
+
 def test_quickstart_falls_back_to_the_bundled_model():
     from sourced_answers.model.local_model import server_installed
     if not server_installed():

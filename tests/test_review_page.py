@@ -573,3 +573,67 @@ def test_each_of_two_identical_sentences_shows_its_own_score(tmp_path):
     text = page.read_text(encoding="utf-8")
     first, second = text.split(f"{sentence}</a></span>")[1:3]
     assert not first.startswith('<span class="score') and second.startswith('<span class="score low"')
+
+
+# ---------- 没有空格的长串也折行：页面不比窗口宽（issue 30 第 6 条） ----------
+
+LONG_WORD = "NAS" * 1000  # 3000 个字母，中间没有一个可以折行的地方
+LONG_URL = "https://nas.example/" + "a1b2c3" * 500
+LONG_RECORD = {
+    "question": "家用NAS怎么选" + LONG_WORD,
+    "model": "qwen2.5:" + "1" * 3000,
+    "answer": (GOOD_ANSWER + "\n\n" + LONG_WORD + "。[1]\n\n" + "RAID1" * 600 + " [9]。\n\n"
+               + LONG_URL + " 是群晖的官网 [4]。"),
+    "sources": [{"title": "T" * 3000, "link": LONG_URL, "date": "2" * 3000, "text": "y" * 3000 + "\n\n" + NAS[0]["text"]},
+                *NAS[1:]],
+}
+# 在真实的浏览器里量：每个页面放进一个给定宽度的 iframe（无头 Chromium 的窗口最窄 500 像素，
+# iframe 就是这个页面的窗口），量它的 scrollWidth 和 clientWidth，以及里面能横向滚动的框
+MEASURE = """<script>
+window.addEventListener("load", () => {
+  const result = {};
+  for (const frame of document.querySelectorAll("iframe")) {
+    const doc = frame.contentDocument, root = doc.documentElement;
+    const scrolls = [...doc.querySelectorAll("*")].filter(e => e.scrollWidth > e.clientWidth + 1
+        && getComputedStyle(e).overflowX !== "visible").map(e => e.tagName + "." + e.className);
+    const sticksOut = [...doc.querySelectorAll("body *")].filter(
+        e => e.getBoundingClientRect().right > root.clientWidth + 1).map(e => e.tagName + "." + e.className);
+    result[frame.dataset.width] = {scroll: root.scrollWidth, client: root.clientWidth,
+                                   window: frame.contentWindow.innerWidth, scrolls, sticksOut};
+  }
+  document.body.dataset.measured = JSON.stringify(result);
+});
+</script>"""
+WIDTHS = (800, 375)
+
+
+def measured_widths(browser, tmp_path, page):
+    """在 800 和 375 像素宽的窗口里打开审阅页（去掉禁止脚本的 CSP，好让量的脚本能跑；样式原样），量宽度。"""
+    import html
+    text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text(encoding="utf-8"))
+    frames = "".join(f'<iframe data-width="{width}" style="width:{width}px;height:900px;border:0;display:block" '
+                     f'srcdoc="{html.escape(text, quote=True)}"></iframe>' for width in WIDTHS)
+    harness = tmp_path / "measure.html"
+    harness.write_text(f"<!DOCTYPE html><html><body style=\"margin:0\">{frames}{MEASURE}</body></html>",
+                       encoding="utf-8")
+    dom = browser(harness, "--window-size=1200,1000", "--virtual-time-budget=5000", "--dump-dom")
+    found = re.search(r'data-measured="([^"]*)"', dom.stdout)
+    assert found, dom.stderr[-800:]
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [(), ("--fix",)])
+def test_long_unbroken_text_wraps_and_the_page_is_no_wider_than_the_window(tmp_path, browser, extra):
+    result, page = review(tmp_path, LONG_RECORD, {**LONG_RECORD, "question": LONG_URL}, extra=extra)
+    assert result.returncode == 1 and page.exists(), result.stderr
+    for width, seen in measured_widths(browser, tmp_path, page).items():
+        assert seen["window"] == int(width)
+        assert seen["scroll"] <= seen["client"], (width, seen)  # 整页不能横着滚
+        assert seen["scrolls"] == [] and seen["sticksOut"] == [], (width, seen)  # 也没有哪一块被挤出去、要横着滚
+
+
+def test_the_page_wraps_anywhere_and_sizes_to_the_device():
+    page = render_page([LONG_RECORD], "2025-01-01 08:00")
+    assert "overflow-wrap:anywhere" in page
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page

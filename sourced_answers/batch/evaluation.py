@@ -274,7 +274,8 @@ def gather_all(metaso: MetasoSession, questions: Sequence[str], model: ModelSett
             log(f"  ✗ {literal(error, None)}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue
-        messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
+        messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
+                                       model.prompt_budget)
         if note:
             log(f"  {note}")
         gathered[question] = Gathered(sources, messages)

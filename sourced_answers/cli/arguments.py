@@ -7,22 +7,20 @@ python -m sourced_answers.cluster、python -m sourced_answers.local_model、meta
 import argparse
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from sourced_answers import __version__
 from sourced_answers.checker import RULES, TUTORIAL_THRESHOLD, support_model
+from sourced_answers.cli.help_format import ChineseHelpFormatter
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.safe_output import TextStream
 from sourced_answers.core.settings import CHECK_DEFAULTS
 
 Group = argparse.ArgumentParser | argparse._ArgumentGroup
 
-
-class ChineseHelpFormatter(argparse.HelpFormatter):
-    def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
-                  groups: Iterable[Any], prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, prefix or "用法：")
+__all__ = ["ChineseArgumentParser", "ChineseHelpFormatter", "InRange", "add_rule_flags", "add_standard_flags",
+           "add_summary_flag", "in_range"]
 
 
 # argparse 的英文报错 → 中文（按顺序替换；“argument X: ”前缀最后换）

@@ -34,6 +34,7 @@ from sourced_answers.core.settings import (
 from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
 from sourced_answers.model.endpoints import api_base
+from sourced_answers.model.preflight import ollama_name
 from sourced_answers.search import metaso_search
 from sourced_answers.search.metaso_cache import default_directory
 
@@ -154,6 +155,28 @@ def clean_name(value: str, where: str) -> str:
     return name
 
 
+def same_model(name: str) -> str:
+    """两个名字指的是不是同一个模型：按 Ollama 的规则（没写标签就是 :latest），不分大小写。"""
+    return ollama_name(unicodedata.normalize("NFKC", name)).casefold()
+
+
+def eval_models(value: str) -> list[str]:
+    """--models 的逗号分隔的模型名。同一个模型写了两次（包括 qwen2.5 和 qwen2.5:latest、大小写不同）是用法错误：
+    每个问题会请它回答两次、表里出现两行一样的——不悄悄合并，说出是哪两个。"""
+    models = [clean_name(m, "--models 里的模型名") for m in value.split(",") if m.strip()]
+    if not models:
+        raise UsageError("--models 里没有模型名")
+    seen: dict[str, str] = {}
+    for name in models:
+        first = seen.get(same_model(name))
+        seen.setdefault(same_model(name), name)
+        if first is not None:
+            twice = f"写了两次 {name}" if first == name else f"的 {first} 和 {name} 是同一个模型"
+            raise UsageError(f"--models 里{twice}（Ollama 里没写标签就是 :latest，名字不分大小写）："
+                             "每个模型只写一次，不然每个问题都要请它回答两次")
+    return models
+
+
 def model_key_from(environ: Mapping[str, str], name: str = ANS_API_KEY.name) -> str:
     """模型服务的密钥（没设置时是空字符串：Ollama、本机的 llama.cpp 不要密钥）。OPENAI_API_KEY 故意不读：
     它多半是给 OpenAI 的，不能悄悄发给 OLLAMA_URL 指向的别的服务。"""
@@ -192,9 +215,7 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     question = clean_question(args.question) if not (args.verify or args.eval) else None
     model = local_model.MODEL_NAME if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
-        models = [clean_name(m, "--models 里的模型名") for m in (args.models or model).split(",") if m.strip()]
-        if not models:
-            raise UsageError("--models 里没有模型名")
+        models = eval_models(args.models or model)
     else:
         models = [model]
     model_url, judge_url = service_urls(args, environ)

@@ -34,11 +34,12 @@ def guard_startup(module_name: str = "__main__") -> None:
 
 def program_name(argv0: str | None = None) -> str:
     """用法和提示里写的程序名：按这个进程是怎样启动的（sys.argv[0]）。认不出来时是装好的命令名。"""
-    name = os.path.basename(sys.argv[0] if argv0 is None else argv0)
+    path = sys.argv[0] if argv0 is None else argv0
+    name = os.path.basename(path)
     if name == "answer_with_sources.py":
         return "python answer_with_sources.py"
-    if name == "__main__.py":
-        return "python -m sourced_answers"
+    if name == "__main__.py" and os.path.basename(os.path.dirname(path)) == "sourced_answers":
+        return "python -m sourced_answers"  # 别的包的 __main__.py（python -m pytest 之类）不算
     return "answer-with-sources"
 
 

@@ -12,8 +12,7 @@ from sourced_answers.cli.arguments import (
 from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.questions import MAX_QUESTION
 from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS
-from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS
-from sourced_answers.model.local_model import INSTALL_HINT as LOCAL_MODEL_INSTALL
+from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG, install_hint
 from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS
@@ -48,7 +47,10 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                            help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
-                                f"（很小、只会英文），用完关掉。先装一次：{LOCAL_MODEL_INSTALL}")
+                                f"（很小、只会英文），用完关掉。先装一次：{install_hint(prog)}")
+    answering.add_argument(INSTALL_FLAG, action="store_true",
+                           help="装好 --local-model 要的 llama.cpp（xllamacpp）和 SmolLM2-135M 的模型文件（只需一次），"
+                                "装进运行这个命令的 Python 环境（pipx 装的命令也一样），装完就结束")
     answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None, metavar="N",
                            help=f"回答最多多少 token，被截断时在标准错误里提醒（默认 {MODEL.max_tokens}；"
                                 f"--local-model 时 {BUNDLED_MAX_TOKENS}）")

@@ -58,10 +58,11 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     def program(arguments: list[str]) -> int:
         return run.main(arguments, environ=environ, prog=PROG)
 
-    if options is None or not asks_local_model(options.verify, options.judge, options.judge_url) \
+    if options is None or options.install_local_model \
+            or not asks_local_model(options.verify, options.judge, options.judge_url) \
             or (options.question is not None and not options.question.strip()):
-        # 参数有错、只看帮助、只核对文件（评判模型在 --judge-url 那里）、问题是空的：不要秘塔，也不要本机的模型，
-        # 交给主程序（该报错的它来报）
+        # 参数有错、只看帮助、只装自带的模型、只核对文件（评判模型在 --judge-url 那里）、问题是空的：
+        # 不要秘塔，也不要本机的模型，交给主程序（该报错的它来报）
         return program(args)
     default_question = not (options.question or options.eval or options.verify)
     if default_question:

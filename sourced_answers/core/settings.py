@@ -80,6 +80,7 @@ class ModelSettings:
     # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
     context_window: int = 4096
     token_rate: TokenRate = DEFAULT_RATE  # 估计 token 数用的比例（--local-model 时用自带模型的分词器量出来）
+    prompt_budget: int | None = None  # 回答的提示词最多多少 token（None：只受上下文窗口限制；--local-model 时有）
     stream: bool | None = None  # None：输出到终端时边生成边显示
 
 

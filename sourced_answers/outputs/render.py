@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from sourced_answers.checker import PROBLEM_KINDS, Problem, Report, Source, citations_in, without_citations
 from sourced_answers.core.text import format_citations, quote
+from sourced_answers.outputs.summary import kind_count
 from sourced_answers.steps.check_steps import Checked
 from sourced_answers.steps.judge import JudgeCall
 from sourced_answers.steps.repair import Repair
@@ -32,16 +33,21 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
 
 
 def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
-    """核对结论。每个问题一行（引用的句子已经是一行），带段落号；最多列 limit 个，其余的按种类说个数。"""
+    """核对结论。问题按段落排（同一段里先说整段的，再按句子的顺序），每段只出现一次：一段只有一个问题时一行
+    “第 N 段：……”，有几个时先一行“第 N 段有 k 个问题：”，下面每个问题一行。最多列 limit 个问题，
+    其余的按种类说个数。"""
     if report.passed:
         return ["✓ 引用核对通过"]
-    problems = report.problems
+    problems = by_paragraph(report.problems)
     lines = ["⚠ 引用核对没通过，请人工核对："]
-    for problem in problems[:limit]:
-        score = f"（支持分 {problem.score:.2f}）" if problem.score is not None else ""
-        lines.append(f"  {problem.located()}{score}")
-        if problem.evidence:
-            lines.append(f"    所引资料里最接近的一句：{quote(problem.evidence, EVIDENCE_WIDTH)}")
+    for paragraph, group in grouped(problems[:limit]):
+        if paragraph is None or len(group) == 1:
+            for problem in group:
+                lines += problem_lines(problem, problem.located(), "  ")
+            continue
+        lines.append(f"  第 {paragraph} 段有 {len(group)} 个问题：")
+        for problem in group:
+            lines += problem_lines(problem, "· " + without_place(problem), "    ")
     if len(problems) > limit:
         lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
                      "--json 或 --html 看全部")
@@ -50,11 +56,47 @@ def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LI
     return lines
 
 
+def by_paragraph(problems: Sequence[Problem]) -> list[Problem]:
+    """按段落排好：不属于某一段的（空回答）在最前；同一段里先是整段的问题（没有 claim），再按句子的顺序，
+    其余按原来的顺序（稳定排序）。"""
+    def key(problem: Problem) -> tuple[int, int]:
+        paragraph = -1 if problem.paragraph is None else problem.paragraph
+        return paragraph, -1 if problem.claim is None else problem.claim
+    return sorted(problems, key=key)
+
+
+def grouped(problems: Sequence[Problem]) -> list[tuple[int | None, list[Problem]]]:
+    """排好的问题按段落分组（每段一组，保持顺序）。"""
+    groups: list[tuple[int | None, list[Problem]]] = []
+    for problem in problems:
+        if groups and groups[-1][0] == problem.paragraph:
+            groups[-1][1].append(problem)
+        else:
+            groups.append((problem.paragraph, [problem]))
+    return groups
+
+
+def without_place(problem: Problem) -> str:
+    """段落号已经写在这一组的第一行：说明里开头的“第 N 段”不再重复（“第 N 段第 2 项没有引用”留下“第 2 项……”）。"""
+    place = f"第 {problem.paragraph} 段"
+    message = problem.message.removeprefix(place).removeprefix("：")
+    return message or problem.message
+
+
+def problem_lines(problem: Problem, text: str, indent: str) -> list[str]:
+    """一个问题：一行说明（带支持分），有证据时下面缩进一行所引资料里最接近的一句。"""
+    score = f"（支持分 {problem.score:.2f}）" if problem.score is not None else ""
+    lines = [f"{indent}{text}{score}"]
+    if problem.evidence:
+        lines.append(f"{indent}  所引资料里最接近的一句：{quote(problem.evidence, EVIDENCE_WIDTH)}")
+    return lines
+
+
 def kind_counts(problems: Sequence[Problem]) -> str:
-    """“对不上 40、没有引用 3”：按 PROBLEM_KINDS 的顺序，不认识的种类用它本来的名字。"""
+    """“对不上 weak_support 40、没有引用 uncited_paragraph 3”：按 PROBLEM_KINDS 的顺序，不认识的种类只有 id。"""
     counts = Counter(problem.kind for problem in problems)
     order = [kind for kind in PROBLEM_KINDS if kind in counts] + [kind for kind in counts if kind not in PROBLEM_KINDS]
-    return "、".join(f"{PROBLEM_KINDS.get(kind, kind)} {counts[kind]}" for kind in order)
+    return "、".join(kind_count(kind, counts[kind]) for kind in order)
 
 
 def percent(value: float | None) -> str:

@@ -32,9 +32,11 @@ Log = Callable[[str], None]
 
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src 'none'; "
        "base-uri 'none'; form-action 'none'")
+# overflow-wrap:anywhere：没有空格的长串（几千个字的标题、链接、没有标点的回答、资料正文）在任何地方都能折行，
+# 页面不会比窗口宽，也不会把字挤出去（tests/test_review_page.py 在 800 和 375 像素宽的浏览器里量）
 STYLE = """
 body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;
-padding:0 1em;color:#222}
+padding:0 1em;color:#222;overflow-wrap:anywhere;word-break:normal}
 h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;border-radius:4px;display:inline-block}
 .verdict.passed{background:#e6f4ea;color:#1e6b35}.verdict.failed{background:#fdecea;color:#8a1c12}
 .claim.ok{border-bottom:2px solid #9fd3ae}.claim.flagged{background:#fdecea;border-bottom:2px solid #d93025}
@@ -207,6 +209,7 @@ def render_page(records: Sequence[Record], when: str) -> str:
         title = "引用核对"
     return ("<!DOCTYPE html>\n<html lang=\"zh-CN\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<meta name="referrer" content="no-referrer">'
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>\n")
 

@@ -1,7 +1,8 @@
 """整批核对的汇总：--verify 和 Dask 任务用同一个，字段一样（--summary 存的 JSON、结束时标准错误上的几行）。
 
   records 条数 · passed 通过 · failed 没通过 · errors 格式不对、没有核对的行（--verify 遇到坏行就停，所以总是 0）
-  kinds 问题按种类（一条记录里同一种问题只算一次）· slowest 最慢的几条（行号、秒）
+  kinds 问题按种类（一条记录里同一种问题只算一次；JSON 里的键是 id，标准错误上的那几行写“中文名 id 个数”）
+  · slowest 最慢的几条（行号、秒）
   seconds 总用时 · records_per_second 每秒几条
 """
 from collections import Counter
@@ -9,7 +10,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sourced_answers.checker import PROBLEM_KINDS
+
 SLOWEST = 5
+
+
+def kind_count(kind: str, count: int) -> str:
+    """给人看的一种问题和它的个数：“对不上 weak_support 475”——中文名，旁边是 --json 里的 id（拿去搜 JSON、
+    文档都找得到）。没登记的种类只有 id。JSON 的汇总（to_dict）里的键仍然是 id。"""
+    name = PROBLEM_KINDS.get(kind)
+    return f"{name} {kind} {count}" if name else f"{kind} {count}"
 
 
 @dataclass
@@ -56,7 +66,7 @@ class Summary:
                    [(item["seconds"], item["line"]) for item in data["slowest"]], data["seconds"])
 
     def lines(self) -> list[str]:
-        kinds = "、".join(f"{kind} {count}" for kind, count in self.kinds.most_common()) or "无"
+        kinds = "、".join(kind_count(kind, count) for kind, count in self.kinds.most_common()) or "无"
         slowest = "、".join(f"第 {line} 行 {seconds:.2f} 秒" for seconds, line in self.slowest if line)
         speed = f"，{self.records / self.seconds:.0f} 条/秒" if self.seconds else ""
         errors = f"，格式不对没有核对 {self.errors}" if self.errors else ""

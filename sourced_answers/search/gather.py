@@ -61,10 +61,9 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
     response, age = metaso_cache.search(cache, question, size, client)
     if age is not None:
         log(f"  搜索：来自缓存（{metaso_cache.age_text(age)}）")
-    results = []
-    for item in metaso_search.search_results(response):
-        results.append({"title": str(item.get("title") or ""), "link": str(item.get("link") or ""),
-                        "date": str(item.get("date") or ""), "snippet": str(item.get("snippet") or "")})
+    # 样子不对的响应在这里就抛 MetasoError（点名字段），不会被当作“没有搜到结果”
+    results = [{"title": item["title"], "link": item["link"], "date": item.get("date") or "",
+                "snippet": item["snippet"]} for item in metaso_search.search_results(response)]
     results = results[:size]
     if not results:
         return []

@@ -176,12 +176,54 @@ def search(query: str, size: int = SEARCH_DEFAULTS.size, scope: str = "webpage",
     return data
 
 
+# 每条结果里程序要用的字段：title、link、snippet 一定要有，而且是文字（link 不能是空的）；
+# date 可以没有（null 也算没有）。别的字段（score、position、authors）程序不用，不检查
+RESULT_TEXT_FIELDS = ("title", "link", "snippet")
+RESULT_OPTIONAL_FIELDS = ("date",)
+
+
+def json_kind(value: object) -> str:
+    """一个 JSON 值是什么（说明里用）。"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    kinds = {dict: "对象", list: "列表", str: "文字", int: "数字", float: "数字"}
+    return next((name for kind, name in kinds.items() if isinstance(value, kind)), type(value).__name__)
+
+
+def malformed(detail: str) -> MetasoError:
+    """搜索响应的样子不对：不是“没有搜到”，要说清楚是哪个字段（退出码 3）。"""
+    return MetasoError(f"秘塔的搜索响应格式不对：{detail}",
+                       next_step="这不是没有搜到结果，而是响应的样子和已知的接口不一样；"
+                                 "可以用 python metaso_search.py \"问题\" 看一次原始响应，稍后再试")
+
+
 def search_results(response: dict[str, Any], scope: str = "webpage") -> list[dict[str, Any]]:
-    """从搜索响应里取出结果列表；缺失或类型不对时返回空列表，跳过不是对象的条目。"""
-    items = response.get(scope + "s")
-    if not isinstance(items, list):
+    """从搜索响应里取出结果列表。没有这个字段、或者是空列表：没有搜到（返回空列表）。
+    样子不对（null、对象、不是对象的条目、缺了或类型不对的 title / link / snippet / date）：抛 MetasoError，
+    说明里点名那个字段，比如 webpages[2].link——绝不当作“没有搜到结果”。"""
+    name = scope + "s"
+    if name not in response:
         return []
-    return [item for item in items if isinstance(item, dict)]
+    items = response[name]
+    if not isinstance(items, list):
+        raise malformed(f"{name} 应是列表，收到的是{json_kind(items)}")
+    for index, item in enumerate(items):
+        where = f"{name}[{index}]"
+        if not isinstance(item, dict):
+            raise malformed(f"{where} 应是对象，收到的是{json_kind(item)}")
+        for field in RESULT_TEXT_FIELDS:
+            if item.get(field) is None:
+                raise malformed(f"{where} 缺少 {field}")
+            if not isinstance(item[field], str):
+                raise malformed(f"{where}.{field} 应是文字，收到的是{json_kind(item[field])}")
+        if not item["link"].strip():
+            raise malformed(f"{where}.link 是空的")
+        for field in RESULT_OPTIONAL_FIELDS:
+            if item.get(field) is not None and not isinstance(item[field], str):
+                raise malformed(f"{where}.{field} 应是文字，收到的是{json_kind(item[field])}")
+    return items
 
 
 def read_page(url: str, max_chars: int = SEARCH_DEFAULTS.max_chars, *, key: str, base: str = DEFAULT_BASE,
