@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
-from sourced_answers.core.errors import DeadlineExceeded, LocalModelError, UsageError
+from sourced_answers.core.errors import LocalModelError, ServiceError, UsageError
 from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model import local_model
@@ -88,7 +88,7 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
         except LocalModelError:
             # 截住启动的是 --timeout，不是服务坏了
             if startup < STARTUP_SECONDS and (deadline.remaining() or 0.0) < 0.5:
-                raise DeadlineExceeded(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
+                raise ServiceError(f"超过了总时限 {run.timeout:g} 秒（--timeout）：自带的模型在这段时间里没有启动完"
                                        ) from None
             raise
         log(f"本机模型服务在 {server.url}（读提示词 {server.batch_threads} 个线程、生成 {server.threads} 个，"
