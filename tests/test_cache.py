@@ -1,6 +1,7 @@
 """秘塔结果的本地缓存：命中、未命中、过期、--no-cache、--refresh、出错不缓存、文件损坏、并发、不能写的位置、
 大小上限、密钥不落盘。秘塔由模拟服务代替（它记下收到的每个请求），其余都真实运行。"""
 import json
+import multiprocessing
 import os
 import sqlite3
 import stat
@@ -154,6 +155,30 @@ def test_four_processes_at_once_all_succeed(fake_metaso, model_server):
     assert all("⚠" not in err for (_, err), _ in results)
     ask(fake_metaso, model_server, env)
     assert calls(fake_metaso, "search") <= 4  # 第五次一定命中
+
+
+def open_cache_at_the_same_time(directory, barrier, results):
+    warnings = []
+    barrier.wait()
+    cache = MetasoCache(directory, warn=warnings.append)
+    cache.put("search", {"q": "NAS"}, {"webpages": []})
+    results.put(warnings)
+
+
+def test_first_runs_creating_the_cache_together_never_give_it_up(tmp_path):
+    # 几个进程同时第一次建缓存文件：换 WAL 日志模式时 sqlite 不等 busy_timeout，直接报“被锁住”，
+    # 以前约七分之一的次数里有一个进程警告后不用缓存
+    context = multiprocessing.get_context("fork")
+    for attempt in range(40):
+        barrier, results = context.Barrier(4), context.Queue()
+        workers = [context.Process(target=open_cache_at_the_same_time,
+                                   args=(tmp_path / str(attempt), barrier, results)) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        warnings = [results.get(timeout=30) for _ in workers]
+        for worker in workers:
+            worker.join()
+        assert warnings == [[]] * 4, (attempt, warnings)
 
 
 def test_size_bound_drops_the_oldest_entries(tmp_path):

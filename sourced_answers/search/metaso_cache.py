@@ -107,7 +107,7 @@ class MetasoCache:
                                      check_same_thread=False)
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            connection.execute("PRAGMA journal_mode = WAL")
+            switch_to_wal(connection)
             connection.execute("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, kind TEXT NOT NULL, "
                                "value TEXT NOT NULL, stored REAL NOT NULL, size INTEGER NOT NULL)")
             connection.execute("CREATE INDEX IF NOT EXISTS entries_stored ON entries (stored)")
@@ -204,6 +204,21 @@ class MetasoCache:
         if self.saved["page"]:
             parts.append(f"{self.saved['page']} 次读取")
         return "缓存省下 " + "、".join(parts) if parts else None
+
+
+def switch_to_wal(connection: sqlite3.Connection) -> None:
+    """PRAGMA journal_mode = WAL，别的进程同时在建同一个文件时重试。
+    换日志模式要独占锁，sqlite 在这里不调用 busy_timeout 的等待，直接报“database is locked”：
+    几个进程同时第一次运行时，只有一个换得成，其余的等它换完再试（最多等 BUSY_TIMEOUT_MS）。"""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 def sqlite_text(error: BaseException) -> str:
