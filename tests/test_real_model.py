@@ -245,7 +245,8 @@ def test_local_model_keeps_to_the_timeout_including_its_start():
                      "--max-tokens", "2000", "--no-stream", env=cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9"))
     took = time.monotonic() - started
     assert result.returncode == 3 and "超过了总时限 4 秒（--timeout）" in result.stderr, result.stderr
-    assert took < 4 + 2.5, took
+    # 余量是解释器启动和结束 llama.cpp 的时间：机器忙时（CI 两个测试进程加一个 llama.cpp）要到 3 秒多
+    assert took < 4 + 4, took
 
 
 def test_local_model_counts_tokens_with_its_own_tokenizer_so_chinese_pages_fit():
