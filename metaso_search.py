@@ -4,12 +4,11 @@
 单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应（密钥遮掉），接入真实接口前先看清字段。
 密钥只从环境变量 METASO_API_KEY 读，永远不会出现在输出、日志或错误信息里。
 """
-from sourced_answers.cli.launch import guard_startup, print_error, run
+from sourced_answers.cli.launch import guard_startup, masked_printer, run
 
 guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 
 import os
-import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url
@@ -45,6 +44,7 @@ def build_parser() -> ChineseArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     secrets = secrets_to_mask(os.environ)
+    say = masked_printer(secrets)  # 说明和重试提示也遮掉环境里的每个密钥（秘塔可能回显别的服务的密钥）
     try:
         args = build_parser().parse_args(argv)
         key = api_key(os.environ)
@@ -52,9 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         # 地址不对时一个请求也不发
         base = normalize_url(api_base(os.environ), METASO_BASE.name, METASO_URL_SUFFIXES)
         response = search(args.query, size=args.size, key=key, base=base,
-                          on_retry=lambda message: print(message, file=sys.stderr))
+                          on_retry=say)
     except ENDINGS as ending:
-        return exit_code_of(ending, print_error)
+        return exit_code_of(ending, say)
     print(masked_json(response, secrets, indent=2), end="")
     return ExitCode.PASSED
 

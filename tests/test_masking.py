@@ -187,6 +187,19 @@ def test_metaso_search_door_masks_an_interleaved_key_in_the_raw_response():
     assert REDACTED in result.stdout and not shows(result.stdout + result.stderr, METASO_KEY)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("times", [None, 1])
+def test_metaso_search_door_masks_another_services_key_in_errors_and_retry_notes(times):
+    """秘塔的出错说明里回显了模型服务的密钥（ANS_API_KEY）：报错和重试提示里一样遮掉，像主命令那样。"""
+    with FakeMetaso(key=METASO_KEY) as fake:
+        fake.fail("search", status=500, content_type="text/plain", times=times,
+                  body="bad token " + "\u200b".join(MODEL_KEY))
+        result = run_cli("家用 NAS", env=cli_env(fake, ANS_API_KEY=MODEL_KEY), module="metaso_search")
+    assert result.returncode == (3 if times is None else 0), result.stderr
+    assert "秘塔返回 HTTP 500" in result.stderr and REDACTED in result.stderr
+    assert not shows(result.stdout + result.stderr, MODEL_KEY)
+
+
 def test_quickstart_door_masks_an_interleaved_echo(fake_metaso, model_server, capsys):
     from sourced_answers.cli import quickstart
     model_server.echo_separator = "\u200b"

@@ -51,6 +51,18 @@ def print_error(text: str) -> None:
         pass  # 连标准错误都写不进去了：只能安静地结束
 
 
+def masked_printer(secrets: Sequence[str]) -> Callable[[str], None]:
+    """像 print_error 一样一行一行写到标准错误，但先经过和主程序同一道关（SafeWriter）：遮掉 secrets 里的每个密钥、
+    去掉终端控制序列。给自己不建 SafeWriter 的入口（metaso_search.py）用：服务回显的别的密钥也不会显示出来。"""
+    from sourced_answers.core.safe_output import SafeWriter  # 只在入口真的要写说明时才导入
+
+    def say(text: str) -> None:
+        writer = SafeWriter(sys.stderr, secrets, name="标准错误", quiet=True)
+        writer.write(text + "\n")
+        writer.finish()
+    return say
+
+
 def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
     arguments = sys.argv[1:] if argv is None else argv
