@@ -13,7 +13,7 @@ pip_install() {
 }
 if [ "${1:-}" = "--test" ]; then
   shift
-  # 本项目以可编辑方式装进 .venv（带 test 和 model 两组附加依赖），再装自带模型的模型文件
+  # 本项目以可编辑方式装进 .venv（带 test、model 和 cluster 三组附加依赖），再装自带模型的模型文件
   pip_install -e '.[test,model,cluster]'
   .venv/bin/python -m sourced_answers.local_model --install
   # 审阅页（--html）的测试在真实的无头 Chromium 里打开页面：用 Debian 的 chromium 包，

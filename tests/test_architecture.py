@@ -181,7 +181,9 @@ def test_the_module_map_in_the_development_docs_matches_the_tree():
 
 
 # 核对一条保存下来的记录（--jobs 的工作进程、Dask 任务）时不该加载的：HTTP 客户端、缓存、Dask、进度条
-HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed")
+HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed",
+         "sourced_answers.model.model_client", "sourced_answers.model.preflight", "sourced_answers.search.metaso_cache",
+         "sourced_answers.search.metaso_search")
 CHECK_ONE_RECORD = """
 import json, sys
 from sourced_answers.batch.cluster import check_block

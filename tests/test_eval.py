@@ -255,7 +255,8 @@ def test_a_question_without_search_results_is_one_error_and_the_rest_still_run(m
 
 
 def test_speed_is_not_invented_from_a_one_piece_answer_or_an_absurd_token_count():
-    from sourced_answers.model.model_client import ChatResult, token_count
+    from sourced_answers.model.messages import ChatResult
+    from sourced_answers.model.model_client import token_count
     one_piece = ChatResult("回答", "stop", 500, seconds=1.0, first_text_seconds=0.999, pieces=1)
     assert one_piece.tokens_per_second is None  # 以前是 500 / 0.001 = 50 万 token/秒
     assert token_count(2 * 10**26) is None and token_count(-1) is None and token_count(True) is None

@@ -29,6 +29,19 @@ def test_bundled_model_extra_pins_the_server_that_local_model_installs():
     assert local_model.SERVER_REQUIREMENT in PYPROJECT["project"]["optional-dependencies"]["model"]
 
 
+def test_the_test_command_installs_every_extra_and_the_development_docs_name_each():
+    """quickstart.sh --test 装 pyproject 的每一组附加依赖；docs/development.md 说装了几组、是哪几组，和它一样。"""
+    import re
+    script = (HERE / "quickstart.sh").read_text(encoding="utf-8")
+    installed = re.search(r"pip_install -e '\.\[([\w,]+)\]'", script).group(1).split(",")
+    assert sorted(installed) == sorted(PYPROJECT["project"]["optional-dependencies"])
+    docs = (HERE / "docs" / "development.md").read_text(encoding="utf-8")
+    paragraph = re.search(r"`--test` 在 `\.venv` 里.*?。", docs, re.S).group(0)
+    count = "一两三四五六"[len(installed) - 1]
+    assert f"{count}组附加依赖" in paragraph and all(f"`{name}`" in paragraph for name in installed), paragraph
+    assert re.search(rf"带 {'、'.join(installed[:-1])} 和 {installed[-1]} {count}组附加依赖", script)
+
+
 def test_console_command_points_at_the_entry_point():
     assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.cli.command:main"
 

@@ -42,7 +42,7 @@ from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
 from sourced_answers.core.text import literal, masked_json
-from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, decoded, parse_line, too_long
+from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, block_line, parse_line, split_block
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary
 
@@ -192,16 +192,10 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
     before = newlines_before + skipped
     summary = Summary()
     results: list[str] = []
-    pieces = body.split(b"\n")
-    if pieces and pieces[-1] == b"":
-        pieces.pop()
-    for offset, raw in enumerate(pieces):
-        number = before + offset + 1
+    for number, raw in split_block(body, before + 1):
         started = time.perf_counter()
         try:
-            if len(raw) > MAX_RECORD_BYTES + 1:
-                raise too_long(path, number)
-            text = decoded(raw, number, path, number == 1)
+            text = block_line(raw, number, path)
             if not text.strip():
                 continue
             saved = parse_line((number, text), path)

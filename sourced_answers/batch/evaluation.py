@@ -20,7 +20,8 @@ from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import ModelSettings, RunSettings, Settings
 from sourced_answers.core.text import literal, masked_json
-from sourced_answers.model.model_client import ChatResult, Message, chat
+from sourced_answers.model.messages import ChatResult, Message
+from sourced_answers.model.model_client import chat
 from sourced_answers.model.preflight import check_before_paying, ollama_name
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.json_lines import read_lines

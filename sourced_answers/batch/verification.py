@@ -7,7 +7,8 @@
 标准错误是终端时显示进度条。可以加 --fix（只做确定性修正）、--judge（请评判模型看支持分拿不准的句子，
 这时只用一个进程）和 --html。
 
-verify_record 是给别的程序（比如 cluster.py 的 Dask 任务）用的库函数：一条记录进去，--verify --json 的那个 dict 出来。
+verify_record 是给别的程序用的库函数：一条记录进去，--verify --json 的那个 dict 出来。它、每个 --jobs 和
+Dask 任务（batch/cluster.py 的 check_block）都由 outputs.records.check_saved 核对一条记录。
 """
 import io
 import os
@@ -25,7 +26,6 @@ from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
 from sourced_answers.core.text import literal, masked_json
-from sourced_answers.model.preflight import check_judge
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, check_saved, saved_answer
 from sourced_answers.outputs.render import render_result
@@ -170,7 +170,9 @@ def verify_with(workers: Workers, settings: Settings, out: Output, log: Callable
                 if error:
                     raise InputError(error)
     deadline = settings.run.deadline()
-    check_judge(settings.judge, settings.model.url, deadline)
+    if settings.judge.name:
+        from sourced_answers.model.preflight import check_judge  # 模型服务的客户端只在真有评判模型时导入
+        check_judge(settings.judge, settings.model.url, deadline)
     judge = judge_asker(settings.judge, settings.model, deadline)
     handle = open_input(path, stdin)
     try:

@@ -35,7 +35,8 @@ from sourced_answers.model import local_model
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
-from sourced_answers.model.model_client import ChatResult, chat
+from sourced_answers.model.messages import ChatResult
+from sourced_answers.model.model_client import chat
 from sourced_answers.model.preflight import check_before_paying, remote_notices
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import checked_record

@@ -4,8 +4,6 @@ requests / urllib3 的异常说明是英文，还夹着内部细节（“Max ret
 找到真正的原因（找不到主机、连接被拒绝、TLS 握手失败……），换成一句中文；认不出来的就说“网络出错”。
 """
 import errno
-import socket
-import ssl
 
 # 常见的系统错误号 → 中文（文件和网络共用）
 ERRNO_TEXT = {
@@ -54,6 +52,8 @@ def causes(error: BaseException, limit: int = 12) -> list[BaseException]:
 
 def network_reason(error: BaseException) -> str:
     """连不上、读不完时的中文原因。"""
+    import socket  # 只在真的连过网络、出了错时才要：核对一条保存的记录不必导入 ssl
+    import ssl
     chain = causes(error)
     names = {type(item).__name__ for item in chain}
     for item in chain:

@@ -6,7 +6,6 @@
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable
@@ -15,44 +14,12 @@ from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
 from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
 from sourced_answers.model.endpoints import chat_url
+from sourced_answers.model.messages import ChatResult, Message
 
 if TYPE_CHECKING:
     import requests
 
-Message = dict[str, str]
-
 DEFAULT_MAX_TOKENS = MODEL_DEFAULTS.max_tokens
-
-
-@dataclass
-class ChatResult:
-    text: str
-    finish_reason: str | None
-    completion_tokens: int | None  # 服务报告的生成 token 数；没报告时为 None
-    seconds: float  # 从发出请求到收完回答
-    first_text_seconds: float | None = None  # 流式时，从发出请求到收到第一段回答
-    pieces: int = 0  # 流式时收到的片段数（每段大约一个 token）
-    # 服务报告的、实际回答的模型（回答里的 model 字段；没报告时为 None）。llama.cpp 这类服务不管请求哪个名字，
-    # 都用它加载的那一个模型回答：两个名字可能是同一个模型
-    served_model: str | None = None
-
-    @property
-    def truncated(self) -> bool:
-        """回答达到 max_tokens 的上限被截断了（finish_reason 是 length）。"""
-        return self.finish_reason == "length"
-
-    @property
-    def generated_tokens(self) -> int | None:
-        return self.completion_tokens if self.completion_tokens else self.pieces or None
-
-    @property
-    def tokens_per_second(self) -> float | None:
-        """生成速度：不算读提示词的时间（流式时从第一段回答算起）。"""
-        tokens = self.generated_tokens
-        started = self.first_text_seconds or 0.0
-        if not tokens or self.seconds - started < MIN_GENERATION_SECONDS:
-            return None  # 整个回答一段就到了：量不出速度（除出来会是几万 token/秒）
-        return tokens / (self.seconds - started)
 
 
 class Reply(NamedTuple):
@@ -234,7 +201,6 @@ def message_text(content: object) -> str:
 # 一次回答不可能生成这么多 token：超过的当作没报告
 MAX_REPORTED_TOKENS = 10_000_000
 # 从第一段回答到结束不到这么久（整个回答一段就发完了）时，量不出生成速度
-MIN_GENERATION_SECONDS = 0.05
 
 
 def token_count(value: object) -> int | None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from sourced_answers.checker import Report, Source
 from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
-from sourced_answers.model.model_client import Message
+from sourced_answers.model.messages import Message
 from sourced_answers.search.passages import Passages, select_passages
 
 SYSTEM_PROMPT = (

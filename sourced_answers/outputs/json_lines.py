@@ -1,5 +1,5 @@
-"""JSON Lines 的唯一读法：--verify（文件、标准输入、管道）、Dask 任务和 verify_record 都用它，所以同一份输入
-在哪里核对，行号、错误和结论都一样。
+"""JSON Lines 的唯一读法：--verify（文件、标准输入、管道，read_lines）和 Dask 任务（split_block、block_line）
+都用它，所以同一份输入在哪里核对，行号、错误和结论都一样（verify_record 拿到的已经是一个 dict，不读 JSON Lines）。
 
   · 行只在 \\n 处断开（\\r\\n 也认，\\r 去掉）；字符串里的 U+2028、单独的 \\r 都不是换行；
   · 文件开头的 BOM 去掉；每行按 UTF-8 解码，解不了就说是第几行；
@@ -55,16 +55,21 @@ def read_lines(handle: IO[bytes], name: str, limit: int = MAX_RECORD_BYTES,
         yield number, decoded(raw, number, name, number == 1)
 
 
-def split_block(block: bytes, name: str, first_number: int, file_start: bool) -> Iterator[tuple[int, str]]:
-    """一块字节（Dask 按 \\n 切开的一段文件）里的行：(行号, 文字)，行号从 first_number 开始。"""
+def split_block(block: bytes, first_number: int) -> Iterator[tuple[int, bytes]]:
+    """一块字节（Dask 按 \\n 切开的一段文件）里的行：(行号, 这一行的字节)，行号从 first_number 开始。
+    每一行再交给 block_line：一行出错不影响这一块里的别的行。"""
     pieces = block.split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()
     for offset, raw in enumerate(pieces):
-        number = first_number + offset
-        if len(raw) > MAX_RECORD_BYTES + 1:
-            raise too_long(name, number)
-        yield number, decoded(raw, number, name, file_start and offset == 0)
+        yield first_number + offset, raw
+
+
+def block_line(raw: bytes, number: int, name: str) -> str:
+    """split_block 给出的一行 → 文字：和 read_lines 一样的长度上限和解码（第 1 行去掉 BOM）。"""
+    if len(raw) > MAX_RECORD_BYTES + 1:
+        raise too_long(name, number)
+    return decoded(raw, number, name, number == 1)
 
 
 def records_of(lines: Iterator[tuple[int, str]], name: str, stream: bool = False) -> Iterator[Line]:

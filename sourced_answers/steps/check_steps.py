@@ -30,7 +30,7 @@ from sourced_answers.core.settings import (
     TokenRate,
 )
 from sourced_answers.core.text import literal
-from sourced_answers.model.model_client import ChatResult, Message, chat
+from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.steps.repair import Repair, Rewriter, repairable
@@ -170,6 +170,7 @@ def judge_asker(settings: JudgeSettings, model: ModelSettings, deadline: Deadlin
         return None
 
     def ask(messages: list[Message]) -> str:
+        from sourced_answers.model.model_client import chat  # 真要问评判模型时才导入 HTTP 客户端
         try:
             result = chat(messages, name, settings.url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
                           deadline=deadline, key=settings.key)
@@ -191,6 +192,7 @@ def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, dea
         if note and note not in noted:  # 同样的话只说一次
             noted.add(note)
             log(f"  {note}")
+        from sourced_answers.model.model_client import chat  # 真要改写时才导入 HTTP 客户端
         try:
             result = chat(request, model.name, model.url, stream=False, max_tokens=model.max_tokens,
                           deadline=deadline, key=model.key)

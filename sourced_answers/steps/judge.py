@@ -41,7 +41,7 @@ from sourced_answers.checker import (
 )
 from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import format_citations, quote
-from sourced_answers.model.model_client import Message
+from sourced_answers.model.messages import Message
 from sourced_answers.model.prompts import judge_messages
 
 # 同时向评判模型发几个请求：本机模型一次只算一个，多了只是排队
