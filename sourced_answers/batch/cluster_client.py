@@ -16,7 +16,7 @@ from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from typing import Any
 
-from sourced_answers.core.errors import ServiceError
+from sourced_answers.core.errors import SchedulerLost, ServiceError
 from sourced_answers.core.network import os_error_text
 
 CONNECT_SECONDS = 10
@@ -38,10 +38,6 @@ def quiet_dask_logs() -> None:
     for prefix in QUIET:
         logging.getLogger(prefix).setLevel(logging.CRITICAL + 1)
     warnings.filterwarnings("ignore", module=r"distributed(\..*)?")
-
-
-class Lost(ServiceError):
-    """和调度器的连接断了。"""
 
 
 def probe(address: str) -> None:
@@ -117,11 +113,11 @@ def connected(address: str) -> Iterator[Any]:
 def threads_of(client: Any) -> dict[str, int]:
     """每个 worker 的线程数（问调度器）。"""
     if client.status != "running":
-        raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）")
+        raise SchedulerLost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）")
     try:
         return dict(client.nthreads(callback_timeout=ASK_SECONDS))
     except (OSError, TimeoutError):
-        raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
+        raise SchedulerLost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
 
 
 def cluster_threads(client: Any, address: str, wait_seconds: float, expected: int | None = None) -> dict[str, int]:
@@ -158,7 +154,7 @@ class Watch:
     def check(self) -> None:
         now = time.monotonic()
         if self.client.status != "running":
-            threads_of(self.client)  # 抛出 Lost
+            threads_of(self.client)  # 抛出 SchedulerLost
         if now < self.next_check:
             return
         self.next_check = now + CHECK_SECONDS
@@ -194,7 +190,7 @@ def result_of(future: Any, watch: Watch) -> Any:
             raise ServiceError("同一块输入先后让几个 Dask worker 意外结束了（常见的原因是内存不够）："
                                "其余的块没有核对") from None
         except CancelledError:  # Dask 断了和调度器的连接，取消了每一个任务
-            raise Lost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
+            raise SchedulerLost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
         except TimeoutError:
             if future.status == "error":
                 raise ServiceError("worker 读输入时超时了") from None

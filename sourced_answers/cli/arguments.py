@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from sourced_answers import __version__
 from sourced_answers.checker import RULES, TUTORIAL_THRESHOLD, support_model
 from sourced_answers.cli.help_format import ChineseHelpFormatter
-from sourced_answers.core.errors import UsageError
+from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.safe_output import TextStream
 from sourced_answers.core.settings import CHECK_DEFAULTS
 
@@ -109,7 +109,7 @@ class ShowVersion(argparse.Action):
             stream.write(text)
         else:
             parser._print_message(text, sys.stdout)  # 和 -h 一样写到标准输出
-        parser.exit(0)
+        parser.exit(ExitCode.PASSED)
 
 
 # ---------- 各个入口共有的参数（每个只写在这里） ----------

@@ -12,6 +12,7 @@ from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpForm
 from sourced_answers.cli.launch import print_error
 from sourced_answers.core.errors import ENDINGS, ExitCode, LocalModelError, UsageError, exit_code_of
 from sourced_answers.core.settings import MODEL_DEFAULTS
+from sourced_answers.model.local_child import CONTEXT_RANGE, THREAD_RANGE
 from sourced_answers.model.local_model import (
     MODEL_FILES_REQUIREMENT,
     SERVER_REQUIREMENT,
@@ -45,9 +46,9 @@ def build_parser() -> ChineseArgumentParser:
                                         help="在前台运行 OpenAI 兼容的模型服务，Ctrl-C 结束",
                                         description="在前台运行自带的模型服务（只听 127.0.0.1），Ctrl-C 结束。")
     serve_command.add_argument("-h", "--help", action="help", help="显示这段帮助并退出")
-    serve_command.add_argument("--threads", type=in_range(1, 256), default=None, metavar="N",
+    serve_command.add_argument("--threads", type=in_range(*THREAD_RANGE), default=None, metavar="N",
                                help=f"生成用几个线程（默认：能用的核数减一，这台机器是 {default_threads()}）")
-    serve_command.add_argument("--context", type=in_range(256, 131072), default=MODEL_DEFAULTS.context_window,
+    serve_command.add_argument("--context", type=in_range(*CONTEXT_RANGE), default=MODEL_DEFAULTS.context_window,
                                metavar="N",
                                help=f"上下文窗口（token，默认 {MODEL_DEFAULTS.context_window}）")
     return parser

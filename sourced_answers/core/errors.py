@@ -138,6 +138,14 @@ class WorkerDied(ServiceError):
     """工作进程意外结束了（退出码 3）。"""
 
 
+class SchedulerLost(ServiceError):
+    """和 Dask 调度器的连接断了（退出码 3）。"""
+
+
+class ChildSettingsError(UsageError):
+    """自带模型服务的子进程（model/local_child.py）从标准输入收到的设置不对（退出码 2）。"""
+
+
 # 每个入口的 main 接住的三种结束：-h / --version（SystemExit）、本程序报给用户的错误、Ctrl-C
 ENDINGS = (SystemExit, AppError, KeyboardInterrupt)
 

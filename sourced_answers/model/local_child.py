@@ -14,22 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-# 和 cli/local_model_command.py 的 serve 一样的范围
+from sourced_answers.core.errors import ChildSettingsError, ExitCode
+
+# 自带模型服务能接受的范围（只写在这里：python -m sourced_answers.local_model serve 的参数也用它们）
 CONTEXT_RANGE = (256, 131072)
 THREAD_RANGE = (1, 256)
 FIELDS = {"model_path", "model_name", "n_ctx", "threads", "batch_threads", "prompt_cache", "api_key"}
 MAX_NAME = 200
 NOT_FOR_PEOPLE = ("python -m sourced_answers.model.local_child 是自带模型服务内部用的子进程，不是给人用的命令。"
                   "要在前台运行自带的模型服务，请用：python -m sourced_answers.local_model serve")
-# 和 core.errors.ExitCode 的 USAGE、SERVICE 一样（这个进程不导入程序的其余部分：它只运行服务）
-USAGE_EXIT = 2
-SERVICE_EXIT = 3
 # 标准输入的第一行最多读这么多字符（设置只有几个字段；一直没有换行的输入也不会把内存读满）
 MAX_LINE = 65536
-
-
-class BadRequest(Exception):
-    """标准输入里的设置不对：说明是中文的。"""
 
 
 @dataclass(frozen=True)
@@ -46,35 +41,35 @@ class ChildSettings:
 def whole_number(data: dict[str, Any], name: str, low: int, high: int) -> int:
     value = data.get(name)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise BadRequest(f"{name} 应是 {low} 到 {high} 之间的整数")
+        raise ChildSettingsError(f"{name} 应是 {low} 到 {high} 之间的整数")
     return value
 
 
 def parse_settings(line: str) -> ChildSettings:
-    """标准输入第一行的 JSON → ChildSettings；哪里不对就抛 BadRequest（说明里不含密钥）。"""
+    """标准输入第一行的 JSON → ChildSettings；哪里不对就抛 ChildSettingsError（说明里不含密钥）。"""
     try:
         data = json.loads(line)
     except (ValueError, RecursionError):
-        raise BadRequest("标准输入的第一行不是 JSON") from None
+        raise ChildSettingsError("标准输入的第一行不是 JSON") from None
     if not isinstance(data, dict):
-        raise BadRequest("标准输入的第一行应是一个 JSON 对象")
+        raise ChildSettingsError("标准输入的第一行应是一个 JSON 对象")
     unknown = sorted(set(data) - FIELDS)
     if unknown:
-        raise BadRequest(f"不认识的字段：{'、'.join(repr(name)[:40] for name in unknown[:5])}")
+        raise ChildSettingsError(f"不认识的字段：{'、'.join(repr(name)[:40] for name in unknown[:5])}")
     path = data.get("model_path")
     if not isinstance(path, str) or not path or "\x00" in path:
-        raise BadRequest("model_path 应是模型文件的路径")
+        raise ChildSettingsError("model_path 应是模型文件的路径")
     if not Path(path).is_file():
-        raise BadRequest("model_path 指的不是一个存在的文件")
+        raise ChildSettingsError("model_path 指的不是一个存在的文件")
     name = data.get("model_name", "")
     if not isinstance(name, str) or not name.isprintable() or len(name) > MAX_NAME:
-        raise BadRequest(f"model_name 应是一行不超过 {MAX_NAME} 个字符的文字")
+        raise ChildSettingsError(f"model_name 应是一行不超过 {MAX_NAME} 个字符的文字")
     key = data.get("api_key", "")
     if not isinstance(key, str) or not key.isprintable() or any(char.isspace() for char in key):
-        raise BadRequest("api_key 应是不含空白和控制字符的文字")
+        raise ChildSettingsError("api_key 应是不含空白和控制字符的文字")
     cache = data.get("prompt_cache", True)
     if not isinstance(cache, bool):
-        raise BadRequest("prompt_cache 应是 true 或 false")
+        raise ChildSettingsError("prompt_cache 应是 true 或 false")
     return ChildSettings(model_path=path, model_name=name, n_ctx=whole_number(data, "n_ctx", *CONTEXT_RANGE),
                          threads=whole_number(data, "threads", *THREAD_RANGE),
                          batch_threads=whole_number(data, "batch_threads", *THREAD_RANGE),
@@ -87,7 +82,7 @@ def serve(settings: ChildSettings, stdin: IO[str]) -> int:
         import xllamacpp
     except ImportError:
         print("✗ 没有安装 xllamacpp（自带模型服务要它）", file=sys.stderr)
-        return USAGE_EXIT
+        return ExitCode.USAGE
     params = xllamacpp.CommonParams()
     params.model.path = settings.model_path
     if settings.model_name:
@@ -106,7 +101,7 @@ def serve(settings: ChildSettings, stdin: IO[str]) -> int:
         server = xllamacpp.Server(params)
     except Exception as error:  # noqa: BLE001  模型文件不对、内存不够：说出来，由父进程报告（退出码 3）
         print(f"✗ llama.cpp 服务起不来：{type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
-        return SERVICE_EXIT
+        return ExitCode.SERVICE
     try:
         print(server.listening_address, flush=True)
         stdin.read()
@@ -115,23 +110,23 @@ def serve(settings: ChildSettings, stdin: IO[str]) -> int:
     finally:
         del server
         # 不等 llama.cpp 的线程：正常的解释器退出会等它们，服务就留下来了
-        os._exit(0)
+        os._exit(ExitCode.PASSED)
 
 
 def main(arguments: list[str], stdin: IO[str]) -> int:
     """设置只从标准输入来：命令行上有任何参数、标准输入是终端（有人手动运行）、设置不对，都是退出码 2。"""
     if arguments or stdin.isatty():
         print(f"✗ {NOT_FOR_PEOPLE}", file=sys.stderr)
-        return USAGE_EXIT
+        return ExitCode.USAGE
     try:
         try:
             line = stdin.readline(MAX_LINE)
         except (ValueError, OSError):  # 不是 UTF-8 之类
-            raise BadRequest("标准输入读不了（应是 UTF-8 的一行 JSON）") from None
+            raise ChildSettingsError("标准输入读不了（应是 UTF-8 的一行 JSON）") from None
         settings = parse_settings(line)
-    except BadRequest as error:
+    except ChildSettingsError as error:
         print(f"✗ 自带模型服务的子进程收到的设置不对：{error}。{NOT_FOR_PEOPLE}", file=sys.stderr)
-        return USAGE_EXIT
+        return ExitCode.USAGE
     return serve(settings, stdin)
 
 
@@ -139,5 +134,5 @@ if __name__ == "__main__":
     try:
         code = main(sys.argv[1:], sys.stdin)
     except KeyboardInterrupt:
-        code = 130
+        code = ExitCode.INTERRUPTED
     sys.exit(code)
