@@ -39,6 +39,16 @@ def test_every_mention_of_the_cut_band_and_seed_is_generated():
             assert figures[figure] not in outside, f"{name} 里的 {figures[figure]} 没有放在“{figure}”的标记里"
 
 
+@pytest.mark.parametrize("figure, written", [("密钥上限", "{} 个字符"), ("搜索缓存", "搜索 {}"), ("网页缓存", "网页 {}"),
+                                             ("默认读取", "默认 {}）、`--size"), ("默认条数", "搜索条数，默认 {}")])
+def test_every_mention_of_a_default_in_the_docs_is_generated(figure, written):
+    """写进 README 和文档的默认值（密钥上限、缓存时长、读几个网页、搜几条）放在标记里：改了设置，文档跟着变。"""
+    value = reference_doc.default_parts()[figure]
+    for name in ("README.md", *(path.relative_to(HERE).as_posix() for path in (HERE / "docs").glob("*.md"))):
+        outside = reference_doc.MARKED.sub("", (HERE / name).read_text(encoding="utf-8"))
+        assert written.format(value) not in outside, f"{name} 里的 {written.format(value)} 没有放在“{figure}”的标记里"
+
+
 def test_every_document_with_markers_is_regenerated():
     marked = {path.relative_to(HERE).as_posix() for path in [HERE / "README.md", *(HERE / "docs").glob("*.md")]
               if "<!-- 生成：" in path.read_text(encoding="utf-8")}

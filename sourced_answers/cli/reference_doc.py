@@ -27,10 +27,11 @@ from sourced_answers.cli import cluster_command, parser
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange
 from sourced_answers.core.environment import VARIABLES
 from sourced_answers.core.errors import EXIT_MEANINGS, AppError, ExitCode
+from sourced_answers.core.settings import MAX_KEY_LENGTH, SEARCH_DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[2]
 # 有生成部分的文档（相对 ROOT）
-DOCUMENTS = ("README.md", "docs/reference.md", "docs/checker.md")
+DOCUMENTS = ("README.md", "docs/reference.md", "docs/checker.md", "docs/usage.md", "docs/reliability.md")
 MARKED = re.compile(r"<!-- 生成：(?P<name>[^>]+?) -->(?P<body>.*?)<!-- /生成：(?P=name) -->", re.DOTALL)
 OPENING = re.compile(r"<!-- 生成：([^>]+?) -->")
 # 主命令的参数分组：标记名是“参数 分组标题”；python -m sourced_answers.cluster 的参数是一张表
@@ -182,9 +183,26 @@ def figure_parts() -> dict[str, str]:
     }
 
 
+def duration_text(hours: float) -> str:
+    """缓存的时长：整天的写成“1 天”，否则“36 小时”。"""
+    return f"{hours / 24:g} 天" if hours % 24 == 0 else f"{hours:g} 小时"
+
+
+def default_parts() -> dict[str, str]:
+    """写在文字里的默认值（settings 里各只声明一次）。"""
+    return {
+        "默认读取": str(SEARCH_DEFAULTS.read),
+        "默认条数": str(SEARCH_DEFAULTS.size),
+        "搜索缓存": duration_text(SEARCH_DEFAULTS.cache_search_hours),
+        "网页缓存": duration_text(SEARCH_DEFAULTS.cache_page_days * 24),
+        "密钥上限": str(MAX_KEY_LENGTH),
+    }
+
+
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
-    return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table(), **figure_parts()}
+    return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table(), **figure_parts(),
+            **default_parts()}
 
 
 # ---------- 改写文档 ----------
