@@ -58,7 +58,7 @@ def pipeline_vs_bare_call(fake, url, model, rounds):
                      SEARCH_DEFAULTS.max_chars, client, lambda message: None)
     body = {"model": model, "messages": build_messages(QUESTION, sources),
             "temperature": 0, "max_tokens": MAX_TOKENS, "stream": False}
-    config = Settings(run=RunSettings(question=QUESTION, models=[model]),
+    config = Settings(run=RunSettings(question=QUESTION, models=(model,)),
                       search=SearchSettings(key=fake.key, base=fake.base_url, no_cache=True),
                       model=ModelSettings(name=model, url=url, max_tokens=MAX_TOKENS, stream=False))
     pipeline_times, bare_times = [], []

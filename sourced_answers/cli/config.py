@@ -160,7 +160,7 @@ def same_model(name: str) -> str:
     return ollama_name(unicodedata.normalize("NFKC", name)).casefold()
 
 
-def eval_models(value: str) -> list[str]:
+def eval_models(value: str) -> tuple[str, ...]:
     """--models 的逗号分隔的模型名。同一个模型写了两次（包括 qwen2.5 和 qwen2.5:latest、大小写不同）是用法错误：
     每个问题会请它回答两次、表里出现两行一样的——不悄悄合并，说出是哪两个。"""
     models = [clean_name(m, "--models 里的模型名") for m in value.split(",") if m.strip()]
@@ -174,7 +174,7 @@ def eval_models(value: str) -> list[str]:
             twice = f"写了两次 {name}" if first == name else f"的 {first} 和 {name} 是同一个模型"
             raise UsageError(f"--models 里{twice}（Ollama 里没写标签就是 :latest，名字不分大小写）："
                              "每个模型只写一次，不然每个问题都要请它回答两次")
-    return models
+    return tuple(models)
 
 
 def model_key_from(environ: Mapping[str, str], name: str = ANS_API_KEY.name) -> str:
@@ -217,7 +217,7 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
     else:
-        models = [model]
+        models = (model,)
     model_url, judge_url = service_urls(args, environ)
     metaso_base = metaso_search.DEFAULT_BASE
     if not args.verify and not args.demo:

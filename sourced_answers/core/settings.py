@@ -113,7 +113,7 @@ class RunSettings:
     question: str | None = None
     eval: str | None = None
     verify: str | None = None
-    models: list[str] = field(default_factory=list)  # --eval 比较的模型（回答问题时只有 ModelSettings.name 一个）
+    models: tuple[str, ...] = ()  # --eval 比较的模型（回答问题时只有 ModelSettings.name 一个）
     json: bool = False
     html: PlannedFile | None = None  # 检查过的输出文件（output_files.OutputFiles.plan）
     summary: PlannedFile | None = None

@@ -10,6 +10,7 @@
     试几个可能对的地址，告诉用户该写哪一个；服务自己出错（5xx）、超时，不算失败，照常往下走。
 """
 import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -86,7 +87,7 @@ def is_llama_cpp(data: object) -> bool:
     return "models" in data or any(isinstance(item, dict) and item.get("owned_by") == "llamacpp" for item in items)
 
 
-def check_models(base_url: str, models: list[str], role: str = "模型", timeout: float = TIMEOUT,
+def check_models(base_url: str, models: Sequence[str], role: str = "模型", timeout: float = TIMEOUT,
                  key: ApiKey = NO_KEY, setting: str = "OLLAMA_URL") -> None:
     """付费之前确认模型服务在、密钥对、是 OpenAI 兼容的服务、模型都在。连不上抛 ModelUnreachable；
     密钥被拒、确定缺模型抛 ModelError；/v1/models 不存在（404）或者回答的不是模型列表，说明地址不对（ConfigError，
@@ -167,7 +168,7 @@ def probe_timeout(deadline: Deadline) -> float:
         raise ModelError(str(error)) from None
 
 
-def check_before_paying(model: ModelSettings, models: list[str], judge: JudgeSettings, deadline: Deadline) -> None:
+def check_before_paying(model: ModelSettings, models: Sequence[str], judge: JudgeSettings, deadline: Deadline) -> None:
     """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在建设置时已经检查过。
     deadline：这次运行的总时限（预检的时间也算在里面）。"""
     check_models(model.url, models, timeout=probe_timeout(deadline), key=model.key)
