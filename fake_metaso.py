@@ -25,8 +25,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
-from sourced_answers.core.errors import ENDINGS, ExitCode, exit_code_of
+from sourced_answers.core.errors import ENDINGS, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.text import literal
 from sourced_answers.search.demo_pages import (
     ENGLISH_PAGES,
@@ -161,6 +162,16 @@ class FakeMetaso(DemoMetaso):
 
 
 
+def parsed_fault(spec: str) -> tuple[str, str, int | None]:
+    """--fault 接口=故障[:次数] → (接口, 故障, 次数)；看不懂时是用法错误（在监听之前）。"""
+    endpoint, _, rest = spec.partition("=")
+    preset, _, times = rest.partition(":")
+    if endpoint not in ("search", "reader") or preset not in FAULTS or (times and not times.isdigit()):
+        raise UsageError(f"--fault {literal(spec)} 看不懂：应写成 search=503 或 reader=drop:2，"
+                         f"故障有 {'、'.join(FAULTS)}")
+    return endpoint, preset, int(times) if times else None
+
+
 def build_parser() -> ChineseArgumentParser:
     parser = ChineseArgumentParser(prog="python fake_metaso.py", formatter_class=ChineseHelpFormatter,
                                    add_help=False, description="本地模拟秘塔服务（搜索 + 读取网页）。")
@@ -185,6 +196,10 @@ def build_parser() -> ChineseArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        # 它打印出来让人 export 的密钥：和真的密钥一样检查（可打印的 ASCII、没有空白和控制字符），
+        # 一个带换行或转义序列的 --key 伪造不出一行“✓ 引用核对通过”
+        check_secret(args.key, "--key", METASO_MIN_LENGTH, "请换一个，比如默认的 " + DEFAULT_KEY)
+        faults = [parsed_fault(spec) for spec in args.fault]
     except ENDINGS as ending:
         return exit_code_of(ending, print_error)
     try:
@@ -201,14 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         reason = os_error_text(error) if isinstance(error, OSError) else "端口无效"
         print(f"✗ 无法监听 {literal(args.host)}:{args.port}：{reason}", file=sys.stderr)
         return ExitCode.USAGE
-    for spec in args.fault:
-        endpoint, _, rest = spec.partition("=")
-        preset, _, times = rest.partition(":")
-        if endpoint not in ("search", "reader") or preset not in FAULTS or (times and not times.isdigit()):
-            print(f"✗ --fault {literal(spec)} 看不懂：应写成 search=503 或 reader=drop:2，故障有 {'、'.join(FAULTS)}",
-                  file=sys.stderr)
-            return ExitCode.USAGE
-        fake.fail_with(endpoint, preset, int(times) if times else None)
+    for endpoint, preset, times in faults:
+        fake.fail_with(endpoint, preset, times)
     print(f"模拟秘塔服务已启动：METASO_BASE={fake.base_url}  METASO_API_KEY={fake.key}", file=sys.stderr)
     try:
         fake.server.serve_forever()

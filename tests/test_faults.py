@@ -123,13 +123,13 @@ def test_model_server_refusing_connections_is_explained_before_paying(fake_metas
 
 # ---------- Ctrl-C ----------
 
-def interrupt_when(condition, args, env):
+def interrupt_when(condition, args, env, sent=signal.SIGINT):
     process = subprocess.Popen(cli_command(*args), env=env, cwd=HERE,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 20
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sent)
     stdout, stderr = process.communicate(timeout=10)
     return process.returncode, stdout.decode(), stderr.decode()
 
@@ -153,9 +153,10 @@ def test_ctrl_c_while_reading_exits_130_without_waiting_for_the_reads(fake_metas
 
 
 @pytest.mark.slow
-def test_ctrl_c_while_answering_exits_130(fake_metaso, model_server):
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_while_answering_exits_130(fake_metaso, model_server, sent):
     code, stdout, stderr = interrupt_when(lambda: model_server.counts.get("slow-stream"), [QUESTION, "--stream"],
-                                          cli_env(fake_metaso, model_server, ANS_MODEL="slow-stream"))
+                                          cli_env(fake_metaso, model_server, ANS_MODEL="slow-stream"), sent)
     assert code == 130
     assert "已中断" in stderr and "Traceback" not in stderr
 

@@ -17,7 +17,7 @@ from fake_metaso import FakeMetaso
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import MAX_KEY_LENGTH
-from sourced_answers.core.text import REDACTED, mask, mask_data, masked_json
+from sourced_answers.core.text import REDACTED, json_unescaped, mask, mask_data, masked_json
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -225,6 +225,28 @@ def test_cluster_door_masks_interleaved_keys_in_results_and_summary(tmp_path):
     assert REDACTED in written
     for text in (written, summary.read_text(encoding="utf-8"), done.stdout + done.stderr):
         assert not shows(text, MODEL_KEY)
+
+
+QUOTED_KEY = "mk-Q\"u\\o&t<e's>Z9x8w7v6"
+
+
+@pytest.mark.parametrize("written", [
+    json.dumps(QUOTED_KEY)[1:-1],                               # " 和 \ 在 JSON 里写成 \" 和 \\
+    "\\u200b".join(json.dumps(QUOTED_KEY)[1:-1]),               # 每两个字之间一个转义写的零宽空格
+    "".join(f"\\u{ord(char):04x}" for char in QUOTED_KEY),      # 每个字都写成 \uXXXX
+    "x" * 174 + json.dumps(QUOTED_KEY)[1:-1],                    # 跨过摘录的 200 个字
+])
+def test_a_dask_block_masks_a_key_written_with_json_escapes_in_the_input_of_its_error_records(tmp_path, written):
+    """看不懂的一行（sources 不是列表）原样摘进错误记录的 input：原文里的密钥是转义过的样子，照样遮掉。"""
+    from sourced_answers.batch.cluster import check_block
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"answer": "' + written + '", "sources": 5}\n', encoding="utf-8")
+    results, summary = check_block((str(path), 0, 10 ** 6, 0), 0, ("score", None, False, (QUOTED_KEY,)))
+    assert summary["errors"] == 1
+    shown = json.loads(results[0])["input"]
+    read = json_unescaped(shown)  # 读的人认得出转义：\" 就是 "，\u004b 就是 K
+    assert shown and not shows(read, QUOTED_KEY), shown
+    assert not shows(read, QUOTED_KEY[:12])  # 截短处也不留下半个
 
 
 # ---------- 边界：发出去之前 ----------

@@ -195,7 +195,8 @@ def test_quickstart_door_quotes_a_hostile_verify_path():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [["--fixtures", f"没有的文件\n{FORGED}"], ["--fault", f"search=503\n{FORGED}"],
-                                  ["--host", f"127.0.0.1\n{FORGED}"]])
+                                  ["--host", f"127.0.0.1\n{FORGED}"], ["--key", f"mk-0123456789abcdef\n{FORGED}\n"],
+                                  ["--key", "mk-0123456789\x1b[31mabcdef"]])
 def test_fake_metaso_door_quotes_hostile_arguments(args):
     result = run_cli(*args, "--port", "0", env=cli_env(), module="fake_metaso")
     assert result.returncode == 2

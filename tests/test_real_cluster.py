@@ -242,6 +242,37 @@ def test_ctrl_c_on_a_job_on_a_real_scheduler_is_130_and_interrupted(cluster, tmp
         assert not out.exists()
 
 
+def test_sigterm_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_only_the_files_written(cluster, tmp_path):
+    """kill、timeout 发的 SIGTERM：和 Ctrl-C 一样收尾（130、已中断），清单里只有真正写好的结果文件。"""
+    cluster.start_worker()
+    out = tmp_path / "out"
+    job = start_job(cluster, corpus(tmp_path, 800), out)
+    first_result(out, job)
+    job.send_signal(signal.SIGTERM)
+    code, err = finish(job, 30)
+    assert code == 130 and "已中断" in err, err
+    kept = sorted(path.name for path in out.glob("*.jsonl"))
+    manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["complete"] is False and manifest["files"] == kept
+    assert not ENGLISH.search(err), err
+
+
+def test_a_relative_input_path_is_read_by_a_worker_started_in_another_directory(cluster, tmp_path):
+    cluster.start_worker()  # 它在本测试的工作目录（检出的根目录）里启动，不在 tmp_path 里
+    corpus(tmp_path, 5, "relative.jsonl")
+    job = subprocess.Popen([sys.executable, "-m", "sourced_answers.cluster", "relative.jsonl", "--out", "out",
+                            "--scheduler", cluster.address], cwd=tmp_path, env=cli_env(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    code, err = finish(job, 60)
+    assert code == 1 and len(records_of(tmp_path / "out")) == 5, err
+
+
+def test_summary_given_as_the_new_result_folder_is_refused_before_any_work(cluster, tmp_path):
+    out = tmp_path / "out"
+    code, err = finish(start_job(cluster, corpus(tmp_path, 5), out, "--summary", str(out)), 60)
+    assert code == 2 and "--summary 和 --out 是同一个路径" in err and not out.exists(), err
+
+
 def test_a_rerun_replaces_the_earlier_results_as_a_whole(cluster, tmp_path):
     cluster.start_worker()
     out = tmp_path / "out"

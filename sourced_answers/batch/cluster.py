@@ -41,7 +41,7 @@ from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
-from sourced_answers.core.text import literal, masked_json
+from sourced_answers.core.text import literal, masked_excerpt, masked_json
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, block_line, parse_line, split_block
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary
@@ -83,7 +83,8 @@ def expand(paths: Sequence[str]) -> list[str]:
         if not files:
             raise UsageError(f"没有找到输入文件：{literal(pattern)}" + ("（是一个目录：请写成 目录/*.jsonl）"
                                                             if os.path.isdir(pattern) else ""))
-        found += files
+        # 绝对路径：worker 可能在别的目录里运行（dask worker 在哪个目录启动，相对路径就从哪里算）
+        found += [os.path.abspath(path) for path in files]
     return list(dict.fromkeys(found))
 
 
@@ -201,7 +202,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
             saved = parse_line((number, text), path)
         except InputError as error:
             summary.add_error()
-            shown = raw[:600].decode("utf-8", errors="replace")[:200]
+            shown = masked_excerpt(raw, secrets)
             results.append(masked_json({"error": str(error), "line": number, "input": shown}, secrets))
             continue
         checked, record = check_saved(saved, check)

@@ -18,6 +18,7 @@ from typing import Any
 
 from sourced_answers.core.errors import SchedulerLost, ServiceError
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.text import literal
 
 CONNECT_SECONDS = 10
 WAIT_WORKERS_SECONDS = 10  # 够同一个脚本里刚起的 worker 报到（几秒），也够 nanny 把死掉的 worker 重启起来
@@ -200,6 +201,8 @@ def result_of(future: Any, watch: Watch) -> Any:
             raise ServiceError("worker 上导入不了本项目：每个 worker 上都要装它（pip install '.[cluster]'），"
                                "版本和这里一样") from None
         except OSError as error:  # worker 读输入时出的错（比如文件在运行中被删了），原样传回到这里
-            raise ServiceError(f"worker 读不了输入：{os_error_text(error)}") from None
+            where = f" {literal(error.filename)}" if error.filename else ""
+            raise ServiceError(f"worker 读不了输入{where}：{os_error_text(error)}"
+                               "（每个 worker 都要能用同一个路径读到输入）") from None
         except MemoryError:
             raise ServiceError("worker 的内存不够") from None

@@ -97,6 +97,7 @@ class ResultFolder:
         self.outputs = outputs
         # 也写在这个目录里的汇总（--summary 目录/summary.json）：一样记进清单，下次认得出是本程序写的
         self.extra = extra.path if extra and os.path.dirname(extra.target) == self.directory else None
+        self.extra_is_folder = extra is not None and not self.remote and extra.target == self.directory
         self.old: list[str] = []  # 上一次运行留下的、要整个换掉的文件
         self.names: list[str] = []
         self.planned: dict[str, PlannedFile] = {}
@@ -108,6 +109,9 @@ class ResultFolder:
 
     def check(self, inputs: Sequence[str]) -> None:
         """能不能往这个目录写（见模块说明）；不能时抛 UsageError（退出码 2），什么都还没有做。"""
+        if self.extra_is_folder:
+            raise UsageError(f"--summary 和 --out 是同一个路径 {visible(self.out)}：汇总要写成一个文件，"
+                             f"可以写在结果目录里（{visible(os.path.join(self.out, 'summary.json'))}）或者别处")
         name = self.extra_name()
         if name and (name == MANIFEST or name.endswith(".jsonl")):
             raise UsageError(f"--summary {visible(str(self.extra))} 在结果目录里，又和结果文件同名或者也以 .jsonl 结尾"
@@ -296,5 +300,8 @@ class ResultFolder:
         if not self.written:
             return None
         missing = [name for name in self.names if name not in self.written]
+        if not missing:
+            return (f"{len(self.written)} 个结果文件都已写好，保留在 {visible(self.out)}：{listed(self.written)}"
+                    f"（{MANIFEST} 里记着）")
         return (f"已经写好的 {len(self.written)} 个结果文件保留在 {visible(self.out)}：{listed(self.written)}；"
                 f"其余 {len(missing)} 块（{listed(missing)}）没有写成（{MANIFEST} 里记着写好了哪些）")

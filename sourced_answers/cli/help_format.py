@@ -7,6 +7,7 @@ argparse 自己按字符个数折行（textwrap）：把 nas-long 拆成“nas-�
 的帮助都用这里的 ChineseHelpFormatter（经由 cli/arguments.py）。
 """
 import argparse
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +16,8 @@ from sourced_answers.core.text import char_width, display_width
 # 不放在行首的标点（收尾的）和不放在行尾的标点（开头的）：它们跟着旁边的那个字走
 CLOSING = frozenset("，。、；：！？）」』】》〉”’…·%,.;:!?)]}")
 OPENING = frozenset("（「『【《〈“‘([{")
+# 用法里不再拆开的一块：(…)、[…]（嵌套的也整个算一块）或者一串非空白（和 argparse 的切法一样）
+USAGE_PART = re.compile(r"\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+")
 
 
 def pieces(text: str) -> list[tuple[str, bool]]:
@@ -60,6 +63,35 @@ class ChineseHelpFormatter(argparse.HelpFormatter):
     def add_usage(self, usage: str | None, actions: Iterable[argparse.Action],
                   groups: Iterable[Any], prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, prefix or "用法：")
+
+    def _format_usage(self, usage: str | None, actions: Iterable[argparse.Action], groups: Iterable[Any],
+                      prefix: str | None) -> str:
+        """“用法：”那几行也按显示宽度折：argparse 按字符个数算（“用法：”“问题”各少算一半），会比终端宽几列。
+        先让 argparse 写成一行，再按参数一块一块地折；接着的行对齐在程序名后面，
+        放不下最宽的一块时对齐在“用法：”后面。"""
+        prefix = "用法：" if prefix is None else prefix
+        width, self._width = self._width, 1_000_000
+        try:
+            line = super()._format_usage(usage, actions, groups, prefix).strip("\n")
+        finally:
+            self._width = width
+        head = prefix + self._prog
+        if not line.startswith(head + " "):
+            return f"{line}\n\n"  # 手写的 usage，或者没有参数
+        blocks = USAGE_PART.findall(line[len(head) + 1:])
+        available = self._width - self._current_indent
+        indent = display_width(head) + 1
+        if indent + max(map(display_width, blocks)) > available:
+            indent = display_width(prefix)
+        lines, current = [], head
+        for block in blocks:
+            if display_width(current) + 1 + display_width(block) > available and current.strip() != "":
+                lines.append(current)
+                current = " " * indent + block
+            else:
+                current += " " + block
+        lines.append(current)
+        return "\n".join(lines) + "\n\n"
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return wrap(text, width)

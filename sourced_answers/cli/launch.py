@@ -2,6 +2,7 @@
 python -m sourced_answers.cluster、python -m sourced_answers.local_model 和 quickstart。
 
   · Ctrl-C 在任何时候（导入模块的那零点几秒也算）都是退出码 130 和一行“已中断”，没有报错堆栈；
+    导入完之后收到的 SIGTERM 也一样（像 Ctrl-C 那样收尾）；
   · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
@@ -67,6 +68,8 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
     arguments = sys.argv[1:] if argv is None else argv
     signal.signal(signal.SIGINT, signal.default_int_handler)  # 导入完了：之后的 Ctrl-C 由 main 自己接住
+    # SIGTERM（kill、timeout、systemd 停服务）和 Ctrl-C 一样：收尾（结果目录的清单、子进程、已经写好的）照做，130
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     tolerate_narrow_encodings()
     try:
         code = main()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from sourced_answers.checker import MODEL_FILE, SupportRule, support_model
 from sourced_answers.cli import cluster_command, parser
-from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange
+from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange, add_standard_flags
 from sourced_answers.core.environment import VARIABLES
 from sourced_answers.core.errors import EXIT_MEANINGS, AppError, ExitCode
 from sourced_answers.core.settings import MAX_KEY_LENGTH, SEARCH_DEFAULTS
@@ -240,9 +240,10 @@ def stale_documents(root: Path, write: bool = False) -> list[str]:
 
 
 def main(argv: list[str] | None = None, log: Callable[[str], None] = print) -> int:
-    command = ChineseArgumentParser(prog=REGENERATE, formatter_class=ChineseHelpFormatter,
+    command = ChineseArgumentParser(prog=REGENERATE, formatter_class=ChineseHelpFormatter, add_help=False,
                                     description="重新生成文档里从程序来的表和数字（标记之间的部分）。")
     command.add_argument("--check", action="store_true", help="只比较，不改文件；有过时的文档时退出码 1")
+    add_standard_flags(command, debug=False)
     try:
         args = command.parse_args(argv)
         stale = stale_documents(ROOT, write=not args.check)

@@ -41,8 +41,8 @@ EXIT_MEANINGS = {
         "程序内部出错（请报告，加 --debug 看报错堆栈）",
         "程序自己的错误（bug）：只打印一行中文说明和反馈的办法，加 `--debug` 再运行一次可以看到报错堆栈，请附在反馈里"),
     ExitCode.INTERRUPTED: ExitMeaning(
-        "被中断（Ctrl-C，或者标准输出被对方关掉）",
-        "被打断：按了 Ctrl-C，或者标准输出被对方关掉了（比如接在 `head` 后面）"),
+        "被中断（Ctrl-C、SIGTERM，或者标准输出被对方关掉）",
+        "被打断：按了 Ctrl-C、收到 SIGTERM（`kill`、`timeout`），或者标准输出被对方关掉了（比如接在 `head` 后面）"),
 }
 
 

@@ -276,3 +276,28 @@ def json_value(text: str) -> Any:
     单独代理码位换成 U+FFFD——它们编不成 UTF-8，留着的话写页面、缓存、请求时才出错。出错时抛 ValueError。"""
     value = json.loads(text)
     return without_surrogates(value) if "\\u" in text else value
+
+
+JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def json_unescaped(text: str) -> str:
+    """一段（可能不完整、不合法的）JSON 原文里的转义换成它们代表的字：\\" → "，\\u200b → 零宽空格，配对的代理
+    合成一个字、单独的换成 U+FFFD。给看不懂的输入行摘一段原文时先这样做再遮密钥：原文里密钥可能写成转义的样子
+    （密钥里的 " 写成 \\"、字母写成 \\u004b），不解开就认不出来。"""
+    if "\\" not in text:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        return chr(int(match.group(1), 16)) if match.group(1) else SIMPLE_ESCAPES[match.group(2)]
+    decoded = JSON_ESCAPE.sub(one, text)
+    return decoded.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def masked_excerpt(raw: bytes, secrets: Sequence[str], limit: int = 200) -> str:
+    """一行看不懂的输入的开头一段（放进错误记录给人看）：先解开 JSON 转义、遮掉整行里的密钥，再截短——
+    先截的话，截断处可能留下半个密钥。"""
+    text = json_unescaped(raw.decode("utf-8", errors="replace"))
+    return mask(text, secrets)[:limit]
+
