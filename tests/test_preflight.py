@@ -71,6 +71,15 @@ def test_model_name_without_tag_means_latest(fake_metaso, model_server):
     assert "ollama pull tagged" in result.stderr and len(fake_metaso.requests) == 3
 
 
+def test_a_tag_that_is_not_listed_by_a_server_other_than_ollama_is_missing_before_paying(fake_metaso, model_server):
+    """“名字”和“名字:latest”是同一个模型只是 Ollama 的规矩：vLLM、LM Studio 这类服务只认一字不差的名字，
+    不然预检放行、付了 3 次秘塔的费，对话接口才 404。"""
+    model_server.models_listed = ["good"]
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="good:latest"))
+    assert result.returncode == 3 and "没有模型 good:latest（它列出的模型：good）" in result.stderr, result.stderr
+    assert fake_metaso.requests == []
+
+
 @pytest.mark.parametrize("reply", [(500, "{}", "application/json"), (503, "busy", "text/plain")])
 def test_a_server_error_from_the_models_endpoint_is_not_a_failure(fake_metaso, model_server, reply):
     model_server.models_reply = reply  # 服务自己出错：不确定，交给真正的请求去判断

@@ -103,12 +103,17 @@ def check_models(base_url: str, models: Sequence[str], role: str = "模型", tim
     listed = found.models
     if listed is None or found.accepts_any:
         return
-    missing = [m for m in models if m not in listed and ollama_name(m) not in {ollama_name(x) for x in listed}]
+    missing = [m for m in models if m not in listed]
     if not missing:
         return
+    ollama = is_ollama(server_root(base_url), timeout)
+    if ollama:  # 只有 Ollama 把没写标签的名字当作 :latest；别的服务只认一字不差的名字
+        missing = [m for m in missing if ollama_name(m) not in {ollama_name(x) for x in listed}]
+        if not missing:
+            return
     names = "、".join(missing)
     known = "、".join(sorted(listed)[:20]) or "无"
-    if is_ollama(server_root(base_url), timeout):
+    if ollama:
         pulls = "；".join(f"ollama pull {m}" for m in missing)
         raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
     raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
