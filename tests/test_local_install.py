@@ -8,6 +8,7 @@
 """
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -51,11 +52,24 @@ def test_the_program_name_follows_how_it_was_started(argv0, prog):
 @pytest.mark.parametrize("prog", ["answer-with-sources", "python answer_with_sources.py", "python -m sourced_answers",
                                   "bash quickstart.sh"])
 def test_local_model_not_installed_names_the_install_command_of_this_entry(monkeypatch, fake_metaso, prog):
+    import shutil
     monkeypatch.setattr(local_model, "server_installed", lambda: False)
+    monkeypatch.setattr(shutil, "which", lambda name: sys.executable)  # 命令行上的 python 就是运行它的这一个
     code, out, err = run_main(QUESTION, "--local-model", prog=prog, env=cli_env(fake_metaso))
     assert code == 2 and out == ""
     assert f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）：{prog} --install-local-model" in err
     assert fake_metaso.requests == []  # 付费之前就停下
+
+
+def test_the_install_command_names_the_running_python_when_plain_python_is_another_one(monkeypatch):
+    """python answer_with_sources.py 由没激活的虚拟环境里的 python 运行：照着“python …”去装会装进别的环境。"""
+    import shutil
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/python")
+    assert local_model.install_hint("python answer_with_sources.py") == \
+        f"{sys.executable} answer_with_sources.py --install-local-model"
+    monkeypatch.setattr(shutil, "which", lambda name: sys.executable)
+    assert local_model.install_hint("python -m sourced_answers") == "python -m sourced_answers --install-local-model"
+    assert local_model.install_hint("answer-with-sources") == "answer-with-sources --install-local-model"
 
 
 @pytest.mark.slow
@@ -65,7 +79,9 @@ def test_local_model_not_installed_names_the_install_command_of_this_entry(monke
 ])
 def test_each_entry_point_gives_its_own_install_command(start, prog):
     arguments = ["answer_with_sources.py", "--local-model", "--demo", QUESTION]
-    result = as_if_not_installed([f"import runpy, sys; sys.argv = {arguments!r}", start])
+    # 命令行上的 python 就是运行它的这一个（像激活了的虚拟环境）
+    env = cli_env(PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")]))
+    result = as_if_not_installed([f"import runpy, sys; sys.argv = {arguments!r}", start], env=env)
     assert result.returncode == 2, result.stderr
     assert f"：{prog} --install-local-model" in result.stderr and "Traceback" not in result.stderr
 

@@ -19,6 +19,9 @@ xllamacpp 的服务活在创建它的进程里，而且往标准错误打很多�
 """
 import importlib.util
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,10 +75,21 @@ def install_command(python: str = sys.executable) -> list[list[str]]:
 
 def install_hint(prog: str) -> str:
     """装自带模型的命令：prog 是用户刚才运行的程序名（见 cli/launch.program_name），加上 --install-local-model。
-    python -m sourced_answers.local_model 这个门有它自己的 install 命令。"""
-    if prog.endswith("sourced_answers.local_model"):
-        return f"{prog} install"
-    return f"{prog} {INSTALL_FLAG}"
+    python -m sourced_answers.local_model 这个门有它自己的 install 命令。以 python 开头时换成真正在运行的解释器，
+    除非命令行上的 python 就是它：不然照着做会装进另一个 Python 环境（比如没激活的虚拟环境、pyenv 的全局 Python）。"""
+    command = f"{prog} install" if prog.endswith("sourced_answers.local_model") else f"{prog} {INSTALL_FLAG}"
+    if command.startswith("python "):
+        command = this_python() + command[len("python"):]
+    return command
+
+
+def this_python() -> str:
+    """在命令行上写什么能运行现在这个解释器：PATH 里的 python 就是它时写 python，否则写它的完整路径。
+    （不解析符号链接：虚拟环境的 python 是指向系统 Python 的链接，可装包的地方不一样。）"""
+    found = shutil.which("python")
+    if found and os.path.abspath(found) == os.path.abspath(sys.executable):
+        return "python"
+    return shlex.quote(sys.executable)
 
 
 def install() -> int:
