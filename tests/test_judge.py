@@ -28,6 +28,8 @@ NAS = NAS_SOURCES
     # 两个意见都说了：没有意见
     ("是……不是", None), ("是的。不支持", None), ("Yes … not supported", None), ("Yes and no", None),
     ("Yes, but the claim is not supported.", None), ("否。是的", None), ("是或否", None),
+    ("**是**\n\n不过严格说，这句话没有依据。", None), ("是的，但资料里找不到证据。", None),
+    ("Yes. However there is no direct evidence for it.", None),
     # 解释里的字不是相反的意见
     ("否。资料只说 RAID1 支持镜像", False), ("是。不过资料没有说价格", True), ("答案：否", False), ("Not supported.", False),
     ("不完全支持", False), ("不过是", None), ("不确定", None), ("是否", None), ("是不是", None),

@@ -70,6 +70,8 @@ NO_CLAUSE = re.compile(r"否|不|不是|不对|错|错误|不正确|不支持|�
                        re.IGNORECASE)
 # 说“是”之后又在哪里否认了支持：也是两个意见都说了
 DENIED = re.compile(r"不(?:完全|能|能够)?支持|无法支持|没有支持|并不支持|并非|未能?支持|不成立|不属实|\bunsupported\b"
+                    r"|(?:没有|缺乏|缺少|找不到|并无|毫无|无)(?:足够的?|任何)?(?:依据|根据|证据|出处)"
+                    r"|\bno\s+(?:\w+\s+)?(?:evidence|basis|support)\b"
                     r"|\bnot\s+(?:\w+\s+)?supported\b|\b(?:does|do|is|are)(?:n't|\s+not)\s+(?:\w+\s+)?support",
                     re.IGNORECASE)
 # 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
