@@ -267,12 +267,6 @@ def test_a_relative_input_path_is_read_by_a_worker_started_in_another_directory(
     assert code == 1 and len(records_of(tmp_path / "out")) == 5, err
 
 
-def test_summary_given_as_the_new_result_folder_is_refused_before_any_work(cluster, tmp_path):
-    out = tmp_path / "out"
-    code, err = finish(start_job(cluster, corpus(tmp_path, 5), out, "--summary", str(out)), 60)
-    assert code == 2 and "--summary 和 --out 是同一个路径" in err and not out.exists(), err
-
-
 def test_a_rerun_replaces_the_earlier_results_as_a_whole(cluster, tmp_path):
     cluster.start_worker()
     out = tmp_path / "out"

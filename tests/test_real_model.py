@@ -21,7 +21,7 @@ ENGLISH_PROMPTS = pytest.mark.xdist_group("real_model_1")
 CHINESE_PROMPT = pytest.mark.xdist_group("real_model_2")  # 中文的资料：一个汉字两三个 token，读一遍就要十几秒
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
-FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "80"]
+FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "40"]
 
 
 @pytest.fixture
@@ -57,7 +57,9 @@ def test_english_text_output(english_metaso, real_model, mode):
 @CHINESE_PROMPT
 @pytest.mark.parametrize("mode", ["--stream", "--no-stream"])
 def test_chinese_text_output(fake_metaso, real_model, mode):
-    assert_text_shape(run_real(fake_metaso, real_model, "家用 NAS 怎么选", mode))
+    # 中文网页一个汉字两三个 token：每页只读 250 个字，提示词一千多个 token，形状和长的一样
+    env = cli_env(fake_metaso, real_model, ANS_MODEL=real_model.model)
+    assert_text_shape(run_cli("家用 NAS 怎么选", mode, *FAST, "--max-chars", "250", env=env))
 
 
 @ENGLISH_PROMPTS

@@ -171,3 +171,11 @@ def test_a_broken_or_hostile_manifest_makes_the_folder_foreign_and_nothing_outsi
     code, err = run_cluster(capsys, str(corpus(tmp_path, 2)), "--out", str(out))
     assert code == 2 and "不是本程序写的" in err and MANIFEST in err, err
     assert (tmp_path / "x").exists() and (out / MANIFEST).exists()
+
+
+def test_summary_given_as_the_new_result_folder_is_refused_before_any_work(tmp_path, capsys):
+    """--summary 和 --out 写成同一个（还不存在的）目录：以前全部核对完才说“写不了汇总：这是一个目录”。"""
+    out = tmp_path / "out"
+    code, err = run_cluster(capsys, str(corpus(tmp_path, 2)), "--out", str(out), "--summary", str(out))
+    assert code == 2 and "--summary 和 --out 是同一个路径" in err and "连不上" not in err, err
+    assert not out.exists()
