@@ -34,6 +34,36 @@ def test_full_width_latin_words_count_as_words():
     assert kinds("ＲＡＩＤ 不是备份，重要数据仍然要另外备份 [1]。", "RAID 不是备份，重要数据仍然要另外备份。") == []
 
 
+# ---------- 数字和汉字之间的空格 ----------
+
+SPACED = [
+    # (句子里的写法, 资料里的写法)：单位、“万”“亿”“万亿”、年月日，空格在哪一边都一样
+    ("营收 120 亿元", "营收120亿元"), ("营收120亿元", "营收 120 亿元"),
+    ("有 42 万人参加", "有42万人参加"), ("规模达 1.75 万亿元", "规模达1.75万亿元"),
+    ("最多装 4 块盘", "最多装4块盘"), ("最多装4块盘", "最多装 4 块盘"),
+    ("功耗 30 瓦，价格 2999 元", "功耗30瓦，价格2999元"),
+    ("于 8 月 23 日发布", "于8月23日发布"), ("于2015年8月23日发布", "于 2015 年 8 月 23 日发布"),
+    ("读速 550 MB/s", "读速550MB/s"), ("良品率 90 %", "良品率90%"),
+]
+
+
+@pytest.mark.parametrize("claim, source", SPACED)
+def test_a_space_between_digits_and_a_chinese_unit_or_date_does_not_change_the_number(claim, source):
+    assert kinds(f"这家公司的产品{claim}，比同类好 [1]。", f"这家公司的产品{source}，比同类好。") == []
+
+
+@pytest.mark.parametrize("claim, source", [("营收 130 亿元", "营收120亿元"), ("营收130亿元", "营收 120 亿元"),
+                                           ("有 43 万人参加", "有42万人参加"), ("最多装 5 块盘", "最多装4块盘"),
+                                           ("于 8 月 24 日发布", "于8月23日发布")])
+def test_a_spaced_number_that_is_really_different_is_still_a_mismatch(claim, source):
+    assert kinds(f"这家公司的产品{claim}，比同类好 [1]。", f"这家公司的产品{source}，比同类好。") == ["number_mismatch"]
+
+
+def test_a_spaced_year_is_a_year_and_years_are_not_compared():
+    assert kinds("这家公司 2023 年营收 120 亿元 [1]。", "这家公司营收120亿元，同比增长。") == []
+    assert quantities_in("2023 年") == quantities_in("2023年") == set()
+
+
 # ---------- 一串数字共用一个单位 ----------
 
 def test_dimensions_share_the_unit_written_once():

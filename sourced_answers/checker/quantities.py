@@ -65,6 +65,9 @@ MEASURE_UNITS = {"mbps", "gbps", "kbps", "iops", "kwh", "mhz", "ghz", "khz", "rp
 PLURAL_KEEP = {"mbps", "gbps", "kbps", "fps", "ips", "bps", "iops", "ms", "ns", "us", "hdds", "ssds"}
 ENGLISH_NUMBER_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(ENGLISH_NUMBERS) + r")(?![A-Za-z])", re.IGNORECASE)
 DIGIT = re.compile(r"[0-9]")
+# 数字和后面的汉字（单位、“万”“亿”、“年月日”）之间的空格：很多模型和网页在数字两边加空格（“营收 120 亿元”
+# “2023 年”），读数量之前去掉，两边（回答和资料）都一样，“120 亿元” = “120亿元”
+SPACE_BEFORE_CHINESE = re.compile(rf"(?<=[0-9])[ \t]+(?=[{CJK}])")
 
 Quantity = tuple[float, str | None]  # (数值, 单位)
 
@@ -167,11 +170,17 @@ def magnitude_at(text: str, position: int) -> tuple[float, int]:
     return factor, position
 
 
+def number_text(text: str) -> str:
+    """读数量之前的文字：全角换半角，数字和后面的汉字之间的空格去掉（见 SPACE_BEFORE_CHINESE）。"""
+    text = narrow(text)
+    return SPACE_BEFORE_CHINESE.sub("", text) if DIGIT.search(text) else text
+
+
 def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
     """text 里的数量：{(数值, 单位)}。claim：这是回答里的句子，“例如……”后面举例的数不算
     （资料里举例的数照样算：句子可能正是在转述它）。"""
     found: set[Quantity] = set()
-    text = narrow(text)
+    text = number_text(text)
     if claim:
         text = EXAMPLE.sub(" ", text)
     text = read_dates(read_ordinals(text, found), found)
@@ -246,7 +255,7 @@ def unmatched_quantities(claimed: Set[Quantity], known: Known) -> list[float]:
 
 def totals_in(text: str) -> set[Quantity]:
     """text 里作为总数说出的数量（“共有 90 个议席”里的 90 个）。"""
-    text = narrow(text)
+    text = number_text(text)
     found: set[Quantity] = set()
     for match in TOTAL.finditer(text):
         found |= quantities_in(text[match.end():match.end() + TOTAL_REACH])
