@@ -121,7 +121,7 @@ def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
 @given(st.text(), st.lists(st.integers(min_value=1, max_value=50), max_size=20))
 @GUARD
 def test_output_filter_never_lets_a_control_character_through(text, cuts):
-    from sourced_answers.core.safe_output import BIDI_CONTROLS, TerminalFilter
+    from sourced_answers.checker import BIDI_CONTROLS, TerminalFilter
     terminal = TerminalFilter()
     pieces = []
     position = 0

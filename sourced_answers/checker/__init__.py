@@ -15,6 +15,7 @@
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
+  terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
 from sourced_answers.checker.citations import (
@@ -57,6 +58,7 @@ from sourced_answers.checker.structure import (
     claims_in_line,
     claims_with_positions,
 )
+from sourced_answers.checker.terminal import CONTROL, TerminalFilter, strip_terminal
 from sourced_answers.checker.text import (
     BIDI_CONTROLS,
     CJK,
@@ -89,6 +91,7 @@ __all__ = [
     "QUOTE_WIDTH", "WORD_BREAK_KEEP",
     "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
+    "CONTROL", "TerminalFilter", "strip_terminal",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",

@@ -28,6 +28,7 @@ from sourced_answers.checker.quantities import (
 from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, analyse, checked_indexes, unit_citations
+from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
@@ -348,7 +349,9 @@ def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRu
 
 def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,
                  indexes: SourceIndexes | None = None) -> Report:
-    """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。"""
+    """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。
+    读任何一句话之前先整个去掉终端控制序列（“[2J”这样的半截不会被当成文字核对）。"""
+    answer = strip_terminal(answer)
     reply = split_reply(answer)
     if not reply.answer:
         return empty_report(reply, len(sources))

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from sourced_answers.checker.quantities import Known, Quantity, quantities_in
+from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.tokens import plain_units, source_languages, token_set
 from sourced_answers.checker.types import Source
 
@@ -60,8 +61,8 @@ class SourceIndex:
     """一条资料的内容词、数字和逐句的倒排索引。"""
 
     def __init__(self, source: Source) -> None:
-        title = source.title or ""
-        text = source.text or ""
+        title = strip_terminal(source.title or "")  # 和回答一样：终端控制序列整个去掉再读
+        text = strip_terminal(source.text or "")
         self.sentences = ([title.strip()] if title.strip() else []) + source_sentences(text)
         self.postings: defaultdict[str, list[int]] = defaultdict(list)
         for number, sentence in enumerate(self.sentences):

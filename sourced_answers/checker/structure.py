@@ -14,6 +14,7 @@ from sourced_answers.checker.citations import (
     normalize_citations,
     without_citations,
 )
+from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.thinking import strip_think, think_spans
 from sourced_answers.checker.types import Claim
 
@@ -165,7 +166,7 @@ def analysed(answer: str) -> Structure:
 
     “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
     列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。段落（列表项）里没写引用的句子用这一段的引用核对。"""
-    answer = normalize_citations(strip_think(answer))
+    answer = normalize_citations(strip_think(strip_terminal(answer)))
     units: list[Unit] = []
     claims: list[Claim] = []
     uncited: list[Unit] = []
@@ -262,6 +263,7 @@ Located = list[tuple[Claim, Span | None]]
 
 
 def claims_with_positions(answer: str) -> Located:
-    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。"""
-    locator = Locator(answer)
+    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。
+    位置是在 strip_terminal(answer) 里的（核对读句子之前先去掉终端控制序列）：调用方也在去掉之后的回答上取位置。"""
+    locator = Locator(strip_terminal(answer))
     return [(claim, locator.find(claim.body)) for claim in analyse(answer).claims]

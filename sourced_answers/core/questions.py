@@ -1,7 +1,7 @@
 """问题只在这里整理一次（命令行的问题、--eval 问题文件里的每一行）：终端控制序列去掉、其余控制字符换成空格、空白合并；
 不是有效的文字、没有任何字、太长，都在付费之前报错（UsageError，退出码 2）。"""
+from sourced_answers.checker import strip_terminal
 from sourced_answers.core.errors import UsageError
-from sourced_answers.core.safe_output import TerminalFilter
 from sourced_answers.core.text import SURROGATE
 
 MAX_QUESTION = 1000
@@ -12,7 +12,7 @@ def clean_question(text: str, where: str = "问题") -> str:
     不是有效的文字、没有任何字、太长，都在付费之前报错。"""
     if SURROGATE.search(text):
         raise UsageError(f"{where}不是有效的 UTF-8 文字（终端的编码可能是 GBK 之类）：请把终端设成 UTF-8 再试")
-    question = " ".join(TerminalFilter().feed(text).split())  # 终端过滤器去掉控制序列、控制字符和双向控制符
+    question = " ".join(strip_terminal(text).split())  # 去掉终端控制序列、控制字符和双向控制符
     if not any(char.isalnum() for char in question):
         raise UsageError(f"{where}里没有文字（只有空白、标点或控制字符），请给出要问的问题")
     if len(question) > MAX_QUESTION:

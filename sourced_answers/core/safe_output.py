@@ -8,17 +8,13 @@ JSON 输出不经过去控制符这一道（json.dumps 会把控制字符写成 
 """
 
 import errno
-import re
 from collections.abc import Iterable
 from typing import Protocol
 
+from sourced_answers.checker import TerminalFilter
 from sourced_answers.core.errors import OutputClosed, OutputFailed
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import BIDI_CONTROLS, SURROGATE, held_secret_length, mask
-
-ESC = "\x1b"
-# 会被去掉的字符：C0/C1 控制字符（除了换行和制表符）、DEL、双向控制符。不含这些的文字原样通过
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
+from sourced_answers.core.text import SURROGATE, held_secret_length, mask
 
 
 class TextStream(Protocol):
@@ -33,61 +29,6 @@ class Output(TextStream, Protocol):
     """程序往下传的输出：写、冲刷，还能问是不是终端（决定要不要边生成边显示）。"""
 
     def isatty(self) -> bool: ...
-
-
-class TerminalFilter:
-    """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。"""
-
-    def __init__(self) -> None:
-        self.state = "text"
-
-    def feed(self, text: str) -> str:
-        if self.state == "text" and not CONTROL.search(text):
-            return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
-        kept = []
-        for char in text:
-            code = ord(char)
-            state = self.state
-            if state == "text":
-                if char == ESC:
-                    self.state = "escape"
-                elif char == "\x9b":
-                    self.state = "csi"
-                elif char in ("\x9d", "\x90", "\x98", "\x9e", "\x9f"):
-                    self.state = "string"
-                elif char in "\n\t":
-                    kept.append(char)
-                elif code < 0x20 or 0x7f <= code < 0xa0 or char in BIDI_CONTROLS:
-                    continue
-                else:
-                    kept.append(char)
-            elif state == "escape":
-                if char == "[":
-                    self.state = "csi"
-                elif char in "]PX^_":
-                    self.state = "string"
-                elif 0x20 <= code < 0x30:
-                    self.state = "escape"  # 中间字节，后面还有一个结尾字节
-                else:
-                    self.state = "text"
-            elif state == "csi":
-                if 0x40 <= code <= 0x7e:
-                    self.state = "text"
-                elif not 0x20 <= code < 0x40:
-                    self.state = "text"  # 坏掉的序列：丢掉到这里为止
-            elif state == "string":
-                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止；没有结尾的（网页、模型给的半截）到行尾为止。
-                # 不然它后面的一切——来源、核对结论、出错的说明——都会被当成这个字符串吞掉
-                if char == "\x07" or char == "\x9c":
-                    self.state = "text"
-                elif char == "\n":
-                    self.state = "text"
-                    kept.append(char)
-                elif char == ESC:
-                    self.state = "string_escape"
-            elif state == "string_escape":
-                self.state = "text" if char == "\\" else "string"
-        return "".join(kept)
 
 
 class SafeWriter:

@@ -14,6 +14,7 @@ from sourced_answers.checker import (
     analyse,
     citation_marks,
     claims_with_positions,
+    strip_terminal,
 )
 from sourced_answers.core.output_files import PlannedFile, write_file
 from sourced_answers.core.text import literal, mask_data
@@ -104,7 +105,7 @@ def visible_claims(answer: str) -> list[tuple[int, Claim, Span]]:
 
 def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     """回答的正文：句子按核对结论标出，每个问题的原因紧跟在它那一句下面；对不上任何一句的问题列在后面。"""
-    answer = record.get("answer") or ""
+    answer = strip_terminal(record.get("answer") or "")  # 句子的位置是在去掉终端控制序列之后的回答里
     count = len(record.get("sources") or [])
     claims = visible_claims(answer)
     structure = analyse(answer)

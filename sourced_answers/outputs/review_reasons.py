@@ -14,18 +14,19 @@ from sourced_answers.checker import (
     compare,
     problem_places,
     source_sentences,
+    strip_terminal,
     support_model,
     without_citations,
 )
-from sourced_answers.core.safe_output import CONTROL
 from sourced_answers.outputs.records import Record
 
 ProblemRecord = dict[str, Any]
 
 
 def escape(text: str | None) -> str:
-    """转义成 HTML；控制字符和双向控制符去掉（和终端输出一样：它们能让页面上显示的顺序和实际内容不一样）。"""
-    return html.escape(CONTROL.sub("", text or ""), quote=True)
+    """转义成 HTML；终端控制序列整个去掉、控制字符和双向控制符去掉（和核对、终端输出是同一条规则：
+    它们能让页面上显示的顺序和实际内容不一样，只去掉 ESC 又会留下“[2J”这样的半截）。"""
+    return html.escape(strip_terminal(text or ""), quote=True)
 
 
 def one_line(text: str) -> str:

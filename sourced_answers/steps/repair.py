@@ -35,6 +35,7 @@ from sourced_answers.checker import (
     claim_words,
     claims_with_positions,
     material,
+    strip_terminal,
     without_citations,
 )
 from sourced_answers.core.text import format_citations
@@ -276,6 +277,7 @@ def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, rep
     report = report or check_answer(answer, sources, rule, indexes)
     if report.passed:
         return answer, [], report
+    answer = strip_terminal(answer)  # 改的位置是在核对读的那一版里找的（去掉了终端控制序列）
     pool = Sources(sources, rule, coverage_needed, indexes)
     located = claims_with_positions(answer)
     edits = (recite_edits(located, report, pool, Locator(answer))
