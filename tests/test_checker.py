@@ -265,3 +265,25 @@ def test_a_heading_that_states_something_is_checked_and_a_short_title_is_not():
 def test_an_unclosed_code_fence_does_not_hide_what_follows():
     report = check_answer("RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n\n```\n群晖的 NAS 系统比威联通稳定得多 [1]。", NAS)
     assert not report.passed and any("群晖" in (p.sentence or "") for p in report.problems)
+
+
+# ---------- “太短、不判”按内容的字数算 ----------
+
+@pytest.mark.parametrize("answer", ["C" * 5000 + " [1]。", "x9" * 200 + " [2]", "`rm -rf /` [1]",
+                                    "火星NAS每天能省下好多电费还能煮咖啡 [2]。"])
+def test_one_long_token_or_blob_with_a_citation_is_content_and_is_checked(answer):
+    report = check_answer(answer, NAS)
+    assert [check.status for check in report.claims] != ["too_short"] and not report.passed
+
+
+@pytest.mark.parametrize("lead_in", ["资料 [3] 提到：", "根据资料 [1] 的说法，", "是的 [2]。", "如下所示 [1]：",
+                                     "According to the source [2]:", "As shown below [1]:"])
+def test_a_short_lead_in_stays_exempt(lead_in):
+    report = check_answer(f"{lead_in}\n\n{DISKS} [1]。", NAS)
+    assert report.claims[0].status == "too_short" and report.passed, [p.message for p in report.problems]
+
+
+def test_content_is_counted_in_characters_not_tokens():
+    from sourced_answers.checker import content_characters
+    assert content_characters("C" * 50) == 50 and content_characters("rm -rf /") == 6
+    assert content_characters("资料  提到") == content_characters("According to the source,") == 0

@@ -31,7 +31,6 @@ from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in, quantities_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
-    MIN_MATERIAL,
     RULES,
     TUTORIAL_THRESHOLD,
     Assessment,
@@ -83,7 +82,15 @@ from sourced_answers.checker.text import (
     quote,
 )
 from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, think_spans, without_thinking
-from sourced_answers.checker.tokens import claim_words, language_of, material, tokens_with_spans
+from sourced_answers.checker.tokens import (
+    MIN_CONTENT,
+    claim_words,
+    content_characters,
+    language_of,
+    material,
+    tokens_with_spans,
+    too_short,
+)
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 __all__ = [
@@ -93,12 +100,13 @@ __all__ = [
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
     "CONTROL", "TerminalFilter", "strip_terminal",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
-    "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
+    "DEFAULT_RULE", "FEATURES", "MIN_CONTENT", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "Structure", "SupportModel", "SupportRule", "Unit",
     "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
     "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
-    "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in", "source_sentences",
-    "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans", "without_citations",
+    "content_characters", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
+    "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans",
+    "too_short", "without_citations",
 ]

@@ -31,11 +31,9 @@ from sourced_answers.checker.structure import Structure, analyse, checked_indexe
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
-from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, material
+from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, too_short
 from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
 
-# 少于这么多“字料”（中文二元组算 1，拉丁文单词算 2）的句子多半是“资料 [3] 提到”这类引导语，不判支持分
-MIN_MATERIAL = 8
 # 原教程的规则：字二元组的重合比例不低于这个阈值才算有依据
 TUTORIAL_THRESHOLD = 0.35
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
@@ -120,8 +118,8 @@ def known_quantities(numbers: Sequence[int], index_of: SourceIndexes) -> Known:
 def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
     words = claim_words(claim.body)
-    # 太短的句子、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
-    eligible = material(claim.body) >= MIN_MATERIAL and bool(words.distinct)
+    # 太短的句子（内容不到 MIN_CONTENT 个字）、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
+    eligible = not too_short(claim.body) and bool(words.distinct)
     found = Assessment(claim, numbers, words, eligible=eligible)
     cited = cited_label(claim, numbers)
     claimed = quantities_in(claim.body, claim=True)

@@ -102,6 +102,30 @@ def token_set(text: str) -> set[str]:
     return found
 
 
+# “太短、不判支持分”按内容的字数算，不按词数：一个很长的“词”（5000 个 C、一段 400 字的乱码、`rm -rf /`）是内容，
+# 照样核对；真正的引导语（“资料 [3] 提到”“According to the source”）没有内容，不判
+MIN_CONTENT = 6
+# 引导语用的词：说的是“资料里说”，不是一件事（算内容的字数时不算它们）
+LEAD_IN_WORDS = re.compile(
+    r"资料|来源|出处|文章|报道|网页|页面|原文|文中|上文|下文|上述|以下|如下|下面|上面|根据|依据|据|按照|提到|提及|指出|"
+    r"显示|表明|所示|参见|详见|见|写道|介绍|认为|说法|称|说|(?<![A-Za-z])(?:the|a|an|this|that|these|source|sources|"
+    r"article|page|document|reference|according|to|per|as|in|on|see|says?|said|states?|stated|notes?|noted|shows?|"
+    r"shown|mentions?|mentioned|reports?|reported|explains?|describes?|following|below|above|cited)(?![A-Za-z])",
+    re.IGNORECASE)
+# 算字数时不算的：空白、标点（句号、逗号、引号、括号……）；代码里常见的 - / _ \ # @ & * % 这些算内容
+NOT_CONTENT = re.compile(r"[^\w\-/\\#@&*%$+=<>|^~`]|_|`")
+
+
+def content_characters(text: str) -> int:
+    """句子里内容的字数：字母、数字、汉字和代码里的符号，不算空白、标点和引导语用的词（资料、提到、according to……）。"""
+    return len(NOT_CONTENT.sub("", LEAD_IN_WORDS.sub("", narrow(text))))
+
+
+def too_short(text: str) -> bool:
+    """内容少于 MIN_CONTENT 个字的句子（引导语、“是的”）不判支持分。"""
+    return content_characters(text) < MIN_CONTENT
+
+
 def material(text: str) -> int:
     """句子有多少“字料”：中文二元组算 1，拉丁文单词算 2。太短的句子不判支持分。"""
     total = 0

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sourced_answers.checker import (
-    MIN_MATERIAL,
     Claim,
     Located,
     Locator,
@@ -34,8 +33,8 @@ from sourced_answers.checker import (
     citations_in,
     claim_words,
     claims_with_positions,
-    material,
     strip_terminal,
+    too_short,
     without_citations,
 )
 from sourced_answers.core.text import format_citations
@@ -98,7 +97,7 @@ class Sources:
     def passing(self, claim: Claim, numbers: Sequence[int]) -> Fit | None:
         """claim 改引 numbers 时能否完全通过（支持分、数字、语言）而且差不多是照着资料写的；能时返回 Fit，否则 None。
         太短的句子不判支持分，谁都“通过”，所以不替它们找来源。"""
-        if material(claim.body) < MIN_MATERIAL or not numbers:
+        if too_short(claim.body) or not numbers:
             return None
         check, problem = check_claim(Claim(claim.paragraph, claim.text, claim.body, list(numbers)), self.sources,
                                      self.index_of, self.rule)
@@ -235,7 +234,7 @@ def add_citation_edits(located: Located, uncited: Sequence[Unit], pool: Sources)
     for unit in uncited:
         planned: list[Edit] = []
         for claim, span in (located[position] for position in unit.claims):
-            if material(claim.body) < MIN_MATERIAL:
+            if too_short(claim.body):
                 continue
             best = pool.best(claim) if span else None
             if best is None or span is None:
