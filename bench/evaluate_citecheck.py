@@ -73,6 +73,18 @@ def false_alarms_by_kind(pairs):
     return "、".join(f"{kind} {count} 条（{count / total:.1%}）" for kind, count in counts.most_common()) or "无"
 
 
+def deterministic_catches(pairs, kinds=("number_mismatch", "polarity_mismatch")):
+    """确定的规则各自标出了多少条（有依据的、没依据的）。确定的规则不拟合：它在有依据的陈述上标出的每一条都是误报，
+    所以两边都列出来（规则留下的前提是有依据的那一边不增加）。"""
+    def flagged(kind, label):
+        return sum(1 for row, record in pairs if row["label"] == label and kind in kinds_of(record))
+    return "、".join(f"{kind} 标出有依据 {flagged(kind, 1)} 条、没依据 {flagged(kind, 0)} 条" for kind in kinds)
+
+
+def kinds_of(record):
+    return {problem["kind"] for problem in record["problems"]}
+
+
 def report_judge(rows, model, url, ask_all):
     """支持分 + 评判模型的效果，问了多少句、省下了多少句，以及评判模型自己在它被问到的句子上的表现。"""
     judge = ["--judge", model] + (["--judge-url", url] if url else []) + (["--judge-all"] if ask_all else [])
@@ -111,6 +123,7 @@ def main(argv=None):
     records = verify_records(rows)
     print(line(f"默认（支持分 ≥ {default_cut:.3f}）", scores(rows, [record["passed"] for record in records])))
     print(f"  误报按种类：{false_alarms_by_kind(list(zip(rows, records, strict=True)))}")
+    print(f"  确定的规则：{deterministic_catches(list(zip(rows, records, strict=True)))}")
     for cut in sorted({float(c) for c in args.cuts.split(",")}):
         print(line(f"支持分 ≥ {cut:.2f}", scores(rows, passed(rows, "--threshold", str(cut)))))
     print(line("原教程的规则（--rule tutorial）", scores(rows, passed(rows, "--rule", "tutorial"))))

@@ -132,7 +132,8 @@ def test_two_identical_sentences_in_one_paragraph_are_asked_once_and_flagged_eac
 
 def test_a_higher_threshold_moves_the_band_with_it(tmp_path, model_server):
     low, high = support_model().judge_band
-    answer = "快照可以代替异地备份 [5]。"  # 支持分很高（“不能”改成了“可以”，字面看不出来）
+    # 支持分很高（主语和宾语对调了，字面看不出来；“不能”改成“可以”现在由 polarity_mismatch 这条确定的规则标出）
+    answer = "异地备份可以代替快照 [5]。"
     [check] = check_answer(answer, NAS).claims
     assert check.score >= high
     assert json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)["judge"]["calls"] == []

@@ -11,6 +11,8 @@
   source_index  每条资料的索引
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
+  citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
+  polarity      句子和资料在同一处说反了（不能容忍 / 可以容忍）
   rules         把上面这些组合成问题
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
@@ -18,6 +20,7 @@
   terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
+from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.citations import (
     citation_marks,
     citations_in,
@@ -41,7 +44,6 @@ from sourced_answers.checker.rules import (
     check_claim,
     cites_existing,
     empty_report,
-    structure_problems,
     support,
 )
 from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model

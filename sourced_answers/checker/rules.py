@@ -6,9 +6,10 @@
   3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
   4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
   5. 空的回答（或者只有短标题、代码块，没有一句可以核对的话）——empty_answer，从不通过；
-  6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup。
+  6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup；
+  7. 句子和资料里最接近的一句在同一处说反了（“不能容忍”对“可以容忍”）——polarity_mismatch（polarity.py）。
 学来的判断：
-  7. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
+  8. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
      （句子的字二元组在所引资料里出现的比例不低于 0.35）。
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
@@ -16,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
-from sourced_answers.checker.markup import copied_markup_problems
+from sourced_answers.checker.polarity import polarity_flip
 from sourced_answers.checker.quantities import (
     Known,
     contradicting_quantities,
@@ -27,7 +29,7 @@ from sourced_answers.checker.quantities import (
 )
 from sourced_answers.checker.score import SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
-from sourced_answers.checker.structure import Structure, analyse, checked_indexes, unit_citations
+from sourced_answers.checker.structure import checked_indexes
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
@@ -75,6 +77,7 @@ class Assessment:
     eligible: bool = True
     number_problem: str | None = None
     cross_language: str | None = None
+    polarity_problem: str | None = None
 
     def scores(self, model: SupportModel) -> list[float]:
         return [model.score(support.features) for support in self.supports]
@@ -138,6 +141,10 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     found.supports = [support_of(claim.body, words, n, index_of) for n in numbers]
     closest = max(found.supports, key=lambda support: support.overlap)
     found.closest = closest
+    flip = polarity_flip(claim.body, closest.evidence) if closest.evidence else None
+    if flip:
+        found.polarity_problem = (f"“{quote(claim.text)}” 说“{quote(flip.claim)}”，资料 [{closest.source}]"
+                                  f"{cited_label(claim, [])} 在同一处说的是“{quote(flip.source)}”：意思正好相反")
     if not claimed:
         return found
     missing = sorted(set(unmatched_quantities(claimed, known)))
@@ -188,7 +195,7 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
     else:
         weak = found.eligible and score < rule.limit(model)
     check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
-                       certain=found.number_problem is not None)
+                       certain=found.number_problem is not None or found.polarity_problem is not None)
     if weak:
         check.status = "weak_support"
         better = better_source(found, sources, index_of, scores[best], rule, model)
@@ -199,6 +206,9 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
     if found.number_problem:
         check.status = "number_mismatch"
         return check, Problem("number_mismatch", found.number_problem, *where, overlap, evidence, score=score)
+    if found.polarity_problem:
+        check.status = "polarity_mismatch"
+        return check, Problem("polarity_mismatch", found.polarity_problem, *where, overlap, evidence, score=score)
     return check, None
 
 
@@ -258,68 +268,6 @@ def at_paragraph(found: T, paragraph: int) -> T:
     citations = list(found.citations) if found.citations is not None else None  # 缓存里那份的列表也不共用
     copied.__dict__.update(found.__dict__, paragraph=paragraph, citations=citations)
     return copied
-
-
-def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:
-    """编号存在、抄了提示词标签、每段（每个列表项）有引用、没被引用的资料。
-    返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
-    structure = analyse(answer)
-    places: dict[int, list[int]] = {}  # 编号 → 引用它的段落（按顺序，不重复）
-    for unit in structure.units:
-        for number in unit_citations(unit):
-            paragraphs = places.setdefault(number, [])
-            if not paragraphs or paragraphs[-1] != unit.paragraph:
-                paragraphs.append(unit.paragraph)
-    indexes = checked_indexes(structure.claims)
-    problems = missing_source_problems(structure, places, source_count, indexes)
-    problems += copied_markup_problems(structure.claims, source_count, indexes)
-    for unit in structure.uncited:
-        text = "\n".join(unit.lines).strip()
-        problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
-                                paragraph=unit.paragraph, sentence=text))
-    cited = set(places)
-    unused = [n for n in range(1, source_count + 1) if n not in cited]
-    return problems, unused, cited, structure
-
-
-# 一个问题里最多写出这么多个不存在的编号，其余的只说个数（一句话引了几千个不存在的编号时，说明也不会变长）
-MISSING_SHOWN = 5
-
-
-def missing_source_problems(structure: Structure, places: dict[int, list[int]], source_count: int,
-                            indexes: list[int | None]) -> list[Problem]:
-    """不存在的编号，按第一次引用它们的句子归成一个问题：指出段落和句子，以及另外还有几段也引用了它们。
-    一句话引了很多个不存在的编号也只是一个问题（每个编号一个问题、每个都带上整句话，输出就成了平方级的）。
-    点名了句子的问题带着那一句的下标（indexes：每个句子在 Report.claims 里的下标）；
-    编号只出现在段落（列表项）共用、继承的引用里时，问题只点名段落，claim 为 None。"""
-    missing = sorted(n for n in places if not 1 <= n <= source_count)
-    if not missing:
-        return []
-    first: dict[int, int] = {}  # 编号 → 第一个自己写了它的句子（在句子列表里的位置）
-    for position, claim in enumerate(structure.claims):
-        if not claim.shared and not claim.inherited:  # 句子自己写的引用
-            for number in claim.citations:
-                if not 1 <= number <= source_count:
-                    first.setdefault(number, position)
-    groups: dict[tuple[int, int | None], list[int]] = {}
-    for number in missing:
-        paragraph = places[number][0]
-        written = first.get(number)
-        named = written if written is not None and structure.claims[written].paragraph == paragraph else None
-        groups.setdefault((paragraph, named), []).append(number)
-    problems = []
-    for (paragraph, named), numbers in groups.items():
-        sentence = structure.claims[named].text if named is not None else None
-        shown = format_citations(numbers[:MISSING_SHOWN])
-        if len(numbers) > MISSING_SHOWN:
-            shown += f" 等 {len(numbers)} 个编号"
-        message = f"“{quote(sentence)}” 引用了不存在的 {shown}" if sentence else f"引用了不存在的 {shown}"
-        others = {other for number in numbers for other in places[number] if other != paragraph}
-        if others:
-            message += f"（另外还有 {len(others)} 段也引用了{'它' if len(numbers) == 1 else '它们'}）"
-        problems.append(Problem("missing_source", message, paragraph, sentence, citations=numbers,
-                                claim=indexes[named] if named is not None else None))
-    return problems
 
 
 def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRule = DEFAULT_RULE,

@@ -13,6 +13,7 @@ PROBLEM_KINDS: dict[str, str] = {
     "copied_markup": "抄了提示词标记",
     "weak_support": "对不上",
     "number_mismatch": "数字不符",
+    "polarity_mismatch": "说反了",
     "cross_language": "跨语言",
     "empty_answer": "空回答",
     "judge_unsupported": "评判不支持",

@@ -1,0 +1,154 @@
+"""肯定还是否定：句子和资料里最接近的一句在同一处说了相反的话（polarity_mismatch）。和数字的规则一样是确定的规则。
+
+“RAID5 不能容忍一块盘损坏”对“RAID5 可以容忍一块盘损坏”、“没有自带硬盘”对“自带硬盘”：词全都对得上，
+支持分很高，可是意思正好相反。规则只看同一处：一边有否定词（不、没有、没、无法、不能、不会、未、无、非，
+英文 not、never、no、cannot、n't），否定的那个词（“容忍”“自带”）在另一边也出现，而且前面紧挨着的词（“RAID5”）
+或者后面紧跟的词（“一块”）也一样，中间却没有否定词——就是同一处说反了。两边都有否定（“不能容忍两块盘”对
+“不能容忍两块盘”）不算；另一边同一处既有肯定又有否定的说法（“可以容忍一块……不能容忍两块”对“不能容忍两块”）也不算。“不仅”“不过”“无论”“非常”“无线”“未来”“不同”这类词里的“不”“无”“非”“未”不是否定。
+在 CiteCheck dev 上（bench/evaluate_citecheck.py 打印）它没有标出任何一条有依据的陈述。它证明不了的：
+换一个说法的否定（“容忍不了”“难以容忍”“拒绝”）、反义词（“支持”对“反对”）、隔得远的否定，都看不出来。只用标准库。
+"""
+import re
+from dataclasses import dataclass
+
+from sourced_answers.checker.tokens import latin_token, narrow
+
+NEGATION = re.compile(r"并非|并不|从不|从未|绝不|不再|没有|无法|不能|不会|不可|不是|没|不|未|无|非")
+# 含否定用字、却不是否定的词（它们里面的“不”“无”“非”“未”不算）
+NOT_NEGATION = re.compile(
+    r"不仅|不但|不过|不管|不论|无论|非常|无线|未来|不同|不少|不断|不久|无数|无限|不错|不得不|无需|无须|不妨|不禁|未必|"
+    r"非但|无非|除非|是非|毫无疑问|无疑|不一定|无人|不锈|不动产|无损|无缝|无关|不得了|莫非|南非|非洲|无锡|未知|不如|不止|"
+    r"不只|不光|非得|非要|无所谓|不然|要不|不由|未尝|无偿|不足|不利|不良|不安|不满|不便|不平|不幸|不当|不要|无效|不妥|"
+    r"不对称|无形|无意|不时|不已|非法|非凡|并无|不外乎|无与伦比|不可或缺|不可思议|不言而喻")
+# 否定词和它否定的词之间可以有的字（“不能够容忍”“不会被删除”“没有再出现”）
+BETWEEN = re.compile(r"[能会可够是再太都也得要该应被][以能够]?")
+WORD = r"[\u4e00-\u9fff]{2}|[A-Za-z0-9]+"
+NEXT_WORD = re.compile(rf"[ \t]*({WORD}|[\u4e00-\u9fff])")
+WORD_BEFORE = re.compile(rf"({WORD})[ \t]*$")
+AFTER_WORD = re.compile(rf"[ \t]*({WORD})")  # 后一个词要两个字以上：一个字（“部”“的”）到处都是
+CLAUSE_BREAK = re.compile(r"[，。,.;；：:！？!?、\n]")
+MAX_LENGTH = 2000
+# 否定词前面最多这么多个字里找“同一处”的前一个词，否定词和它否定的词之间也最多隔这么多个字
+GAP = 4
+# 英文：否定词，和否定词与它否定的词之间可以跳过的词
+ENGLISH_NEGATION = {"not", "never", "no", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't",
+                    "wasn't", "weren't", "won't", "wouldn't", "shouldn't", "couldn't", "hasn't", "haven't"}
+ENGLISH_SKIPPED = {"be", "been", "being", "a", "an", "the", "is", "are", "was", "were", "do", "does", "did", "have",
+                   "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "it", "they",
+                   "to", "also", "always", "ever", "any", "fully", "really"}
+ENGLISH_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Flip:
+    """句子和资料在同一处说反了：negated 是否定的那一边的说法，affirmed 是肯定的那一边的说法。"""
+    claim: str  # 句子里的那一段
+    source: str  # 资料里的那一段
+    claim_negated: bool  # True：句子否定、资料肯定；False：资料否定、句子肯定
+
+
+def polarity_flip(claim: str, evidence: str) -> Flip | None:
+    """句子 claim 和资料里最接近的一句 evidence 在同一处说反了时给出 Flip，否则 None。
+    比 MAX_LENGTH 还长的“句子”（没有标点的一整页、乱码）不看：
+    一句话里的每个否定都要在另一边找一遍，长了就是平方级的。"""
+    if len(claim) > MAX_LENGTH or len(evidence) > MAX_LENGTH:
+        return None
+    claim, evidence = narrow(claim), narrow(evidence)
+    for negated, other, claim_negated in ((claim, evidence, True), (evidence, claim, False)):
+        found = chinese_flip(negated, other) or english_flip(negated, other)
+        if found:
+            said, there = found
+            return Flip(said if claim_negated else there, there if claim_negated else said, claim_negated)
+    return None
+
+
+# ---------- 中文 ----------
+
+def chinese_flip(negated: str, other: str) -> tuple[str, str] | None:
+    """negated 里一处否定在 other 的同一处是肯定：(negated 里的那一段, other 里的那一段)。"""
+    if not NEGATION.search(negated):
+        return None
+    ignored = [match.span() for match in NOT_NEGATION.finditer(negated)]
+    for match in NEGATION.finditer(negated):
+        start, end = match.span()
+        if any(low <= start < high for low, high in ignored):
+            continue
+        before = WORD_BEFORE.search(negated, max(0, start - GAP - 2), start)
+        between = BETWEEN.match(negated, end)
+        word = NEXT_WORD.match(negated, between.end() if between else end)
+        if not word:
+            continue
+        after = AFTER_WORD.match(negated, word.end())
+        place = affirmed_place(other, before.group(1) if before else None, word.group(1),
+                               after.group(1) if after else None)
+        if place:
+            return negated[before.start() if before else start:(after or word).end()].strip(), place
+    return None
+
+
+def affirmed_place(other: str, before: str | None, word: str, after: str | None) -> str | None:
+    """other 里 word 出现在同一处（前一个词 before 在它前面不远，或者后一个词 after 紧跟着它）而且前面没有否定时，
+    返回那一段。同一处也有一个否定的说法时返回 None（两边都否定，或者说不清讲的是哪一处）。别处的说法不管。
+    word 只有一个字（“不高”的“高”）时，只认前一个词也一样的地方：一个字到处都是。"""
+    found = None
+    ignored = [match.span() for match in NOT_NEGATION.finditer(other)]
+    for match in re.finditer(re.escape(word), other):
+        start = match.start()
+        window = other[max(0, start - GAP - (len(before) if before else 0)):start]
+        window = CLAUSE_BREAK.split(window)[-1]
+        near = window[-GAP:]
+        offset = start - len(near)
+        negated = any(not any(low <= offset + hit.start() < high for low, high in ignored)
+                      for hit in NEGATION.finditer(near))
+        following = other[match.end():].lstrip(" \t")
+        same_left = bool(before) and str(before) in window
+        same_right = bool(after) and len(word) > 1 and following.startswith(str(after))
+        if not (same_left or same_right):
+            continue
+        if negated:
+            return None
+        end = match.end() + (len(other) - match.end() - len(following)) + (len(str(after)) if same_right else 0)
+        found = found or other[start - len(window):end].strip()
+    return found
+
+
+# ---------- 英文 ----------
+
+def english_flip(negated: str, other: str) -> tuple[str, str] | None:
+    """英文的同一条规则，按单词：not 前面的实词和后面被否定的实词，在 other 里相隔不超过三个词、中间没有否定。"""
+    words = ENGLISH_WORD.findall(negated)
+    lowered = [word.lower().replace("’", "'") for word in words]
+    if not ENGLISH_NEGATION & set(lowered) and not any(word.endswith("n't") for word in lowered):
+        return None
+    other_words = ENGLISH_WORD.findall(other)
+    other_tokens = [latin_token(word) if word[0].isalnum() else word for word in other_words]
+    for position, word in enumerate(lowered):
+        if word not in ENGLISH_NEGATION and not word.endswith("n't"):
+            continue
+        left = next((latin_token(w) for w in reversed(lowered[max(0, position - 3):position])
+                     if w[0].isalnum() and w not in ENGLISH_SKIPPED), None)
+        target = next(((index, latin_token(w)) for index, w in enumerate(lowered[position + 1:position + 4],
+                                                                           position + 1)
+                       if w[0].isalnum() and w not in ENGLISH_SKIPPED), None)
+        if left is None or target is None:
+            continue
+        place = english_place(other_words, other_tokens, left, target[1])
+        if place:
+            return " ".join(words[max(0, position - 2):target[0] + 1]), place
+    return None
+
+
+def english_place(words: list[str], tokens: list[str | None], left: str, target: str | None) -> str | None:
+    """other 里 target 前面不超过四个词有 left、中间没有否定词时返回那一段；同一处有否定时 None。"""
+    found = None
+    for index, token in enumerate(tokens):
+        if token != target:
+            continue
+        lefts = [j for j in range(max(0, index - 4), index) if tokens[j] == left]
+        if not lefts:
+            continue
+        between = [word.lower().replace("’", "'") for word in words[lefts[-1] + 1:index]]
+        if any(word in ENGLISH_NEGATION or word.endswith("n't") for word in between):
+            return None
+        found = " ".join(words[lefts[-1]:index + 1])
+    return found
