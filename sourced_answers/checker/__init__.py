@@ -10,13 +10,16 @@
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
-  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
+  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合；英文的在 support_model_en.json，
+                由 bench/fit_english_support.py 拟合）
+  calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
   rules         把上面这些组合成问题
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
+from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citations import (
     citation_marks,
     citations_in,
@@ -44,7 +47,7 @@ from sourced_answers.checker.rules import (
     structure_problems,
     support,
 )
-from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
+from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
 from sourced_answers.checker.structure import (
     Located,
@@ -90,10 +93,12 @@ __all__ = [
     "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
-    "DEFAULT_RULE", "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
+    "CHINESE", "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE",
+    "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "Structure", "SupportModel", "SupportRule", "Unit",
-    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
+    "analyse", "assess", "calibration_of",
+    "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
     "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
     "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in", "source_sentences",
