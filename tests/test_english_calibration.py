@@ -10,11 +10,13 @@ from sourced_answers.checker import (
     CHINESE,
     DEFAULT_RULE,
     ENGLISH,
+    ClaimCheck,
     Source,
     SupportRule,
     check_answer,
     support_model,
 )
+from sourced_answers.steps.judge import to_ask
 from tests.support import NAS_SOURCES
 
 RAID_PAGE = Source(title="RAID levels", text=(
@@ -26,7 +28,7 @@ PARAPHRASE = "RAID 5 stores parity on every disk and tolerates the loss of a sin
 INVENTED = "RAID 5 is faster than RAID 10 for databases with heavy random writes [1]."
 
 
-def only_claim(answer: str, sources: list[Source], rule: SupportRule = DEFAULT_RULE):
+def only_claim(answer: str, sources: list[Source], rule: SupportRule = DEFAULT_RULE) -> ClaimCheck:
     [claim] = [check for check in check_answer(answer, sources, rule).claims if check.status != "too_short"]
     return claim
 
@@ -72,6 +74,19 @@ def test_an_english_sentence_citing_an_english_and_a_chinese_page_uses_the_chine
     answer = "RAID 5 keeps working when one disk fails [1][2]."
     claim = only_claim(answer, [RAID_PAGE, NAS_SOURCES[1]])
     assert claim.calibration == CHINESE
+
+
+def test_the_judge_asks_an_english_sentence_by_the_english_band():
+    chinese, english = support_model(CHINESE).judge_band, support_model(ENGLISH).judge_band
+    # 一个在英文区间里、不在中文区间里的分（两个区间的上端不一样）
+    score = (min(chinese[1], english[1]) + max(chinese[1], english[1])) / 2
+    inside = CHINESE if chinese[0] <= score < chinese[1] else ENGLISH
+    outside = ENGLISH if inside == CHINESE else CHINESE
+    check = ClaimCheck(1, "RAID 5 keeps working when one disk fails [1]", [1], score, 0.8, 1, "supported")
+    check.calibration = inside
+    assert to_ask(check, SupportRule(), ask_all=False)
+    check.calibration = outside
+    assert not to_ask(check, SupportRule(), ask_all=False)
 
 
 def test_every_citecheck_sentence_is_still_scored_by_the_chinese_model():
