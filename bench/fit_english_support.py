@@ -61,18 +61,23 @@ ABOUT = "由 python -m bench.fit_english_support 生成，不要手改（tests/t
 
 @dataclass(frozen=True)
 class Example:
-    """一条标注做成的核对输入：回答（一句话，引用 [1]）、资料 [1] 的正文、标签（1 = attributable）。"""
+    """一条标注：第几行、原来的 claim、资料 [1] 的正文、标签（1 = attributable）。"""
     position: int
-    answer: str
+    claim: str
     source: str
     label: int
 
+    @property
+    def answer(self) -> str:
+        """核对的回答：claim 去掉原有的引用、句末引用 [1]（和 CiteCheck 的陈述一样）。"""
+        return answer_of(self.claim)
+
 
 def example_of(position: int, data: dict) -> Example:
-    """AttributionBench 的一行 → 核对输入（见模块说明）。不认识的标签是数据错了，直接报错。"""
+    """AttributionBench 的一行 → 一条标注（见模块说明）。不认识的标签是数据错了，直接报错。"""
     references = data["references"]
     text = "\n\n".join(references) if isinstance(references, list) else str(references)
-    return Example(position, answer_of(data["claim"]), text, LABELS[data["attribution_label"]])
+    return Example(position, data["claim"], text, LABELS[data["attribution_label"]])
 
 
 def examples_in(content: bytes) -> list[Example]:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import fit_english_support, fit_support_score
+from bench import evaluate_attributionbench, fit_english_support, fit_support_score
 from bench.evaluate_citecheck import answer_of
 from sourced_answers.checker import ENGLISH, ENGLISH_MODEL_FILE, FEATURES, support_model
 
@@ -79,3 +79,21 @@ def test_a_data_file_can_be_given_instead_of_the_mirror(tmp_path):
     name, content = fit_english_support.read_data(path)
     [example] = fit_english_support.examples_in(content)
     assert name == "rows.jsonl" and example.label == 1
+
+
+def test_the_evaluation_goes_through_verify_and_compares_with_the_chinese_model(tmp_path, capsys):
+    page = ("RAID 5 spreads parity across all disks, so an array needs at least three disks. It keeps working when "
+            "one disk fails, but a second failure during the rebuild loses the data.")
+    rows = [{"claim": "RAID 5 stores parity on every disk and tolerates the loss of a single disk.",
+             "attribution_label": "attributable", "references": [page]},
+            {"claim": "RAID 5 is faster than RAID 10 for databases with heavy random writes.",
+             "attribution_label": "not attributable", "references": [page]}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert evaluate_attributionbench.main(["--data", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    [before] = [line.split() for line in lines if line.startswith("换成英文模型之前")]
+    [now] = [line.split() for line in lines if line.startswith("现在")]
+    # 中文模型把换了说法的那句也标出了（误报 100%）；英文模型只标出编的那句
+    assert before[-3:] == ["50.0%", "100.0%", "100.0%"]
+    assert now[-3:] == ["100.0%", "100.0%", "0.0%"]
