@@ -215,9 +215,9 @@ def simulate(rows: list[Row], scores: list[list[float]], cut: float, band: tuple
             "recall": caught / (len(rows) - supported), "asked": asked / len(rows)}
 
 
-def choose_band(rows: list[Row], scores: list[list[float]], cut: float,
-                accuracy: float = JUDGE_ACCURACY) -> tuple[float, float]:
-    """期望误报不超过 JUDGE_FALSE_ALARM_LIMIT 的区间里，期望准确率最高的一个（包含切点）；一样高时选问得少的。
+def choose_band(rows: list[Row], scores: list[list[float]], cut: float, accuracy: float = JUDGE_ACCURACY,
+                limit: float = JUDGE_FALSE_ALARM_LIMIT) -> tuple[float, float]:
+    """期望误报不超过 limit 的区间里，期望准确率最高的一个（包含切点）；一样高时选问得少的。
     区间的两端取自分数的百分位。"""
     values = sorted(min(s) for s in scores if s)
     grid = sorted({0.0, 1.0, *(values[int(q * (len(values) - 1) / 40)] for q in range(41))})
@@ -225,7 +225,7 @@ def choose_band(rows: list[Row], scores: list[list[float]], cut: float,
     for low in (v for v in grid if v <= cut):
         for high in (v for v in grid if v > cut):
             result = simulate(rows, scores, cut, (low, high), accuracy)
-            if result["false_alarm"] > JUDGE_FALSE_ALARM_LIMIT:
+            if result["false_alarm"] > limit:
                 continue
             key = (round(result["accuracy"], 9), -result["asked"], low, high)
             if best is None or key > best:

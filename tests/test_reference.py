@@ -32,10 +32,10 @@ def test_the_reference_has_a_table_for_every_option_group_in_the_order_of_help()
 
 def test_every_mention_of_the_cut_band_and_seed_is_generated():
     """新写进文档的切点、询问区间、种子也要放在标记里，不然下次拟合后就过时了。"""
-    figures = reference_doc.figure_parts()
+    figures = {**reference_doc.figure_parts(), **reference_doc.english_parts()}
     for name in ("README.md", *(path.relative_to(HERE).as_posix() for path in (HERE / "docs").glob("*.md"))):
         outside = reference_doc.MARKED.sub("", (HERE / name).read_text(encoding="utf-8"))
-        for figure in ("切点", "询问区间", "种子"):
+        for figure in ("切点", "询问区间", "种子", "英文切点", "英文询问区间"):
             assert figures[figure] not in outside, f"{name} 里的 {figures[figure]} 没有放在“{figure}”的标记里"
 
 

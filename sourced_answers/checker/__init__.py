@@ -10,9 +10,11 @@
   quantities    数量（数字、中文数字、单位）
   source_index  每条资料的索引
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
-  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合）
   citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
   polarity      句子和资料在同一处说反了（不能容忍 / 可以容忍）
+  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合；英文的在 support_model_en.json，
+                由 bench/fit_english_support.py 拟合）
+  calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
   rules         把上面这些组合成问题
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
@@ -20,6 +22,7 @@
   terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 """
+from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.citations import (
     citation_marks,
@@ -46,7 +49,7 @@ from sourced_answers.checker.rules import (
     empty_report,
     support,
 )
-from sourced_answers.checker.score import MODEL_FILE, SupportModel, support_model
+from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, source_sentences
 from sourced_answers.checker.structure import (
     Located,
@@ -103,9 +106,12 @@ __all__ = [
     "CONTROL", "TerminalFilter", "strip_terminal",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
     "DEFAULT_RULE", "FEATURES", "MIN_CONTENT", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
+    "CHINESE", "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE",
+    "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
     "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
     "Structure", "SupportModel", "SupportRule", "Unit",
-    "analyse", "assess", "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
+    "analyse", "assess", "calibration_of",
+    "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
     "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
     "content_characters", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",

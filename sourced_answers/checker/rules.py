@@ -9,14 +9,15 @@
   6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup；
   7. 句子和资料里最接近的一句在同一处说反了（“不能容忍”对“可以容忍”）——polarity_mismatch（polarity.py）。
 学来的判断：
-  8. 每个带引用的句子有一个支持分（score.py）；低于切点就是 weak_support。--rule tutorial 改用原教程的规则
-     （句子的字二元组在所引资料里出现的比例不低于 0.35）。
+  8. 每个带引用的句子有一个支持分（score.py；英文句子引英文资料时用英文的模型，见 calibration.py）；低于切点就是
+     weak_support。--rule tutorial 改用原教程的规则（句子的字二元组在所引资料里出现的比例不低于 0.35）。
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
 from sourced_answers.checker.polarity import polarity_flip
@@ -27,7 +28,7 @@ from sourced_answers.checker.quantities import (
     totals_in,
     unmatched_quantities,
 )
-from sourced_answers.checker.score import SupportModel, support_model
+from sourced_answers.checker.score import CHINESE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import checked_indexes
 from sourced_answers.checker.terminal import strip_terminal
@@ -49,7 +50,8 @@ NOVEL_WIDTH = 40
 class SupportRule:
     """怎样判断一句话有没有依据（--rule、--threshold）。
 
-    score（默认）：支持分不低于 threshold；threshold 为 None 时用拟合时在交叉验证上选出的切点。
+    score（默认）：支持分不低于 threshold；threshold 为 None 时用这句话那一份模型（中文或英文，见 calibration.py）
+    拟合时在交叉验证上选出的切点。给了 threshold 时两种句子都用它：两份的支持分都是各自数据上“有依据的概率”。
     tutorial：原教程的规则，句子的字二元组在所引资料里出现的比例不低于 threshold（默认 0.35）。"""
     name: str = RULES[0]
     threshold: float | None = None
@@ -68,7 +70,8 @@ class Assessment:
     """一个带引用的句子和它所引的每条资料比较之后的一切（还没有下结论）。
 
     supports：每条所引资料各一个比较结果（跨语言时为空）；closest：重合度最高的那一条，它最接近的一句是证据；
-    number_problem：数字对不上时的说明；cross_language：句子和所引资料不是同一种语言。"""
+    number_problem：数字对不上时的说明；cross_language：句子和所引资料不是同一种语言；
+    calibration：支持分用哪一份模型（calibration.py：英文句子引英文资料时是英文的）。"""
     claim: Claim
     numbers: list[int]
     words: ClaimWords
@@ -78,6 +81,7 @@ class Assessment:
     number_problem: str | None = None
     cross_language: str | None = None
     polarity_problem: str | None = None
+    calibration: str = CHINESE
 
     def scores(self, model: SupportModel) -> list[float]:
         return [model.score(support.features) for support in self.supports]
@@ -138,6 +142,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
         return found
+    found.calibration = calibration_of(claim.body, [index_of(n) for n in numbers])
     found.supports = [support_of(claim.body, words, n, index_of) for n in numbers]
     closest = max(found.supports, key=lambda support: support.overlap)
     found.closest = closest
@@ -167,7 +172,7 @@ def not_found(claim: Claim, missing: list[float], cited: str) -> str:
     return f"“{quote(claim.text)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
 
 
-def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, rule: SupportRule,
+def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
              model: SupportModel) -> tuple[ClaimCheck, Problem | None]:
     """对一个比较过的句子下结论：先看跨语言和支持（按 rule），再看数字。"""
     claim = found.claim
@@ -195,10 +200,11 @@ def conclude(found: Assessment, sources: Sequence[Source], index_of: SourceIndex
     else:
         weak = found.eligible and score < rule.limit(model)
     check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
-                       certain=found.number_problem is not None or found.polarity_problem is not None)
+                       certain=found.number_problem is not None or found.polarity_problem is not None,
+                       calibration=found.calibration)
     if weak:
         check.status = "weak_support"
-        better = better_source(found, sources, index_of, scores[best], rule, model)
+        better = better_source(found, index_of, scores[best], rule)
         message = weak_message(found, overlap, rule)
         if better:
             message += f"，可能应引用 [{better}]"
@@ -225,13 +231,13 @@ def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:
     return f"“{text}” 在资料 {cited} 里找不到足够相近的说法（重合度 {overlap:.0%}）"
 
 
-def better_source(found: Assessment, sources: Sequence[Source], index_of: SourceIndexes, score: float,
-                  rule: SupportRule, model: SupportModel) -> int | None:
-    """另一条资料能让这句话通过、支持分又明显更高时，返回它的编号。"""
+def better_source(found: Assessment, index_of: SourceIndexes, score: float, rule: SupportRule) -> int | None:
+    """另一条资料能让这句话通过、支持分又明显更高时，返回它的编号。每条资料按它自己和这句话的语言选模型。"""
     claim, words = found.claim, found.words
     best: tuple[float, int] | None = None
     for number in index_of.candidates(words.distinct, found.numbers):
         support = support_of(claim.body, words, number, index_of)
+        model = support_model(calibration_of(claim.body, [index_of(number)]))
         other = model.score(support.features)
         if rule.name == "tutorial":
             measured = tutorial_overlap(claim.body, index_of(number))
@@ -254,7 +260,8 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
     一字不差的句子（引用也一样）在同一组资料、同一条规则下只下一次结论，别处照抄一份、换上自己的段落号。"""
     key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, claim.shared, rule)
     if key not in index_of.memo:
-        index_of.memo[key] = conclude(assess(claim, index_of), sources, index_of, rule, support_model())
+        found = assess(claim, index_of)
+        index_of.memo[key] = conclude(found, index_of, rule, support_model(found.calibration))
     check, problem = index_of.memo[key]
     return at_paragraph(check, claim.paragraph), at_paragraph(problem, claim.paragraph) if problem else None
 

@@ -106,7 +106,8 @@ class ClaimCheck:
     score：支持分，0 到 1，所引资料里最能支持它的那一条给出的分（跨语言、所引的编号不存在时为 None）；
     overlap：重合度（--rule tutorial 时是原教程的字二元组重合度）；source：给出这个分的资料编号；
     status：supported（通过）、too_short（太短，不判支持分）或问题的种类；
-    certain：确定的规则（数字对不上）也标出了这句话——评判模型不问它，也撤不掉它。"""
+    certain：确定的规则（数字对不上）也标出了这句话——评判模型不问它，也撤不掉它；
+    calibration：支持分用的是哪一份模型，zh（中文）或 en（英文句子引英文资料时），没有支持分时为 None。"""
     paragraph: int
     sentence: str
     citations: list[int]
@@ -115,6 +116,7 @@ class ClaimCheck:
     source: int | None
     status: str
     certain: bool = False
+    calibration: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))  # 字段都是简单的值（比 asdict 的深拷贝快得多：一个回答可能有上万个问题）

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from sourced_answers import __version__
-from sourced_answers.checker import RULES, TUTORIAL_THRESHOLD, support_model
+from sourced_answers.checker import ENGLISH, RULES, TUTORIAL_THRESHOLD, support_model
 from sourced_answers.cli.help_format import ChineseHelpFormatter
 from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.safe_output import TextStream
@@ -129,8 +129,9 @@ def add_rule_flags(group: Group) -> None:
                        help="怎样判断一句话有没有依据：score 看支持分；tutorial 用原教程的规则"
                             f"（句子的字二元组在所引资料里出现的比例）（默认 {CHECK_DEFAULTS.rule}）")
     group.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=CHECK_DEFAULTS.threshold, metavar="X",
-                       help="--rule 的阈值：score 时是支持分的下限，tutorial 时是重合度的下限"
-                            f"（默认：score 时 {support_model().cut:.3f}，是拟合时选的切点；"
+                       help="--rule 的阈值：score 时是支持分的下限（中文和英文句子都用这一个数），"
+                            "tutorial 时是重合度的下限（默认：score 时是拟合时选的切点，"
+                            f"中文 {support_model().cut:.3f}、英文句子引英文资料 {support_model(ENGLISH).cut:.3f}；"
                             f"tutorial 时 {TUTORIAL_THRESHOLD:g}）")
 
 

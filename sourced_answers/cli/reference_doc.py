@@ -1,6 +1,7 @@
 """文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、环境变量表
 （core/environment.py）、退出码表（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自
-support_model.json 的数字（切点、询问区间、拟合的设置）。
+support_model.json 的数字（切点、询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、
+拟合的设置、交叉验证的结果和取舍表）。
 
 生成的部分夹在一对标记之间，标记外面手写的文字原样保留。一张表的标记各占一行，一个数字的就在句子里：
 
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sourced_answers.checker import MODEL_FILE, SupportRule, support_model
+from sourced_answers.checker import ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportRule, support_model
 from sourced_answers.cli import cluster_command, parser
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange, add_standard_flags
 from sourced_answers.core.environment import VARIABLES
@@ -183,6 +184,49 @@ def figure_parts() -> dict[str, str]:
     }
 
 
+def share(value: float) -> str:
+    return f"{value:.1%}"
+
+
+def english_tables(data: dict) -> dict[str, str]:
+    """英文模型的两张表：dev 上换模型前后的对比（交叉验证），和不同切点的取舍（默认的切点加粗）。"""
+    checked, chinese = data["cross_validation"], data["chinese_model"]
+    folds = data["fitted_on"]["folds"]
+    comparison = ["| 怎么量 | 误报 | 召回 | 准确率 |", "|---|---|---|---|",
+                  f"| 换成英文模型之前：中文模型（切点 {chinese['cut']:.3f}；它没见过这些数据） | "
+                  f"{share(chinese['false_alarm'])} | {share(chinese['recall'])} | {share(chinese['accuracy'])} |",
+                  f"| 英文模型，{folds} 折交叉验证（每条的分数来自没见过它的模型；± 是各折的标准差） | "
+                  + " | ".join(f"{share(checked[name])} ± {share(checked[name + '_sd'])}"
+                               for name in ("false_alarm", "recall", "accuracy")) + " |"]
+    tradeoff = ["| 切点 | 误报 | 召回 | 准确率 |", "|---|---|---|---|"]
+    for entry in data["tradeoff"]:
+        cut = f"{entry['cut']:.3f}"
+        if entry["recall"] >= chinese["recall"]:
+            cut += "（召回不低于换模型之前）"
+        cells = [cut, share(entry["false_alarm"]), share(entry["recall"]), share(entry["accuracy"])]
+        if abs(entry["cut"] - data["cut"]) < 5e-4:  # 默认的切点（表里的切点只留了四位小数）
+            cells = [f"**{cells[0]}（默认）**", *(f"**{cell}**" for cell in cells[1:])]
+        tradeoff.append("| " + " | ".join(cells) + " |")
+    return {"英文对比": "\n".join(comparison), "英文取舍": "\n".join(tradeoff)}
+
+
+def english_parts() -> dict[str, str]:
+    """英文模型（support_model_en.json）的数字和表，格式和文档里的写法一样。"""
+    model = support_model(ENGLISH)
+    data = json.loads(ENGLISH_MODEL_FILE.read_text(encoding="utf-8"))
+    fitted = data["fitted_on"]
+    low, high = model.judge_band
+    return {
+        "英文切点": f"{model.cut:.3f}",
+        "英文询问区间": f"[{low:.3f}, {high:.3f})",
+        "英文读入条数": str(fitted["rows_read"]),
+        "英文拟合条数": str(fitted["rows"]),
+        "英文误报目标": f"{fitted['false_alarm_target']:.0%}",
+        "英文评判误报上限": f"{fitted['judge_false_alarm_limit']:.0%}",
+        **english_tables(data),
+    }
+
+
 def duration_text(hours: float) -> str:
     """缓存的时长：整天的写成“1 天”，否则“36 小时”。"""
     return f"{hours / 24:g} 天" if hours % 24 == 0 else f"{hours:g} 小时"
@@ -202,7 +246,7 @@ def default_parts() -> dict[str, str]:
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
     return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table(), **figure_parts(),
-            **default_parts()}
+            **english_parts(), **default_parts()}
 
 
 # ---------- 改写文档 ----------

@@ -9,6 +9,7 @@ from sourced_answers.checker import (
     Source,
     SourceIndexes,
     Structure,
+    calibration_of,
     checked_positions,
     claim_words,
     compare,
@@ -188,8 +189,10 @@ class Reasons:
         """这句话和第 number 条资料的重合度、支持分：用核对时的同一套函数算（建议的资料自己的数字，不是所引资料的）。"""
         if self.indexes is None:
             self.indexes = SourceIndexes([Source.from_json(source) for source in self.sources])
-        support = compare(body, claim_words(body), self.indexes(number), number)
-        return f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
+        index = self.indexes(number)
+        support = compare(body, claim_words(body), index, number)
+        model = support_model(calibration_of(body, [index]))
+        return f"重合度 {support.overlap:.0%}，支持分 {model.score(support.features):.2f}"
 
 
 def scores_by_claim(record: Record, structure: Structure) -> dict[int, float]:

@@ -2,7 +2,8 @@
 
 字面核对有上限：换了一个词、一个事实的句子字面几乎一样，换个说法讲同一件事又可能字面不像。支持分很高或很低的句子，
 在 CiteCheck 上几乎不会错，问了也是白花时间；支持分落在询问区间（support_model.json 的 judge_band，由
-bench/fit_support_score.py 模拟评判模型选出）里的句子才问：
+bench/fit_support_score.py 模拟评判模型选出；英文句子引英文资料时用英文模型的区间，见 checker/calibration.py）
+里的句子才问：
   · 评判模型说“是”：撤掉这句的 weak_support（它就是来清除字面核对的误报的）；
   · 说“否”：这句换成 judge_unsupported（原来的 weak_support 不重复列出）；
   · 答非所问：结论不变。
@@ -29,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sourced_answers.checker import (
+    CHINESE,
     DEFAULT_RULE,
     ClaimCheck,
     Problem,
@@ -124,12 +126,13 @@ def opening_stripped(text: str) -> str:
     return text[LEAD.match(text).end():]  # type: ignore[union-attr]  # LEAD 什么都能匹配（全是可选的）
 
 
-def asking_band(rule: SupportRule) -> tuple[float, float] | None:
-    """支持分在哪个区间里的句子要问。拟合出来的区间是围着默认切点的；--threshold 换了切点时整个区间跟着挪过去。
-    --rule tutorial 的结论不看支持分：返回 None，能判断的句子都问。"""
+def asking_band(rule: SupportRule, calibration: str = CHINESE) -> tuple[float, float] | None:
+    """支持分在哪个区间里的句子要问（calibration：给这句话打分的那一份模型，中文或英文）。拟合出来的区间是
+    围着默认切点的；--threshold 换了切点时整个区间跟着挪过去。--rule tutorial 的结论不看支持分：返回 None，
+    能判断的句子都问。"""
     if rule.name == "tutorial":
         return None
-    model = support_model()
+    model = support_model(calibration)
     shift = rule.limit(model) - model.cut
     low, high = model.judge_band[0] + shift, model.judge_band[1] + shift
     return max(0.0, low), high if high < 1.0 else 1.01  # 区间是左闭右开的：挪到 1 以上时连 1.0 也要包括
@@ -140,10 +143,11 @@ def askable(check: ClaimCheck) -> bool:
     return check.status in DECIDABLE and not check.certain and len(without_citations(check.sentence)) >= 4
 
 
-def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask_all: bool) -> bool:
-    """要不要问这句：跨语言的总问；支持分落在询问区间里的问；--judge-all 时能判断的都问。"""
+def to_ask(check: ClaimCheck, rule: SupportRule, ask_all: bool) -> bool:
+    """要不要问这句：跨语言的总问；支持分落在（给它打分的那一份模型的）询问区间里的问；--judge-all 时能判断的都问。"""
     if not askable(check):
         return False
+    band = asking_band(rule, check.calibration or CHINESE)
     if ask_all or band is None or check.status == "cross_language":
         return True
     return check.status != "too_short" and check.score is not None and band[0] <= check.score < band[1]
@@ -159,9 +163,8 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
                  rate: TokenRate = DEFAULT_RATE, concurrency: int = CONCURRENCY) -> Verdicts:
     """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。
     window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
-    band = asking_band(rule)
     wanted = list({same_sentence(check): check for check in reversed(report.claims)
-                   if to_ask(check, band, ask_all)}.values())[::-1]
+                   if to_ask(check, rule, ask_all)}.values())[::-1]
     asked = {same_sentence(check) for check in wanted}
     skipped = sum(askable(check) and check.status != "too_short" and same_sentence(check) not in asked
                   for check in report.claims)
