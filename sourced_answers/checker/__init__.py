@@ -93,6 +93,7 @@ from sourced_answers.checker.tokens import (
     content_characters,
     language_of,
     material,
+    token_set,
     tokens_with_spans,
     too_short,
 )
@@ -115,6 +116,7 @@ __all__ = [
     "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
     "content_characters", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
-    "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model", "tokens_with_spans",
+    "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model", "token_set",
+    "tokens_with_spans",
     "too_short", "without_citations",
 ]

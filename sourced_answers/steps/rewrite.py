@@ -12,6 +12,7 @@ from sourced_answers.checker import (
     without_citations,
 )
 from sourced_answers.core.text import bigram_similarity
+from sourced_answers.steps.hidden import fates, hiding_message, really_fixed
 from sourced_answers.steps.repair import Repair, Rewriter, fix_citations
 
 
@@ -62,6 +63,12 @@ def rewrite_round(answer: str, report: Report, sources: Sequence[Source], rule: 
     lost = passing_claims(report) - passing_claims(new_report)
     if lost:
         return None, None, [], f"改写改掉了 {len(lost)} 句原本通过的话，保留上一版"
+    found = fates(answer, report, new_answer, new_report, indexes or SourceIndexes(sources))
+    hiding = hiding_message(found)
+    if hiding:
+        return None, None, [], f"{hiding}，保留上一版"
+    if not really_fixed(found):
+        return None, None, [], "改写没有真的删掉或改对任何一句被标出的话（只是合并、换了说法或地方），保留上一版"
     repairs = rewrite_repairs(answer, report, new_answer, sources)
     message = f"采用改写：问题从 {len(report.problems)} 个减到 {len(new_report.problems)} 个"
     return new_answer, new_report, repairs, message
