@@ -14,11 +14,12 @@ from sourced_answers.cli.launch import guard_startup, run
 
 guard_startup(__name__)  # 最先做：导入下面这些模块的时候按 Ctrl-C 也安静地结束
 
-# check、support 是原教程的接口，教程的测试从这里导入
+# check、support 是原教程的接口，教程的测试从这里导入；answer_question、verify_answer 是给别的 Python 程序用的
 from sourced_answers.checker import check, support
+from sourced_answers.cli.python_api import answer_question, verify_answer
 from sourced_answers.cli.run import main, run_question
 
-__all__ = ["check", "support", "main", "run_question"]
+__all__ = ["check", "support", "main", "run_question", "answer_question", "verify_answer"]
 
 if __name__ == "__main__":
     run(main)

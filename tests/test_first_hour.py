@@ -58,7 +58,7 @@ def test_help_is_grouped_by_task():
     result = run_cli("-h", env=cli_env())
     groups = [line[:-1] for line in result.stdout.splitlines() if line.endswith(":") and not line.startswith(" ")]
     assert groups == ["参数", "回答问题", "核对保存下来的回答（--verify）和判断规则", "修正和第二意见",
-                      "比较模型（--eval）", "输出", "网络和缓存", "其他"]
+                      "比较模型（--eval）", "在聊天窗口里用（服务）", "输出", "网络和缓存", "其他"]
 
 
 def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(monkeypatch, fake_metaso):

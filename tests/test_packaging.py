@@ -42,6 +42,14 @@ def test_the_test_command_installs_every_extra_and_the_development_docs_name_eac
     assert re.search(rf"带 {'、'.join(installed[:-1])} 和 {installed[-1]} {count}组附加依赖", script)
 
 
+def test_every_subpackage_goes_into_the_installed_package():
+    """pyproject 的 packages 列出 sourced_answers 下的每一个子包：漏了一个，装好的命令一用到它就 ModuleNotFoundError。"""
+    listed = PYPROJECT["tool"]["setuptools"]["packages"]
+    found = sorted("sourced_answers" + ("." + path.parent.name if path.parent.name != "sourced_answers" else "")
+                   for path in (HERE / "sourced_answers").glob("**/__init__.py"))
+    assert sorted(listed) == found
+
+
 def test_console_command_points_at_the_entry_point():
     assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.cli.command:main"
 

@@ -12,22 +12,31 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_MODEL, METASO_BASE, OLLAMA_URL
+from sourced_answers.core.environment import (
+    ANS_API_KEY,
+    ANS_JUDGE_API_KEY,
+    ANS_MODEL,
+    ANS_SERVER_KEY,
+    METASO_BASE,
+    OLLAMA_URL,
+)
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
-from sourced_answers.core.secrets import MODEL_MIN_LENGTH, check_secret, secrets_to_mask
+from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
     CHECK_DEFAULTS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     MODEL_DEFAULTS,
+    SERVE_DEFAULTS,
     ApiKey,
     CheckSettings,
     JudgeSettings,
     ModelSettings,
     RunSettings,
     SearchSettings,
+    ServeSettings,
     Settings,
     available_cores,
 )
@@ -126,6 +135,11 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--fix-rounds 要和 --fix 一起用")
     if (args.jobs is not None or args.summary) and not args.verify:
         raise UsageError("--jobs 和 --summary 用于 --verify")
+    if args.serve is not None or args.mcp:
+        check_serving_flags(args)
+        return
+    if args.concurrency is not None or args.queue is not None:
+        raise UsageError("--concurrency 和 --queue 用于 --serve")
     if args.verify:
         if args.question or args.eval:
             raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
@@ -207,12 +221,53 @@ def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     return DEFAULT_MODEL
 
 
+def check_serving_flags(args: argparse.Namespace) -> None:
+    """--serve、--mcp：每个请求带着自己的问题，命令行上不给问题，也不和 --verify、--eval、输出文件一起用。"""
+    door = "--serve" if args.serve is not None else "--mcp"
+    if args.serve is not None and args.mcp:
+        raise UsageError("--serve 和 --mcp 一次只能用一个")
+    if args.question or args.verify or args.eval:
+        raise UsageError(f"{door} 起一个服务，问题由每个请求带来：不要同时给出问题、--verify 或 --eval")
+    for flag, value in (("--html", args.html), ("--json", args.json), ("--summary", args.summary),
+                        ("--jobs", args.jobs)):
+        if value:
+            raise UsageError(f"{door} 的结果在每个请求的回应里：不要同时用 {flag}")
+    if args.mcp and (args.concurrency is not None or args.queue is not None):
+        raise UsageError("--concurrency 和 --queue 用于 --serve")
+
+
+SERVE_SPEC = re.compile(r"(?:(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(?P<port>[0-9]{1,5})")
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+
+
+def serve_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> ServeSettings | None:
+    """--serve [HOST:]PORT → ServeSettings。听本机以外的地址必须有 ANS_SERVER_KEY（格式和别的密钥一样检查）。"""
+    if args.serve is None:
+        return None
+    found = SERVE_SPEC.fullmatch(args.serve.strip())
+    if not found or not 0 <= int(found["port"]) <= 65535:
+        raise UsageError(f"--serve 的值“{literal(args.serve)}”看不懂：要写成 端口（8000）或 地址:端口"
+                         f"（127.0.0.1:8000、0.0.0.0:8000、[::1]:8000），端口 0–65535（0 表示随便挑一个空闲的）")
+    host = (found["host"] or SERVE_DEFAULTS.host).strip("[]")
+    key = environ.get(ANS_SERVER_KEY.name, "").strip()
+    if key:
+        check_secret(key, ANS_SERVER_KEY.name, SERVER_MIN_LENGTH, "请换一个至少 16 个字符、不含空白的值")
+    elif host not in LOOPBACK_HOSTS:
+        raise UsageError(f"--serve 要听 {literal(host)}（本机以外也连得上）：请先设置 ANS_SERVER_KEY，"
+                         "每个请求都要带 Authorization: Bearer 这个值（只听本机时可以不设）")
+    return ServeSettings(host=host, port=int(found["port"]), key=key,
+                         concurrency=args.concurrency or SERVE_DEFAULTS.concurrency,
+                         queue=SERVE_DEFAULTS.queue if args.queue is None else args.queue)
+
+
 def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
                    streams: Sequence[int] = (0, 1, 2)) -> Settings:
     """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Settings。
     streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
     check_flags(args)
-    question = clean_question(args.question) if not (args.verify or args.eval) else None
+    serving = args.serve is not None or args.mcp
+    question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
+    serve = serve_settings(args, environ)
     model = local_model.MODEL_NAME if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
@@ -238,7 +293,8 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     return Settings(
         run=RunSettings(question=question, eval=args.eval, verify=args.verify, models=models, json=args.json,
                         html=html, summary=summary, jobs=args.jobs or available_cores(), quiet=args.quiet,
-                        timeout=args.timeout, started=time.monotonic(), secrets=secrets, prog=args.prog),
+                        timeout=args.timeout, started=time.monotonic(), secrets=secrets, prog=args.prog,
+                        serve=serve, mcp=args.mcp),
         search=SearchSettings(demo=args.demo, demo_pages=args.demo_pages, key=key, base=metaso_base,
                               size=args.size, read=args.read, max_chars=args.max_chars,
                               cache_dir=default_directory(environ), no_cache=args.no_cache, refresh=args.refresh,

@@ -11,12 +11,13 @@ from sourced_answers.cli.arguments import (
 )
 from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.questions import MAX_QUESTION
-from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS
+from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS, SERVE_DEFAULTS
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG, install_hint
 from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS
 SEARCH = SEARCH_DEFAULTS
+SERVE = SERVE_DEFAULTS
 
 DEFAULT_PROG = "answer-with-sources"
 
@@ -93,6 +94,19 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                                 "最后打印一张表")
     comparing.add_argument("--models", metavar="A,B",
                            help="--eval 要比较的模型，逗号分隔（默认取 --model / ANS_MODEL）")
+
+    serving = parser.add_argument_group(
+        "在聊天窗口里用（服务）", "同样的搜索、回答和核对，给 Open WebUI、Chatbox、Cherry Studio 这类聊天程序"
+                           "（OpenAI 兼容的接口），或者给 Claude Desktop、Cursor 这类 MCP 客户端用")
+    serving.add_argument("--serve", metavar="[HOST:]PORT",
+                         help="起 OpenAI 兼容的服务（/v1/chat/completions、/v1/models、/v1/verify），默认只听 "
+                              f"{SERVE.host}；听别的地址要先设置 ANS_SERVER_KEY（例如 --serve 8000）")
+    serving.add_argument("--concurrency", type=in_range(1, 64), default=None, metavar="N",
+                         help=f"--serve 同时回答几个请求（默认 {SERVE.concurrency}）")
+    serving.add_argument("--queue", type=in_range(0, 1000), default=None, metavar="N",
+                         help=f"--serve 另外最多排队几个请求，再多的马上回 503（默认 {SERVE.queue}）")
+    serving.add_argument("--mcp", action="store_true",
+                         help="在标准输入输出上做 MCP 服务：工具 answer_question 和 verify_answer")
 
     output = parser.add_argument_group("输出")
     output.add_argument("--json", action="store_true",

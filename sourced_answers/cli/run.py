@@ -10,9 +10,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any, TextIO
 
+from sourced_answers.api.answering import answer
 from sourced_answers.batch.evaluation import run_eval
 from sourced_answers.batch.verification import verify
-from sourced_answers.checker import Reply, ThinkFilter
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.launch import program_name
 from sourced_answers.cli.local_model_command import install_bundled_model
@@ -21,29 +21,20 @@ from sourced_answers.core.errors import (
     ENDINGS,
     AppError,
     ExitCode,
-    ModelError,
     ModelUnreachable,
     UsageError,
     exit_code_of,
 )
-from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.settings import ModelSettings, Settings
+from sourced_answers.core.settings import Settings
 from sourced_answers.core.text import literal, masked_json
 from sourced_answers.model import local_model
-from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
-from sourced_answers.model.messages import ChatResult
-from sourced_answers.model.model_client import chat
-from sourced_answers.model.preflight import check_before_paying, remote_notices
-from sourced_answers.model.prompts import answer_prompt
-from sourced_answers.outputs.records import checked_record
-from sourced_answers.outputs.render import REASONING_ABOVE, render_result
+from sourced_answers.model.preflight import remote_notices
+from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
-from sourced_answers.search.gather import MetasoSession
-from sourced_answers.steps.check_steps import answer_of, check_reply, judge_asker, rewriter
 
 __all__ = ["main", "program", "run_question"]
 
@@ -53,37 +44,24 @@ Log = Callable[[str], None]
 # ---------- 一次回答的经过 ----------
 
 def run_question(settings: Settings, out: Output, log: Log) -> int:
-    run, model = settings.run, settings.model
-    question = run.question or ""
-    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）
-    deadline = run.deadline()  # 预检的时间也算在 --timeout 里
-    check_before_paying(model, [model.name], settings.judge, deadline)
-    # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
-    with MetasoSession(settings.search, log, deadline) as metaso:
-        sources = metaso.gather(question)
-    # 2. 请模型回答（输出到终端时边生成边显示）
-    stream = (model.stream if model.stream is not None else out.isatty()) and not run.json
-    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
-                                   model.prompt_budget)
-    if note:
-        log(note)
-    reply, result = ask_model(messages, model, stream, deadline, out, log)
-    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍（模型没有给出回答、只有没结束的思考时不核对）
-    checked = check_reply(reply, model.name, sources, settings.check,
-                          rewriter(question, sources, model, deadline, log), log,
-                          judge_asker(settings.judge, model, deadline))
-    # 4. 输出：文字或 JSON，（--html）审阅页
-    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样），
-    # 没有结束的思考（不核对，但花钱得到的文字不丢）
-    about = {"served_model": result.served_model, "truncated": result.truncated,
-             "unfinished_reasoning": checked.unfinished}
-    record = checked_record(checked, question, model.name, about)
+    """回答一个问题（步骤在 api.answering.answer），把结果写成文字或 JSON、（--html）审阅页。"""
+    run = settings.run
+    # 输出到终端时边生成边显示（--json 时不显示：JSON 是一整条记录）
+    stream = (settings.model.stream if settings.model.stream is not None else out.isatty()) and not run.json
+
+    def show(piece: str) -> None:
+        out.write(piece)
+        out.flush()
+
+    answered = answer(settings, log, show if stream else None)
+    checked, record = answered.checked, answered.record
     if run.json:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         out.write(masked_json(record, run.secrets))
     else:
         out.write(render_result(checked, answer_shown=stream))
-    metaso.report_savings()
+    if answered.savings:
+        log(answered.savings)
     if checked.no_answer:
         log(f"✗ {checked.no_answer}。它写下的文字已经输出，标明了是没有结束的思考，没有核对")
     if checked.step_error:
@@ -94,49 +72,17 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     return checked.exit_code
 
 
-def ask_model(messages: list[dict[str, str]], model: ModelSettings, stream: bool, deadline: Deadline,
-              out: Output, log: Log) -> tuple[Reply, ChatResult]:
-    """请模型回答，返回 (按思考的规则拆开的回复, 模型服务的回复)。stream 时边收边显示回答（思考过程不显示；
-    落单的 </think> 到了才知道之前显示的是思考过程，这时标明一句）。"""
-    log(f"请模型 {model.name} 回答（{chat_url(model.url)}）…")
-    shown = ThinkFilter()
-    started = [False]  # 回答已经显示出了字（开头的空白不显示）
-
-    def show(piece: str) -> None:
-        lone_closes = shown.lone_closes
-        visible = shown.feed(piece)
-        if shown.lone_closes != lone_closes and started[0]:
-            out.write(f"\n\n{REASONING_ABOVE}\n\n")  # 已经显示的是思考过程：后面才是回答
-            started[0] = False
-        write_visible(visible)
-
-    def write_visible(visible: str) -> None:
-        if not started[0]:
-            visible = visible.lstrip()
-            started[0] = bool(visible)
-        if visible:
-            out.write(visible)
-            out.flush()
-
-    try:
-        result = chat(messages, model.name, model.url, stream, on_text=show if stream else None,
-                      max_tokens=model.max_tokens, deadline=deadline, on_retry=lambda m: log(f"  {m}"),
-                      key=model.key)
-    except ModelError as error:
-        if stream and error.partial:
-            out.write("\n\n（回答不完整）\n")
-        raise
-    if stream:
-        write_visible(shown.finish())
-        out.write("\n\n" if started[0] else "")
-    return answer_of(result, model.name, model.max_tokens, log), result
-
-
 def program(settings: Settings, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
     """按设置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
     run = settings.run
     for notice in remote_notices(None if run.verify else settings.model.url, settings.judge):
         log(notice)
+    if run.serve:
+        from sourced_answers.servers.openai_server import serve  # 只有起服务时才导入 Starlette、uvicorn
+        return serve(settings, log)
+    if run.mcp:
+        from sourced_answers.servers.mcp_server import serve_mcp  # 只有起服务时才导入 MCP 的 SDK
+        return serve_mcp(settings, log)
     if run.verify:
         return verify(settings, out, log, stdin, progress)
     if run.eval:

@@ -41,6 +41,11 @@ ANS_JUDGE_API_KEY = Variable(
     "ANS_JUDGE_API_KEY",
     "`--judge-url` 指向另一个服务时，那个服务的 API Key（`ANS_API_KEY` 不会发给它）；和 `ANS_API_KEY` 一样是"
     f"可打印的 ASCII、至少 8 个字符、最多 {MAX_KEY_LENGTH} 个字符", "无")
+ANS_SERVER_KEY = Variable(
+    "ANS_SERVER_KEY",
+    "`--serve` 的服务自己的 API Key：设置了就每个请求都要带 `Authorization: Bearer 这个值`（不对或没带是 401）；"
+    "`--serve` 监听本机以外的地址时必须设置。和别的密钥一样不会出现在任何输出里；可打印的 ASCII、中间没有空白，"
+    f"至少 16 个字符、最多 {MAX_KEY_LENGTH} 个字符", "无（只听本机时可以不设）")
 XDG_CACHE_HOME = Variable(
     "XDG_CACHE_HOME", "缓存放在它下面的 `answer-with-sources/`；必须是绝对路径（相对路径按 XDG 的规定不算数）",
     "`~/.cache`")
@@ -50,4 +55,5 @@ HOME = Variable(
     "系统给的家目录")
 
 # 文档里的顺序
-VARIABLES = (METASO_API_KEY, METASO_BASE, OLLAMA_URL, ANS_MODEL, ANS_API_KEY, ANS_JUDGE_API_KEY, XDG_CACHE_HOME, HOME)
+VARIABLES = (METASO_API_KEY, METASO_BASE, OLLAMA_URL, ANS_MODEL, ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_SERVER_KEY,
+             XDG_CACHE_HOME, HOME)

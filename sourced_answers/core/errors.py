@@ -6,6 +6,7 @@ launch.py 里的最后一道防线给出 4 和导入期间的 130。
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TypeVar
 
 
 class ExitCode(IntEnum):
@@ -65,8 +66,10 @@ class InputError(UsageError):
 
 
 class ServiceError(AppError):
-    """外部服务（秘塔、模型服务）出错或没有给出可用的结果（退出码 3）。"""
+    """外部服务（秘塔、模型服务）出错或没有给出可用的结果（退出码 3）。timed_out：是总时限（--timeout）用完了
+    （--serve 的服务按它回 504，别的出错回 502）。"""
     exit_code = ExitCode.SERVICE
+    timed_out = False
 
 
 class OutputClosed(AppError):
@@ -93,6 +96,15 @@ class MissingKeyError(ConfigError):
 
 class DeadlineExceeded(Exception):
     """总时限（--timeout）用完了。"""
+
+
+ServiceErrorT = TypeVar("ServiceErrorT", bound="ServiceError")
+
+
+def out_of_time(error: ServiceErrorT) -> ServiceErrorT:
+    """标明这个服务错误是总时限用完了（DeadlineExceeded 变成秘塔、模型的错误时用）。"""
+    error.timed_out = True
+    return error
 
 
 class MetasoError(ServiceError):

@@ -1,7 +1,7 @@
 """密钥（秘塔的、模型服务的）用之前先看像不像密钥；输出里要遮掉哪些（只在这里决定）。说明里从不出现密钥本身。"""
 from collections.abc import Mapping
 
-from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, METASO_API_KEY, Variable
+from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_SERVER_KEY, METASO_API_KEY, Variable
 from sourced_answers.core.errors import ConfigError
 from sourced_answers.core.settings import MAX_KEY_LENGTH
 from sourced_answers.core.text import visible
@@ -34,9 +34,11 @@ def maskable(key: str, minimum: int) -> str:
     return key if len(visible(key)) >= minimum else ""
 
 
+# --serve 自己的密钥：别人拿它来调用这个服务，至少 16 个字符
+SERVER_MIN_LENGTH = 16
 # 本程序从环境里认得的每个密钥，和它最短要多长才拿来遮
 KEY_VARIABLES: dict[Variable, int] = {METASO_API_KEY: METASO_MIN_LENGTH, ANS_API_KEY: MODEL_MIN_LENGTH,
-                                      ANS_JUDGE_API_KEY: MODEL_MIN_LENGTH}
+                                      ANS_JUDGE_API_KEY: MODEL_MIN_LENGTH, ANS_SERVER_KEY: SERVER_MIN_LENGTH}
 
 
 def secrets_to_mask(environ: Mapping[str, str]) -> tuple[str, ...]:

@@ -108,6 +108,19 @@ class CheckSettings:
 
 
 @dataclass(frozen=True)
+class ServeSettings:
+    """--serve：OpenAI 兼容的 HTTP 服务。host 默认只听本机；不是本机的地址要有 key（ANS_SERVER_KEY），每个请求都要带它。
+    concurrency：同时回答几个请求；queue：另外最多排几个，再多的马上回 503；max_body：请求体最多多少字节（413）。"""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    key: str = ""
+    concurrency: int = 4
+    queue: int = 16
+    max_body: int = 16 * 1024 * 1024
+    request_timeout: float = 300.0  # 没给 --timeout 时，每个请求最多这么多秒（504）
+
+
+@dataclass(frozen=True)
 class RunSettings:
     """这次运行本身：做什么（回答 question、比较模型 eval、核对文件 verify）、输出到哪里、几个进程、总时限。"""
     question: str | None = None
@@ -124,6 +137,8 @@ class RunSettings:
     # 任何输出里都要遮掉的密钥：环境里本程序认得的每一个（core.secrets.secrets_to_mask，发不发都遮）
     secrets: tuple[str, ...] = ()
     prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
+    serve: ServeSettings | None = None  # --serve：不回答一个问题，而是起 OpenAI 兼容的服务
+    mcp: bool = False  # --mcp：在标准输入输出上做 MCP 服务
 
     def deadline(self) -> Deadline:
         """整次运行的时限（--timeout，从参数检查完的那一刻算起）。"""
@@ -141,6 +156,7 @@ class Settings:
 
 
 # 默认值（参数解析、帮助、库函数和文档从这里读）
+SERVE_DEFAULTS = ServeSettings()
 SEARCH_DEFAULTS = SearchSettings()
 MODEL_DEFAULTS = ModelSettings()
 CHECK_DEFAULTS = CheckSettings()

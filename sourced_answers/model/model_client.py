@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable
+from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable, out_of_time
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
@@ -98,7 +98,7 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
     try:
         response = with_retries(lambda: start_chat(url, body, model, timeout, limit, key), limit, on_retry)
     except DeadlineExceeded as error:
-        raise ModelError(f"等模型服务时{error}") from None
+        raise out_of_time(ModelError(f"等模型服务时{error}")) from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
         try:
             reply = read_stream(response, received)

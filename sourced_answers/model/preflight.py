@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable
+from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable, out_of_time
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.text import json_value
@@ -170,7 +170,7 @@ def probe_timeout(deadline: Deadline) -> float:
     try:
         return deadline.timeout(TIMEOUT, TIMEOUT)[1]
     except DeadlineExceeded as error:
-        raise ModelError(str(error)) from None
+        raise out_of_time(ModelError(str(error))) from None
 
 
 def check_before_paying(model: ModelSettings, models: Sequence[str], judge: JudgeSettings, deadline: Deadline) -> None:

@@ -148,8 +148,12 @@ class MetasoSession:
             raise NoResults("秘塔没有搜到结果", next_step="换个说法再试")
         return sources
 
+    def savings(self) -> str | None:
+        """缓存省下了什么（“缓存省下 1 次搜索、2 次读取”；什么都没省时为 None）。"""
+        return self.cache.savings() if self.cache else None
+
     def report_savings(self) -> None:
         """运行结束时说一句缓存省下了什么（什么都没省时不说）。"""
-        saved = self.cache.savings() if self.cache else None
+        saved = self.savings()
         if saved:
             self.log(saved)

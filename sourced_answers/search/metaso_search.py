@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sourced_answers.core.environment import METASO_API_KEY, METASO_BASE
-from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKeyError
+from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKeyError, out_of_time
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
@@ -96,7 +96,7 @@ def post(path: str, body: dict[str, Any], accept: str = "application/json", *, k
     try:
         return with_retries(lambda: post_once(path, body, accept, key, base, timeout, limit), limit, on_retry)
     except DeadlineExceeded as error:
-        raise MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限") from None
+        raise out_of_time(MetasoError(f"请求秘塔 {path} 时{error}", next_step="可以用 --timeout 放宽总时限")) from None
 
 
 def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str, timeout: Timeout,

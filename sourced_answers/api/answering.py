@@ -1,0 +1,108 @@
+"""回答一个问题的经过：付费之前的检查 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）。
+
+命令行的 run_question、OpenAI 兼容的服务、MCP 服务都调用这里的 answer：步骤只写在这一处。输出（文字、JSON、审阅页、
+流式显示）是调用方的事：answer 只把模型边生成边给出的文字交给 show（思考过程不给），最后返回核对过的结果和记录。
+"""
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sourced_answers.checker import Reply, Source, ThinkFilter
+from sourced_answers.core.errors import ModelError
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.settings import ModelSettings, Settings
+from sourced_answers.model.endpoints import chat_url
+from sourced_answers.model.messages import ChatResult, Message
+from sourced_answers.model.model_client import chat
+from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.model.prompts import answer_prompt
+from sourced_answers.outputs.records import Record, checked_record
+from sourced_answers.outputs.render import REASONING_ABOVE
+from sourced_answers.search.gather import MetasoSession
+from sourced_answers.steps.check_steps import Checked, answer_of, check_reply, judge_asker, rewriter
+
+Log = Callable[[str], None]
+Show = Callable[[str], None]
+INCOMPLETE = "\n\n（回答不完整）\n"
+
+
+@dataclass
+class Answered:
+    """回答了一个问题：核对（和修正、评判）之后的结果、--json 的那条记录、模型服务的回复、用到的资料，
+    和这次缓存省下了什么（没省时为 None）。"""
+    checked: Checked
+    record: Record
+    result: ChatResult
+    sources: list[Source]
+    savings: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return self.checked.exit_code
+
+
+def answer(settings: Settings, log: Log, show: Show | None = None) -> Answered:
+    """按 settings 回答 settings.run.question。show：流式时边生成边交给它的文字（没有就等整个回答）。
+    出错时抛本程序的错误（AppError 的子类，带退出码）；付费之前先确认模型服务和模型都能用。"""
+    run, model = settings.run, settings.model
+    question = run.question or ""
+    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）
+    deadline = run.deadline()  # 预检的时间也算在 --timeout 里
+    check_before_paying(model, [model.name], settings.judge, deadline)
+    # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
+    with MetasoSession(settings.search, log, deadline) as metaso:
+        sources = metaso.gather(question)
+    # 2. 请模型回答
+    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
+                                   model.prompt_budget)
+    if note:
+        log(note)
+    reply, result = ask_model(messages, model, show, deadline, log)
+    # 3. 核对；--fix 修正，--judge 请评判模型再看一遍（模型没有给出回答、只有没结束的思考时不核对）
+    checked = check_reply(reply, model.name, sources, settings.check,
+                          rewriter(question, sources, model, deadline, log), log,
+                          judge_asker(settings.judge, model, deadline))
+    # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样），
+    # 没有结束的思考（不核对，但花钱得到的文字不丢）
+    about = {"served_model": result.served_model, "truncated": result.truncated,
+             "unfinished_reasoning": checked.unfinished}
+    record = checked_record(checked, question, model.name, about)
+    return Answered(checked, record, result, sources, metaso.savings())
+
+
+def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, deadline: Deadline,
+              log: Log) -> tuple[Reply, ChatResult]:
+    """请模型回答，返回 (按思考的规则拆开的回复, 模型服务的回复)。show 不是 None 时边收边交给它回答的文字
+    （思考过程不给；落单的 </think> 到了才知道之前给出的是思考过程，这时给出一句说明）。"""
+    log(f"请模型 {model.name} 回答（{chat_url(model.url)}）…")
+    shown = ThinkFilter()
+    started = [False]  # 回答已经给出了字（开头的空白不给）
+
+    def visible_piece(piece: str) -> None:
+        assert show is not None
+        lone_closes = shown.lone_closes
+        visible = shown.feed(piece)
+        if shown.lone_closes != lone_closes and started[0]:
+            show(f"\n\n{REASONING_ABOVE}\n\n")  # 已经给出的是思考过程：后面才是回答
+            started[0] = False
+        give(visible)
+
+    def give(visible: str) -> None:
+        assert show is not None
+        if not started[0]:
+            visible = visible.lstrip()
+            started[0] = bool(visible)
+        if visible:
+            show(visible)
+
+    try:
+        result = chat(messages, model.name, model.url, show is not None,
+                      on_text=visible_piece if show is not None else None, max_tokens=model.max_tokens,
+                      deadline=deadline, on_retry=lambda message: log(f"  {message}"), key=model.key)
+    except ModelError as error:
+        if show is not None and error.partial:
+            show(INCOMPLETE)
+        raise
+    if show is not None:
+        give(shown.finish())
+        show("\n\n" if started[0] else "")
+    return answer_of(result, model.name, model.max_tokens, log), result

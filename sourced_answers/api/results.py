@@ -1,0 +1,52 @@
+"""API 返回的结果：--json 的那条记录，加上终端上看到的那段文字（回答、来源、结论）和退出码。"""
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sourced_answers.core.text import mask, mask_data
+from sourced_answers.outputs.records import Record
+from sourced_answers.outputs.render import render_result
+from sourced_answers.steps.check_steps import Checked
+
+
+@dataclass(frozen=True)
+class Result:
+    """一个核对过的回答。record 就是 --json（或 --verify --json）打印的那个 dict；text 是终端上显示的回答、
+    编号的来源和结论那一行；exit_code 和命令行的一样（0 通过、1 没通过、3 没有回答）。密钥已经遮掉。"""
+    record: Record
+    text: str
+    exit_code: int
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.record["passed"])
+
+    @property
+    def answer(self) -> str:
+        return str(self.record["answer"])
+
+    @property
+    def problems(self) -> list[dict[str, Any]]:
+        return list(self.record["problems"])
+
+    @property
+    def claims(self) -> list[dict[str, Any]]:
+        return list(self.record["claims"])
+
+    @property
+    def unused(self) -> list[int]:
+        return list(self.record["unused"])
+
+    @property
+    def sources(self) -> list[dict[str, Any]]:
+        return list(self.record["sources"])
+
+    @property
+    def verdict(self) -> str:
+        """结论那一段（“✓ 引用核对通过”或“⚠ 引用核对没通过……”和问题列表）。"""
+        return self.text.rstrip().split("\n\n")[-1]
+
+
+def result_of(checked: Checked, record: Record, secrets: Sequence[str]) -> Result:
+    """核对的结果 → Result（在数据上遮掉密钥：调用方拿去打印、编码都不会露出密钥）。"""
+    return Result(mask_data(record, secrets), mask(render_result(checked), secrets), checked.exit_code)

@@ -1,0 +1,111 @@
+"""--mcp：标准输入输出上的 MCP 服务（官方的 MCP Python SDK），给 Claude Desktop、Cherry Studio、Cursor 这类客户端用。
+
+两个工具，都是 api 层上薄薄的一层：
+  answer_question(question, read?, size?)   搜索、读取、回答、核对（和命令行同一段代码）；
+  verify_answer(answer, sources)            核对一个带 [n] 引用的回答，sources 是 [{title, link, text}]。
+每个工具回的文字内容是终端上看到的回答、编号的来源和结论；structuredContent 是 --json 的那条记录。
+出错时回 isError 和一句中文说明（不带报错堆栈，也不带密钥）。标准输出是协议的通道：说明和日志都写在标准错误上。
+"""
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from sourced_answers.api.answering import answer
+from sourced_answers.api.results import Result, result_of
+from sourced_answers.api.verifying import verify_answer
+from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.questions import clean_question
+from sourced_answers.core.settings import SERVE_DEFAULTS, Settings
+from sourced_answers.core.text import mask
+from sourced_answers.model.preflight import check_before_paying
+
+Log = Callable[[str], None]
+READ_RANGE = (0, 100)
+SIZE_RANGE = (1, 100)
+
+
+def whole_number(value: Any, name: str, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise UsageError(f"{name} 应是 {low} 到 {high} 之间的整数")
+    return value
+
+
+def question_settings(settings: Settings, question: Any, read: Any, size: Any) -> Settings:
+    """一次 answer_question 调用的设置：问题、读几个网页、搜几条；时限从这次调用算起。"""
+    if not isinstance(question, str):
+        raise UsageError("question 应是文字")
+    search = settings.search
+    if size is not None:
+        search = replace(search, size=whole_number(size, "size", *SIZE_RANGE))
+    if read is not None:
+        search = replace(search, read=whole_number(read, "read", *READ_RANGE))
+    if search.read > search.size:
+        raise UsageError(f"read（{search.read}）不能大于 size（{search.size}）")
+    run = replace(settings.run, question=clean_question(question, "question"), json=True, started=time.monotonic(),
+                  timeout=settings.run.timeout or SERVE_DEFAULTS.request_timeout)
+    return replace(settings, run=run, search=search)
+
+
+def build_server(settings: Settings) -> Any:
+    """MCP 服务和它的两个工具。"""
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp_types import CallToolResult, TextContent
+
+    secrets = settings.run.secrets
+
+    def reply(result: Result) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=result.text)], structured_content=result.record)
+
+    def failed(error: AppError) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text="✗ " + mask(str(error), secrets))], is_error=True)
+
+    server = MCPServer("answer-with-sources", log_level="CRITICAL",
+                       instructions="回答问题并核对每一处引用：answer_question 搜索、回答、核对；"
+                                    "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
+
+    @server.tool(description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
+                             "read：读几个网页的正文（0–100），size：搜几条（1–100）。"
+                             "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）")
+    async def answer_question(question: str, read: int | None = None, size: int | None = None) -> CallToolResult:
+        try:
+            asked = question_settings(settings, question, read, size)
+            answered = await anyio.to_thread.run_sync(answer, asked, quiet)
+        except AppError as error:
+            return failed(error)
+        return reply(result_of(answered.checked, answered.record, secrets))
+
+    @server.tool(name="verify_answer",
+                 description="核对一个带 [n] 引用的回答（不搜索、不调用模型）：sources 的第 n 条就是 [n]，"
+                             "每条是 {title, link, text}。文字是来源和结论；结构化结果和 --verify --json 一样")
+    async def verify_tool(answer: str, sources: list[dict[str, Any]]) -> CallToolResult:
+        try:
+            result = await anyio.to_thread.run_sync(verify_answer, answer, sources, settings.check, None, None,
+                                                    secrets)
+        except AppError as error:
+            return failed(error)
+        return reply(result)
+
+    return server
+
+
+def quiet(message: str) -> None:
+    """MCP 服务里不打印每次调用的进度。"""
+
+
+def serve_mcp(settings: Settings, log: Log) -> int:
+    """在标准输入输出上做 MCP 服务，直到客户端关掉它（退出码 0）或 Ctrl-C（130）。"""
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        raise UsageError("没有安装 --mcp 要的包：pip install '.[serve]'（官方的 MCP Python SDK）") from None
+    model = settings.model
+    # 开始之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
+    check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
+    logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
+    server = build_server(settings)
+    log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
+    server.run("stdio")
+    return ExitCode.PASSED

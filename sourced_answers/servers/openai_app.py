@@ -1,0 +1,321 @@
+"""OpenAI 兼容的 HTTP 服务（Starlette 应用）：聊天窗口（Open WebUI、Chatbox、Cherry Studio……）像问 OpenAI 一样问它，
+拿到的是核对过的回答。
+
+  POST /v1/chat/completions   最后一条 user 消息就是问题：搜索、读取、回答、核对（和命令行同一段代码）。
+      choices[0].message.content 是终端上看到的回答、编号的来源和结论；顶层另有 citations（来源的链接，按编号）、
+      search_results（标题、链接、日期）和 verification（--json 的 passed、problems、claims、unused）。
+      stream: true 时是 OpenAI 格式的 SSE：边生成边发回答，再发来源和结论，最后一块带着 citations、
+      search_results、verification，然后是 data: [DONE]。
+  GET  /v1/models             模型服务里有的模型（请求里的 model 就是从这里挑一个）。
+  POST /v1/verify             一个保存下来的回答（--verify 读的格式），回 --verify --json 的那条记录。
+
+出错时回 OpenAI 的错误对象 {"error": {"message", "type", "code"}}：400 请求不对，401 服务的密钥不对，404 没有这个地址，
+413 请求太大，502 秘塔或模型服务出错，503 忙（同时在回答的和排队的都满了）或者模型服务连不上，504 超过了时限。
+说明是中文的；从不带报错堆栈，也从不带密钥（回答、说明、流式的每一块都先遮掉环境里的每一个密钥）。
+"""
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from sourced_answers.api.answering import Answered, answer
+from sourced_answers.api.verifying import verify_answer
+from sourced_answers.checker import strip_terminal
+from sourced_answers.core.errors import AppError
+from sourced_answers.core.questions import clean_question
+from sourced_answers.core.safe_output import SafeWriter
+from sourced_answers.core.settings import ServeSettings, Settings
+from sourced_answers.core.text import literal, mask, mask_data
+from sourced_answers.model.preflight import probe_models
+from sourced_answers.outputs.render import render_result
+from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
+
+Log = Callable[[str], None]
+MAX_NAME = 200
+MAX_TOKENS_LIMIT = 1_000_000
+OWNER = "answer-with-sources"
+
+
+@dataclass
+class Gate:
+    """同时回答的请求不超过 concurrency 个，另外最多排 queue 个；再来的马上回 503。"""
+    concurrency: int
+    queue: int
+
+    def __post_init__(self) -> None:
+        self.admitted = 0
+        self.slots = asyncio.Semaphore(self.concurrency)
+
+    def enter(self) -> None:
+        if self.admitted >= self.concurrency + self.queue:
+            raise RequestProblem(503, f"服务忙：正在回答 {self.concurrency} 个问题，还有 {self.queue} 个在排队，"
+                                      "请稍后再试", "server_error", "busy")
+        self.admitted += 1
+
+    def leave(self) -> None:
+        self.admitted -= 1
+
+
+class Service:
+    """一个服务的设置（启动时建好一次）和处理请求的办法。每个请求用自己的一份设置（问题、模型、时限），互不相干。"""
+
+    def __init__(self, settings: Settings, serve: ServeSettings, log: Log) -> None:
+        self.settings = settings
+        self.serve = serve
+        self.log = log
+        self.secrets = settings.run.secrets
+        self.gate = Gate(serve.concurrency, serve.queue)
+
+    # ---------- 请求 → 一次运行的设置 ----------
+
+    def request_settings(self, body: Mapping[str, Any]) -> Settings:
+        """请求体 → 这个请求的设置：问题是最后一条 user 消息，model 换回答的模型，max_tokens 换回答的上限。"""
+        question = clean_question(last_user_message(body), "最后一条 user 消息")
+        model = self.settings.model
+        name = body.get("model")
+        if name not in (None, "", OWNER):
+            if not isinstance(name, str) or len(name) > MAX_NAME or not name.isprintable() or not name.strip():
+                raise RequestProblem(400, f"model 应是一行不超过 {MAX_NAME} 个字符的模型名", code="invalid_model")
+            model = replace(model, name=name.strip())
+        limit = body.get("max_tokens", body.get("max_completion_tokens"))
+        if limit is not None:
+            if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_TOKENS_LIMIT:
+                raise RequestProblem(400, f"max_tokens 应是 1 到 {MAX_TOKENS_LIMIT} 之间的整数", code="invalid_value")
+            model = replace(model, max_tokens=limit)
+        run = self.settings.run
+        timeout = run.timeout or self.serve.request_timeout
+        return replace(self.settings, model=model,
+                       run=replace(run, question=question, timeout=timeout, started=time.monotonic(), json=True))
+
+    # ---------- 回答 ----------
+
+    async def completion(self, request: Request) -> Response:
+        body = await json_body(request, self.serve.max_body)
+        settings = self.request_settings(body)
+        stream = body.get("stream", False)
+        if not isinstance(stream, bool):
+            raise RequestProblem(400, "stream 应是 true 或 false", code="invalid_value")
+        self.gate.enter()
+        try:
+            if stream:
+                return await self.streamed(settings)  # gate.leave 在流结束时
+            async with self.gate.slots:
+                answered = await asyncio.to_thread(answer, settings, quiet)
+        except AppError as error:
+            self.gate.leave()
+            raise problem_of(error) from None
+        except BaseException:
+            self.gate.leave()
+            raise
+        self.gate.leave()
+        content = self.shown(render_result(answered.checked))
+        return JSONResponse(self.envelope(settings, answered, {
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": "stop"}],
+        }))
+
+    async def streamed(self, settings: Settings) -> Response:
+        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。"""
+        loop = asyncio.get_running_loop()
+        pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        writer = SafeWriter(Sink(pieces, loop), self.secrets)  # 遮密钥、去控制序列：一个密钥可能被切在两块之间
+
+        def show(piece: str) -> None:
+            writer.write(piece)
+            writer.flush()
+
+        async def run() -> None:
+            async with self.gate.slots:
+                try:
+                    answered = await asyncio.to_thread(answer, settings, quiet, show)
+                except AppError as error:
+                    loop.call_soon_threadsafe(pieces.put_nowait, ("error", problem_of(error)))
+                    return
+                except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
+                    loop.call_soon_threadsafe(pieces.put_nowait,
+                                              ("error", RequestProblem(500, f"程序内部出错（{type(error).__name__}）",
+                                                                       "server_error", "internal_error")))
+                    return
+                writer.finish()
+                await asyncio.sleep(0)
+                pieces.put_nowait(("done", answered))
+
+        task = asyncio.create_task(run())
+        first = await pieces.get()
+        if first[0] == "error":
+            self.gate.leave()
+            await task
+            raise first[1]
+        chunk_id = new_id()
+        return StreamingResponse(self.events(settings, chunk_id, first, pieces, task),
+                                 media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+    async def events(self, settings: Settings, chunk_id: str, first: tuple[str, Any],
+                     pieces: "asyncio.Queue[tuple[str, Any]]", task: "asyncio.Task[None]") -> AsyncIterator[str]:
+        created = int(time.time())
+        model = settings.model.name
+
+        def chunk(delta: Mapping[str, Any], finish: str | None = None, **extra: Any) -> str:
+            data = {"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                    "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}], **extra}
+            return f"data: {json.dumps(mask_data(data, self.secrets), ensure_ascii=False)}\n\n"
+
+        try:
+            yield chunk({"role": "assistant", "content": ""})
+            item = first
+            while True:
+                kind, value = item
+                if kind == "text":
+                    yield chunk({"content": value})
+                elif kind == "error":
+                    problem = value
+                    yield f"data: {json.dumps(error_body(problem), ensure_ascii=False)}\n\n"
+                    break
+                else:
+                    answered: Answered = value
+                    tail = self.shown(render_result(answered.checked, answer_shown=True))
+                    yield chunk({"content": tail})
+                    yield chunk({}, "stop", **self.attachments(answered))
+                    break
+                item = await pieces.get()
+            yield "data: [DONE]\n\n"
+        finally:
+            self.gate.leave()
+            if not task.done():
+                task.cancel()  # 客户端走了：线程里的那一步做完就算了，不再往队列里放
+
+    # ---------- 回答之外的附件 ----------
+
+    def shown(self, text: str) -> str:
+        """给聊天窗口看的文字：和终端上一样去掉控制序列、遮掉密钥。"""
+        return mask(strip_terminal(text), self.secrets)
+
+    def attachments(self, answered: Answered) -> dict[str, Any]:
+        record = answered.record
+        sources = record["sources"]
+        return mask_data({
+            "citations": [source["link"] for source in sources],
+            "search_results": [{"title": source["title"], "url": source["link"], "date": source["date"] or None}
+                               for source in sources],
+            "verification": {name: record[name] for name in ("passed", "problems", "claims", "unused")},
+        }, self.secrets)
+
+    def envelope(self, settings: Settings, answered: Answered, body: Mapping[str, Any]) -> dict[str, Any]:
+        usage = answered.result.completion_tokens
+        return {"id": new_id(), "created": int(time.time()), "model": settings.model.name, **body,
+                **({"usage": {"completion_tokens": usage}} if usage else {}), **self.attachments(answered)}
+
+    # ---------- 模型列表、核对 ----------
+
+    async def models(self, request: Request) -> Response:
+        model = self.settings.model
+        found = await asyncio.to_thread(probe_models, model.url, 5.0, model.key)
+        if found.models is None:
+            raise RequestProblem(503, f"模型服务 {model.url} 现在连不上或者没有给出模型列表", "server_error",
+                                 "model_unreachable")
+        names = list(dict.fromkeys(found.models or [model.name]))
+        return JSONResponse(mask_data({"object": "list", "data": [
+            {"id": name, "object": "model", "created": 0, "owned_by": OWNER} for name in names]}, self.secrets))
+
+    async def verify(self, request: Request) -> Response:
+        body = await json_body(request, self.serve.max_body)
+        answer_text = body.get("answer")
+        sources = body.get("sources")
+        if not isinstance(answer_text, str) or not isinstance(sources, list):
+            raise RequestProblem(400, "请求体应是 --verify 读的格式：{\"answer\": 回答, "
+                                      "\"sources\": [{\"title\", \"text\"}, …]}")
+        question = body.get("question") if isinstance(body.get("question"), str) else None
+        try:
+            result = await asyncio.to_thread(verify_answer, answer_text, sources, self.settings.check, question,
+                                             None, self.secrets)
+        except AppError as error:
+            raise problem_of(error) from None
+        return JSONResponse(result.record)
+
+
+# ---------- 请求体 ----------
+
+async def json_body(request: Request, limit: int) -> dict[str, Any]:
+    """读请求体（最多 limit 个字节，多了是 413），解析成 JSON 对象（不是对象是 400）。"""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise RequestProblem(413, f"请求体太大（{declared} 个字节，最多 {limit} 个字节）", code="request_too_large")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RequestProblem(413, f"请求体太大（超过 {limit} 个字节）", code="request_too_large")
+        chunks.append(chunk)
+    try:
+        data = json.loads(b"".join(chunks).decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RequestProblem(400, "请求体不是 UTF-8 编码的 JSON", code="invalid_json") from None
+    except (ValueError, RecursionError) as error:
+        raise RequestProblem(400, f"请求体不是合法的 JSON（{literal(error, 120)}）", code="invalid_json") from None
+    if not isinstance(data, dict):
+        raise RequestProblem(400, "请求体应是一个 JSON 对象", code="invalid_json")
+    return data
+
+
+# ---------- 小零件 ----------
+
+class Sink:
+    """SafeWriter 写进来的文字放进异步队列（从回答的线程里，交给事件循环）。"""
+
+    def __init__(self, queue: "asyncio.Queue[tuple[str, Any]]", loop: asyncio.AbstractEventLoop) -> None:
+        self.queue = queue
+        self.loop = loop
+
+    def write(self, text: str) -> int:
+        if text:
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, ("text", text))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def quiet(message: str) -> None:
+    """服务里不打印每个请求的进度（标准错误上只有访问日志）。"""
+
+
+def new_id() -> str:
+    return "chatcmpl-" + uuid.uuid4().hex[:24]
+
+
+def build_app(service: Service) -> Starlette:
+    """Starlette 应用：三个接口；任何请求的错误都变成 OpenAI 的错误对象（见模块说明）。"""
+
+    def handled(handler: Callable[[Request], Any]) -> Callable[[Request], Any]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except RequestProblem as problem:
+                return JSONResponse(mask_data(error_body(problem), service.secrets), status_code=problem.status)
+        return endpoint
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        status = getattr(error, "status_code", 404)
+        text = "没有这个接口：只有 POST /v1/chat/completions、GET /v1/models、POST /v1/verify" if status in (404, 405) \
+            else "请求不对"
+        return JSONResponse(error_body(RequestProblem(status, text, code="not_found" if status == 404 else None)),
+                            status_code=status)
+
+    routes = [Route("/v1/chat/completions", handled(service.completion), methods=["POST"]),
+              Route("/v1/models", handled(service.models), methods=["GET"]),
+              Route("/v1/verify", handled(service.verify), methods=["POST"])]
+    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+
+
+
+

@@ -1,0 +1,116 @@
+"""--serve [HOST:]PORT：起 OpenAI 兼容的服务（应用在 openai_app.py，服务器是 uvicorn）。
+
+  · 监听之前做和回答问题时一样的付费之前的检查：配置对、模型服务在、模型都有——不对就退出码 2 / 3，不监听；
+  · 默认只听 127.0.0.1；听别的地址（0.0.0.0、局域网地址）必须设置 ANS_SERVER_KEY，之后每个请求都要带
+    Authorization: Bearer 这个值（不对是 401）。只听本机时设置了也一样要带；
+  · 不回 CORS 头：浏览器里别的网页不能直接调用它；
+  · 每个请求在标准错误上一行访问日志：方法、路径、状态码、毫秒；
+  · Ctrl-C、SIGTERM：不再接新请求，最多等 SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
+"""
+import json
+import logging
+import socket
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from sourced_answers.core.errors import ExitCode, UsageError
+from sourced_answers.core.network import os_error_text
+from sourced_answers.core.settings import Settings
+from sourced_answers.core.text import literal
+from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.servers.openai_protocol import RequestProblem, authorized, error_body
+
+Log = Callable[[str], None]
+SHUTDOWN_SECONDS = 3
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class Door:
+    """每个请求先过这里：没带对服务的密钥是 401；结束时在标准错误上写一行访问日志。"""
+
+    def __init__(self, app: ASGIApp, key: str, log: Log) -> None:
+        self.app = app
+        self.key = key
+        self.log = log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        status = [0]
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+            await send(message)
+
+        try:
+            headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+            if authorized(headers, self.key):
+                await self.app(scope, receive, sending)
+            else:
+                await refuse(sending, RequestProblem(
+                    401, "没有带对这个服务的密钥：请在请求头里写 Authorization: Bearer ANS_SERVER_KEY 的值",
+                    "authentication_error", "invalid_api_key"))
+        finally:
+            took = (time.monotonic() - started) * 1000
+            self.log(f"{literal(scope.get('method', ''), 20)} {literal(scope.get('path', ''), 200)} "
+                     f"{status[0] or '-'} {took:.0f} ms")
+
+
+async def refuse(send: Send, problem: RequestProblem) -> None:
+    body = json.dumps(error_body(problem), ensure_ascii=False).encode()
+    await send({"type": "http.response.start", "status": problem.status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """先自己绑好端口（端口 0 时由系统挑一个空闲的），绑不上就是用法错误（退出码 2），还没有付任何费。"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise UsageError(f"--serve 监听不了 {literal(host)}:{port}：{os_error_text(error)}") from None
+    except (OverflowError, UnicodeError):
+        sock.close()
+        raise UsageError(f"--serve 的地址 {literal(host)}:{port} 不能用") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def serve(settings: Settings, log: Log) -> int:
+    """起服务，一直到 Ctrl-C 或 SIGTERM（那时由 launch 接住，退出码 130）。"""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise UsageError("没有安装 --serve 要的包：pip install '.[serve]'（Starlette 和 uvicorn）") from None
+    from sourced_answers.servers.openai_app import Service, build_app
+    options = settings.run.serve
+    assert options is not None
+    model = settings.model
+    # 监听之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
+    check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
+    sock = listening_socket(options.host, options.port)
+    port = sock.getsockname()[1]
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)  # 英文的日志不混进来：访问日志由 Door 写
+    app = Door(build_app(Service(settings, options, log)), options.key, log)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+    host = f"[{options.host}]" if ":" in options.host else options.host
+    log(f"OpenAI 兼容的服务在 http://{host}:{port}/v1（回答用的模型 {model.name}，同时回答 {options.concurrency} 个、"
+        f"最多排队 {options.queue} 个{'，要带 ANS_SERVER_KEY' if options.key else ''}）；Ctrl-C 停止")
+    uvicorn.Server(config).run(sockets=[sock])
+    return ExitCode.PASSED
