@@ -181,6 +181,28 @@ def test_first_runs_creating_the_cache_together_never_give_it_up(tmp_path):
         assert warnings == [[]] * 4, (attempt, warnings)
 
 
+def test_the_same_question_asked_at_once_in_one_process_pays_once(fake_metaso, tmp_path):
+    """--serve 同时来了几个一样的问题：只有第一个请求秘塔，别的等它存进缓存再读（以前每一个都付一次费）。"""
+    import threading
+
+    from sourced_answers.search.metaso_cache import read_page
+    fake_metaso.delay = 0.3  # 第一个还没拿到结果时，别的已经都来了
+    client = metaso_search.Client(fake_metaso.key, fake_metaso.base_url)
+    caches = [MetasoCache(tmp_path) for _ in range(4)]  # 每个请求自己的连接，同一个缓存文件
+    results = []
+
+    def ask(cache):
+        response = search(cache, "家用 NAS 怎么选", 5, client)[0]
+        results.append((response, read_page(cache, response["webpages"][0]["link"], 500, client)[0]))
+    threads = [threading.Thread(target=ask, args=(cache,)) for cache in caches]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert (calls(fake_metaso, "search"), calls(fake_metaso, "reader")) == (1, 1)
+    assert len(results) == 4 and all(result == results[0] for result in results)
+
+
 def test_size_bound_drops_the_oldest_entries(tmp_path):
     now = [0.0]
     cache = MetasoCache(tmp_path, max_bytes=10_000, clock=lambda: now[0])

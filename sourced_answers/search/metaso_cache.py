@@ -14,7 +14,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -239,31 +240,58 @@ def digest(kind: str, key: Any) -> str:
 
 # ---------- 带缓存的秘塔调用 ----------
 
+# 同一个进程里同时问同一件事（--serve 同时来了几个一样的问题）：只有第一个去请求秘塔，别的等它存进缓存再读——
+# 不然每一个都没命中、都付一次费。每个键一把锁，用完就从表里拿掉（表不会越长越大）
+PENDING: dict[str, tuple[threading.Lock, int]] = {}
+PENDING_LOCK = threading.Lock()
+
+
+@contextmanager
+def one_at_a_time(kind: str, key: Any) -> Iterator[None]:
+    """同一个键（同一个搜索、同一个网页）同一时间只有一个线程在查缓存、请求秘塔。"""
+    name = digest(kind, key)
+    with PENDING_LOCK:
+        lock, users = PENDING.get(name, (threading.Lock(), 0))
+        PENDING[name] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with PENDING_LOCK:
+            lock, users = PENDING[name]
+            if users == 1:
+                del PENDING[name]
+            else:
+                PENDING[name] = (lock, users - 1)
+
+
 def search(cache: MetasoCache | None, query: str, size: int,
            client: metaso_search.Client) -> tuple[dict[str, Any], float | None]:
     """和 metaso_search.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
     key = {"base": client.base, "body": metaso_search.search_body(query, size)}
-    hit = cache.get("search", key) if cache else None
-    if hit and isinstance(hit[0], dict):
-        return hit
-    if hit and cache:
-        cache.drop("search", key)
-    response = client.search(query, size)
-    if cache and metaso_search.search_results(response):
-        cache.put("search", key, response)
-    return response, None
+    with one_at_a_time("search", key) if cache else nullcontext():
+        hit = cache.get("search", key) if cache else None
+        if hit and isinstance(hit[0], dict):
+            return hit
+        if hit and cache:
+            cache.drop("search", key)
+        response = client.search(query, size)
+        if cache and metaso_search.search_results(response):
+            cache.put("search", key, response)
+        return response, None
 
 
 def read_page(cache: MetasoCache | None, url: str, max_chars: int,
               client: metaso_search.Client) -> tuple[str, float | None]:
     """和 metaso_search.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
     key = {"base": client.base, "url": url, "format": "text/plain", "max_chars": max_chars}
-    hit = cache.get("page", key) if cache else None
-    if hit and isinstance(hit[0], str) and hit[0].strip():
-        return hit
-    if hit and cache:
-        cache.drop("page", key)
-    text = client.read_page(url, max_chars)
-    if cache:
-        cache.put("page", key, text)
-    return text, None
+    with one_at_a_time("page", key) if cache else nullcontext():
+        hit = cache.get("page", key) if cache else None
+        if hit and isinstance(hit[0], str) and hit[0].strip():
+            return hit
+        if hit and cache:
+            cache.drop("page", key)
+        text = client.read_page(url, max_chars)
+        if cache:
+            cache.put("page", key, text)
+        return text, None
