@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,10 @@ RIGHT_NUMBER = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\
 THINKING_ANSWER = "<think>用户问 NAS，我先想想 [9]。</think>\n\n" + GOOD_ANSWER
 
 
+# 换掉一个还在回答的共用服务之前，最多等它这么多秒
+QUIET_WAIT = 0.5
+
+
 class SharedServer:
     """一个 xdist 进程里的测试共用的一个本机服务（每个测试起停一个要等它的轮询，两百个测试就是好几十秒）。
 
@@ -56,6 +61,10 @@ class SharedServer:
         self.server: Any = None
 
     def take(self) -> Any:
+        # 上一个测试最后一个请求的回应已经到了客户端，服务那边的线程却可能还没记下“回答完了”：等它一会儿
+        deadline = time.monotonic() + QUIET_WAIT
+        while self.server is not None and not self.server.reusable() and time.monotonic() < deadline:
+            time.sleep(0.005)
         if self.server is not None and self.server.reusable():
             self.server.reset()
         else:
