@@ -147,13 +147,12 @@ def no_opinion(messages: list[Message]) -> str:
     return ""
 
 
-def simulated(label: int, accuracy: float, generator: random.Random, memo: dict[str, bool]) -> JudgeAsk:
-    """模拟的评判模型：以 accuracy 的概率答对（同一句话在几种选择里答的一样：memo）。"""
+def simulated(label: int, accuracy: float, repeat: int) -> JudgeAsk:
+    """模拟的评判模型：以 accuracy 的概率答对。答没答对只看（种子、第几次、提示词），所以同一句话在几种选择里
+    答的一样，也和先算哪种选择无关。"""
     def ask(messages: list[Message]) -> str:
-        key = messages[-1]["content"]
-        if key not in memo:
-            memo[key] = generator.random() < accuracy
-        return "是" if memo[key] == (label == 1) else "否"
+        right = random.Random(f"{SEED}/{repeat}/{messages[-1]['content']}").random() < accuracy
+        return "是" if right == (label == 1) else "否"
     return ask
 
 
@@ -192,9 +191,7 @@ def simulation_lines(cases: Sequence[Case], choices: Sequence[str]) -> list[str]
     for accuracy in SIMULATED_ACCURACIES:
         totals = {choice: {"accuracy": 0.0, "recall": 0.0, "false_alarm": 0.0} for choice in choices}
         for repeat in range(REPEATS):
-            generator = random.Random(SEED + repeat)
-            memos: list[dict[str, bool]] = [{} for _ in cases]
-            asks = [simulated(case.label, accuracy, generator, memo) for case, memo in zip(cases, memos, strict=True)]
+            asks = [simulated(case.label, accuracy, repeat) for case in cases]
             for choice in choices:
                 outcome = run_choice(cases, choice, asks, "simulated", MODEL_DEFAULTS.context_window)
                 for name, value in scores(cases, outcome.passed).items():
