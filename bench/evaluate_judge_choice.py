@@ -10,10 +10,13 @@
   4. 给了 --url 时，请那个真的评判模型回答：它在被问到的句子上有意见的比例、有意见时和标签一致的比例，以及合起来的
      准确率、召回、误报。同一句话只问一次，几种选择共用它的回答。
 
-  python -m bench.evaluate_judge_choice                          # 1–3，不问模型，几秒钟
+  python -m bench.evaluate_judge_choice                          # 1–3，不问模型，一分钟左右
   python -m sourced_answers.local_model serve --context 8192     # 另一个终端：自带的 SmolLM2-135M
-  python -m bench.evaluate_judge_choice --url http://127.0.0.1:端口 --judge-model smollm2-135m
-  python -m bench.evaluate_judge_choice --url … --judge-model … --sample 200 --choices all   # 固定种子、按标签分层抽
+  python -m bench.evaluate_judge_choice --url http://127.0.0.1:端口 --judge-model smollm2-135m \
+      --choices band,risky --replies replies.json                # 全部 1000 条；回答存进 replies.json
+  python -m bench.evaluate_judge_choice --url … --judge-model smollm2-135m --sample 200 --replies replies.json
+                                                                 # 固定种子、按标签分层抽 200 条，三种都比
+docs/checker.md 的“问哪些句子”一节是这样量的（2026-12-04，SmolLM2-135M，2 核）。
 """
 import argparse
 import copy
