@@ -4,6 +4,7 @@
   python -m bench.evaluate_citecheck                        # 默认设置、一组支持分切点、原教程的规则
   python -m bench.evaluate_citecheck --cuts 0.1,0.2,0.3     # 换一组切点
   python -m bench.evaluate_citecheck --judge-model qwen2.5:7b --url http://127.0.0.1:11434   # 加上评判模型
+  python -m bench.evaluate_citecheck --judge-model qwen2.5:7b --judge-ask risky --limit 100  # 多问有风险的句子
   python -m bench.evaluate_citecheck --fix                  # 修正不应让任何“不支持”的陈述变成通过
 
 注意：随包发布的支持分模型就是在 dev 上拟合的，所以这里在 dev 上量出的数字是**样本内**的，会比没见过的数据好看。
@@ -20,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from sourced_answers.checker import strip_citation_marks, support_model
+from sourced_answers.core.settings import JUDGE_ASK, JUDGE_DEFAULTS
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 DEFAULT_DATA = HERE.parent / "shared" / "citecheck" / "dev.jsonl"
@@ -85,9 +87,10 @@ def kinds_of(record):
     return {problem["kind"] for problem in record["problems"]}
 
 
-def report_judge(rows, model, url, ask_all):
-    """支持分 + 评判模型的效果，问了多少句、省下了多少句，以及评判模型自己在它被问到的句子上的表现。"""
-    judge = ["--judge", model] + (["--judge-url", url] if url else []) + (["--judge-all"] if ask_all else [])
+def report_judge(rows, model, url, ask):
+    """支持分 + 评判模型（--judge-ask ask）的效果，问了多少句、省下了多少句，以及评判模型自己在它被问到的句子上的表现。
+    支持分是样本内的；按交叉验证的分数比较几种 --judge-ask 见 python -m bench.evaluate_judge_choice。"""
+    judge = ["--judge", model, "--judge-ask", ask] + (["--judge-url", url] if url else [])
     started = time.monotonic()
     records = verify_records(rows, *judge)
     seconds = time.monotonic() - started
@@ -107,7 +110,10 @@ def main(argv=None):
     parser.add_argument("--cuts", default="0.05,0.1,0.15,0.2,0.25,0.3", help="要扫描的支持分切点，逗号分隔")
     parser.add_argument("--limit", type=int, default=0, help="只用前 N 条（0 表示全部）")
     parser.add_argument("--judge-model", metavar="M", help="同时衡量评判模型（--judge M）")
-    parser.add_argument("--judge-all", action="store_true", help="评判模型问每一个带引用的句子（--judge-all）")
+    parser.add_argument("--judge-ask", choices=list(JUDGE_ASK), default=JUDGE_DEFAULTS.ask,
+                        help=f"评判模型问哪些句子（--judge-ask；默认 {JUDGE_DEFAULTS.ask}）")
+    parser.add_argument("--judge-all", action="store_const", const="all", dest="judge_ask",
+                        help="评判模型问每一个带引用的句子（同 --judge-ask all）")
     parser.add_argument("--url", metavar="U", help="评判模型所在的服务（默认 OLLAMA_URL）")
     parser.add_argument("--fix", action="store_true",
                         help="比较 --verify 和 --verify --fix：修正不应让任何“不支持”的陈述变成通过")
@@ -128,7 +134,7 @@ def main(argv=None):
         print(line(f"支持分 ≥ {cut:.2f}", scores(rows, passed(rows, "--threshold", str(cut)))))
     print(line("原教程的规则（--rule tutorial）", scores(rows, passed(rows, "--rule", "tutorial"))))
     if args.judge_model:
-        report_judge(rows, args.judge_model, args.url, args.judge_all)
+        report_judge(rows, args.judge_model, args.url, args.judge_ask)
     if args.fix:
         before = [record["passed"] for record in records]
         after = passed(rows, "--fix")

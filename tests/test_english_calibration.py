@@ -16,7 +16,7 @@ from sourced_answers.checker import (
     check_answer,
     support_model,
 )
-from sourced_answers.steps.judge import to_ask
+from sourced_answers.steps.judge import band_of, to_ask
 from tests.support import NAS_SOURCES
 
 RAID_PAGE = Source(title="RAID levels", text=(
@@ -84,9 +84,9 @@ def test_the_judge_asks_an_english_sentence_by_the_english_band():
     outside = ENGLISH if inside == CHINESE else CHINESE
     check = ClaimCheck(1, "RAID 5 keeps working when one disk fails [1]", [1], score, 0.8, 1, "supported")
     check.calibration = inside
-    assert to_ask(check, SupportRule(), ask_all=False)
+    assert to_ask(check, band_of(check, SupportRule()), "band")
     check.calibration = outside
-    assert not to_ask(check, SupportRule(), ask_all=False)
+    assert not to_ask(check, band_of(check, SupportRule()), "band")
 
 
 def test_every_citecheck_sentence_is_still_scored_by_the_chinese_model():

@@ -16,6 +16,7 @@
                 由 bench/fit_english_support.py 拟合）
   calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
   rules         把上面这些组合成问题
+  risky         有风险的句子：资料里一字不差地找不到的数字、名称、否定说法（--judge-ask risky 多问这些句子）
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
@@ -35,6 +36,7 @@ from sourced_answers.checker.citations import (
 from sourced_answers.checker.features import FEATURES, compare
 from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in, quantities_in
+from sourced_answers.checker.risky import RISK_KINDS, Risk, SourceTerms, risks_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
     RULES,
@@ -46,6 +48,7 @@ from sourced_answers.checker.rules import (
     check_answer,
     check_claim,
     cites_existing,
+    conclude,
     empty_report,
     support,
 )
@@ -106,17 +109,13 @@ __all__ = [
     "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
     "CONTROL", "TerminalFilter", "strip_terminal",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
-    "DEFAULT_RULE", "FEATURES", "MIN_CONTENT", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
-    "CHINESE", "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE",
-    "FEATURES", "MIN_MATERIAL", "MODEL_FILE", "PROBLEM_KINDS", "RULES", "TUTORIAL_THRESHOLD",
-    "Assessment", "Claim", "ClaimCheck", "Located", "Locator", "Problem", "Report", "Source", "SourceIndexes", "Span",
-    "Structure", "SupportModel", "SupportRule", "Unit",
-    "analyse", "assess", "calibration_of",
-    "check", "check_answer", "check_claim", "checked_indexes", "checked_positions",
-    "cites_existing", "citation_marks", "empty_report", "citations_in", "cited_numbers",
-    "claim_words", "claims_in_line", "claims_with_positions", "compare", "language_of",
-    "content_characters", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
-    "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model", "token_set",
-    "tokens_with_spans",
-    "too_short", "without_citations",
+    "Assessment", "CHINESE", "Claim", "ClaimCheck", "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
+    "Located", "Locator", "MIN_CONTENT", "MODEL_FILE", "PROBLEM_KINDS", "Problem", "RISK_KINDS", "RULES", "Report",
+    "Risk", "Source", "SourceIndexes", "SourceTerms", "Span", "Structure", "SupportModel", "SupportRule",
+    "TUTORIAL_THRESHOLD", "Unit", "analyse", "assess", "calibration_of", "check", "check_answer", "check_claim",
+    "checked_indexes", "checked_positions", "citation_marks", "citations_in", "cited_numbers", "cites_existing",
+    "claim_words", "claims_in_line", "claims_with_positions", "compare", "conclude", "content_characters",
+    "empty_report", "language_of", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
+    "risks_in", "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model",
+    "token_set", "tokens_with_spans", "too_short", "without_citations",
 ]

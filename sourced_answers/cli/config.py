@@ -28,6 +28,7 @@ from sourced_answers.core.settings import (
     CHECK_DEFAULTS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
+    JUDGE_DEFAULTS,
     MODEL_DEFAULTS,
     SERVE_DEFAULTS,
     ApiKey,
@@ -127,6 +128,10 @@ def check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--judge-url 要和 --judge 一起用")
     if args.judge_all and not args.judge:
         raise UsageError("--judge-all 要和 --judge 一起用")
+    if args.judge_ask and not args.judge:
+        raise UsageError("--judge-ask 要和 --judge 一起用")
+    if args.judge_all and args.judge_ask not in (None, "all"):
+        raise UsageError(f"--judge-all 就是 --judge-ask all，不要同时给 --judge-ask {args.judge_ask}")
     if args.html and args.eval:
         raise UsageError("--html 用于回答问题和 --verify，--eval 请用 --json 保存结果")
     if args.no_cache and args.refresh:
@@ -304,7 +309,7 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
                             max_tokens=args.max_tokens or default_max_tokens(args.local_model),
                             context_window=args.context_window, stream=args.stream),
         judge=JudgeSettings(name=judge, url=judge_url, key=judge_key if judge else ApiKey(run_secrets=secrets),
-                            ask_all=args.judge_all),
+                            ask="all" if args.judge_all else args.judge_ask or JUDGE_DEFAULTS.ask),
         check=CheckSettings(rule=args.rule, threshold=args.threshold, fix=args.fix,
                             fix_rounds=CHECK_DEFAULTS.fix_rounds if args.fix_rounds is None else args.fix_rounds))
 

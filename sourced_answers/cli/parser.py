@@ -11,13 +11,22 @@ from sourced_answers.cli.arguments import (
 )
 from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.questions import MAX_QUESTION
-from sourced_answers.core.settings import CHECK_DEFAULTS, DEFAULT_MODEL, MODEL_DEFAULTS, SEARCH_DEFAULTS, SERVE_DEFAULTS
+from sourced_answers.core.settings import (
+    CHECK_DEFAULTS,
+    DEFAULT_MODEL,
+    JUDGE_ASK,
+    JUDGE_DEFAULTS,
+    MODEL_DEFAULTS,
+    SEARCH_DEFAULTS,
+    SERVE_DEFAULTS,
+)
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG, install_hint
 from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS
 SEARCH = SEARCH_DEFAULTS
 SERVE = SERVE_DEFAULTS
+JUDGE = JUDGE_DEFAULTS
 
 DEFAULT_PROG = "answer-with-sources"
 
@@ -81,10 +90,16 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                         help=f"--fix 时最多请模型改写几轮，0 表示只改引用标记（默认 {CHECK_DEFAULTS.fix_rounds}）")
     repair.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
-                             "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问。"
-                             "bespoke-minicheck 按它自己的格式问")
+                             "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问"
+                             "（--judge-ask 改问哪些句子）。bespoke-minicheck 按它自己的格式问")
+    repair.add_argument("--judge-ask", choices=list(JUDGE_ASK), default=None, metavar="WHICH",
+                        help="--judge 问哪些句子：band 支持分拿不准的（和跨语言的）；risky 再加上支持分放过了、"
+                             "却有所引资料里一字不差地找不到的数字、名称或否定说法（不、没有、无法、not……）的句子；"
+                             "all 每一个带引用的句子（同 --judge-all）。实测的评判模型还没有显出 risky 的好处，"
+                             f"见 docs/checker.md（默认 {JUDGE.ask}）")
     repair.add_argument("--judge-all", action="store_true",
-                        help="--judge 问每一个带引用的句子，每一句都由评判模型决定（确定的规则照样）")
+                        help="--judge 问每一个带引用的句子，每一句都由评判模型决定（确定的规则照样；"
+                             "同 --judge-ask all）")
     repair.add_argument("--judge-url", metavar="URL",
                         help="评判模型所在的 OpenAI 兼容服务（默认和回答用的模型同一个，即 OLLAMA_URL）")
 

@@ -84,13 +84,20 @@ class ModelSettings:
     stream: bool | None = None  # None：输出到终端时边生成边显示
 
 
+# --judge-ask 的取值 → 说明：band 支持分拿不准的句子（和跨语言的）；risky 再加上支持分放过了、却有所引资料里
+# 一字不差地找不到的数字、名称或否定说法的句子（checker/risky.py）；all 每一个带引用的句子（--judge-all）
+JUDGE_ASK = {"band": "支持分拿不准的句子", "risky": "支持分拿不准的句子和有风险的句子", "all": "每一个带引用的句子"}
+
+
 @dataclass(frozen=True)
 class JudgeSettings:
     """--judge：第二意见的模型。name 为 None 时不请评判模型。提示词按回答模型的上下文窗口缩短。"""
     name: str | None = None
     url: str = DEFAULT_OLLAMA_URL
     key: ApiKey = NO_KEY  # 和回答模型同一个服务时是 ANS_API_KEY，别的服务是 ANS_JUDGE_API_KEY
-    ask_all: bool = False  # --judge-all：每一个带引用的句子都问（默认只问支持分拿不准的）
+    # --judge-ask：问哪些句子（JUDGE_ASK 的一个）。默认只问支持分拿不准的：多问有风险的句子没有实测的评判模型
+    # 显出好处（docs/checker.md，bench/evaluate_judge_choice.py）
+    ask: str = "band"
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,7 @@ SERVE_DEFAULTS = ServeSettings()
 SEARCH_DEFAULTS = SearchSettings()
 MODEL_DEFAULTS = ModelSettings()
 CHECK_DEFAULTS = CheckSettings()
+JUDGE_DEFAULTS = JudgeSettings()
 
 
 def available_cores() -> int:

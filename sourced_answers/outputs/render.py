@@ -133,7 +133,9 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
 def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> str:
     said = [call.verdict for call in calls]
     saved = f"；支持分有把握的 {skipped} 句没有问" if skipped else ""
-    return (f"评判模型：{model}（问了 {len(calls)} 句：支持 {said.count(True)}，不支持 {said.count(False)}，"
+    risky = sum(bool(call.risks) for call in calls)
+    why = f"（其中 {risky} 句支持分放过了，但有资料里找不到的数字、名称或否定）" if risky else ""
+    return (f"评判模型：{model}（问了 {len(calls)} 句{why}：支持 {said.count(True)}，不支持 {said.count(False)}，"
             f"没有意见 {said.count(None)}{saved}）")
 
 

@@ -23,6 +23,7 @@ from sourced_answers.core.errors import ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import (
     DEFAULT_RATE,
+    JUDGE_ASK,
     MODEL_DEFAULTS,
     CheckSettings,
     JudgeSettings,
@@ -120,10 +121,9 @@ def judge_report(report: Report, sources: Sequence[Source], rule: SupportRule, j
     回答照样输出，退出码 3 说明出了什么事。"""
     settings = judge.settings
     name = settings.name or ""
-    which = "每一个带引用的句子" if settings.ask_all else "支持分拿不准的句子"
-    log(f"请评判模型 {name} 看{which}…")
+    log(f"请评判模型 {name} 看{JUDGE_ASK[settings.ask]}…")
     try:
-        verdicts = judge_answer(sources, report, judge.ask, name, settings.ask_all, rule, judge.window, judge.rate)
+        verdicts = judge_answer(sources, report, judge.ask, name, settings.ask, rule, judge.window, judge.rate)
     except ModelError as error:
         return Judged(name, settings.url, [], 0, str(error))
     report.problems = verdicts.problems

@@ -1,4 +1,4 @@
-"""第二意见（--judge 模型）：只问支持分拿不准的句子，由评判模型两个方向都能改结论。
+"""第二意见（--judge 模型）：默认只问支持分拿不准的句子，由评判模型两个方向都能改结论。
 
 字面核对有上限：换了一个词、一个事实的句子字面几乎一样，换个说法讲同一件事又可能字面不像。支持分很高或很低的句子，
 在 CiteCheck 上几乎不会错，问了也是白花时间；支持分落在询问区间（support_model.json 的 judge_band，由
@@ -8,8 +8,11 @@ bench/fit_support_score.py 模拟评判模型选出；英文句子引英文资�
   · 说“否”：这句换成 judge_unsupported（原来的 weak_support 不重复列出）；
   · 答非所问：结论不变。
 跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
-确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。--judge-all 问每一个带引用的句子，
-每一句都由评判模型决定。--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
+确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。问哪些句子是 --judge-ask 的设置：
+  band（默认）只问上面这些；risky 另外问支持分放过了、却有所引资料里一字不差地找不到的数字、名称或否定说法的句子
+  （checker/risky.py；支持分有把握地标出的句子不多问：问了只可能撤掉一个该有的标记）；all（--judge-all）问每一个
+  带引用的句子，每一句都由评判模型决定。bench/evaluate_judge_choice.py 衡量每一种问多少句、盖住多少漏报。
+--threshold 换了切点时，询问区间跟着挪；--rule tutorial 的结论不看支持分，能判断的句子都问。
 一字不差的句子（引用也一样）只问一次，意见用在每一句上；改哪个问题凭问题的 claim（它在 report.claims 里的下标）。
 
 评判模型的意见只从它最后的回答里读：思考过程按 checker 的那一条规则去掉（<think>…</think>、落单的 </think> 之前的一切、
@@ -26,7 +29,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sourced_answers.checker import (
@@ -35,13 +38,16 @@ from sourced_answers.checker import (
     ClaimCheck,
     Problem,
     Report,
+    Risk,
     Source,
+    SourceTerms,
     SupportRule,
+    risks_in,
     support_model,
     without_citations,
     without_thinking,
 )
-from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
+from sourced_answers.core.settings import DEFAULT_RATE, JUDGE_DEFAULTS, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import format_citations, quote
 from sourced_answers.model.messages import Message
 from sourced_answers.model.prompts import judge_messages
@@ -78,6 +84,8 @@ DENIED = re.compile(r"不(?:完全|能|能够)?支持|无法支持|没有支持|
                     re.IGNORECASE)
 # 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
 DECIDABLE = ("supported", "weak_support", "cross_language", "too_short")
+# 支持分放过了的句子（--judge-ask risky 只在这些里面多问有风险的）
+PASSED = ("supported", "too_short")
 
 
 @dataclass
@@ -91,6 +99,7 @@ class JudgeCall:
     verdict: bool | None
     seconds: float
     score: float | None = None
+    risks: list[Risk] = field(default_factory=list)  # 因为有风险才问的（--judge-ask risky）：资料里找不到的那几段
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -143,14 +152,40 @@ def askable(check: ClaimCheck) -> bool:
     return check.status in DECIDABLE and not check.certain and len(without_citations(check.sentence)) >= 4
 
 
-def to_ask(check: ClaimCheck, rule: SupportRule, ask_all: bool) -> bool:
-    """要不要问这句：跨语言的总问；支持分落在（给它打分的那一份模型的）询问区间里的问；--judge-all 时能判断的都问。"""
+def band_of(check: ClaimCheck, rule: SupportRule) -> tuple[float, float] | None:
+    """这句话的询问区间：给它打分的那一份模型（中文或英文）的区间。"""
+    return asking_band(rule, check.calibration or CHINESE)
+
+
+def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask: str, risks: Sequence[Risk] = ()) -> bool:
+    """要不要问这句（ask 是 --judge-ask 的设置；band 是给它打分的那一份模型的询问区间）：跨语言的总问；
+    支持分落在询问区间里的问；risky 时支持分放过了、有风险（risks 不空）的也问；all（或 --rule tutorial
+    没有区间）时能判断的都问。"""
     if not askable(check):
         return False
-    band = asking_band(rule, check.calibration or CHINESE)
-    if ask_all or band is None or check.status == "cross_language":
+    if ask == "all" or band is None or check.status == "cross_language":
         return True
+    if in_band(check, band):
+        return True
+    return ask == "risky" and check.status in PASSED and bool(risks)
+
+
+def in_band(check: ClaimCheck, band: tuple[float, float]) -> bool:
     return check.status != "too_short" and check.score is not None and band[0] <= check.score < band[1]
+
+
+class RiskFinder:
+    """一个回答里每个句子的风险（risky.risks_in）：每条资料的 SourceTerms 只取一次。"""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = sources
+        self.terms: dict[int, SourceTerms] = {}
+
+    def __call__(self, check: ClaimCheck) -> list[Risk]:
+        for number in check.citations:
+            if number not in self.terms:
+                self.terms[number] = SourceTerms(self.sources[number - 1].text)
+        return risks_in(without_citations(check.sentence), [self.terms[number] for number in check.citations])
 
 
 def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
@@ -158,13 +193,21 @@ def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
     return without_citations(check.sentence), tuple(check.citations)
 
 
-def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str, ask_all: bool = False,
-                 rule: SupportRule = DEFAULT_RULE, window: int = MODEL_DEFAULTS.context_window,
-                 rate: TokenRate = DEFAULT_RATE, concurrency: int = CONCURRENCY) -> Verdicts:
-    """问评判模型 report 里拿不准的句子（ask_all：每一句），按它的意见改结论（见模块说明）。
-    window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
+def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model: str,
+                 which: str = JUDGE_DEFAULTS.ask, rule: SupportRule = DEFAULT_RULE,
+                 window: int = MODEL_DEFAULTS.context_window, rate: TokenRate = DEFAULT_RATE,
+                 concurrency: int = CONCURRENCY) -> Verdicts:
+    """问评判模型 report 里的句子（which 是 --judge-ask 的设置：band 只问拿不准的，risky 再加上有风险的，all 每一句），
+    按它的意见改结论（见模块说明）。window：评判模型的上下文窗口，资料太长时只给最相关的段落（prompts.judge_messages）。"""
+    bands = {id(check): band_of(check, rule) for check in report.claims}
+    risks: dict[int, list[Risk]] = {}  # id(句子) → 它的风险（只找支持分放过了、不在区间里的句子）
+    if which == "risky":
+        found = RiskFinder(sources)
+        risks = {id(check): found(check) for check in report.claims
+                 if askable(check) and check.status in PASSED and (band := bands[id(check)]) is not None
+                 and not in_band(check, band)}
     wanted = list({same_sentence(check): check for check in reversed(report.claims)
-                   if to_ask(check, rule, ask_all)}.values())[::-1]
+                   if to_ask(check, bands[id(check)], which, risks.get(id(check), ()))}.values())[::-1]
     asked = {same_sentence(check) for check in wanted}
     skipped = sum(askable(check) and check.status != "too_short" and same_sentence(check) not in asked
                   for check in report.claims)
@@ -174,7 +217,7 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
         started = time.monotonic()
         reply = ask(judge_messages(model, without_citations(check.sentence), source_text, window, rate))
         return JudgeCall(check.paragraph, check.sentence, check.citations, reply, parse_verdict(reply),
-                         round(time.monotonic() - started, 3), check.score)
+                         round(time.monotonic() - started, 3), check.score, list(risks.get(id(check), ())))
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = [pool.submit(one, check) for check in wanted]
