@@ -46,15 +46,13 @@ def test_only_the_same_place_counts_when_the_source_says_both():
     assert kinds("RAID6 不能容忍三块盘损坏 [1]。") == []
 
 
-@pytest.mark.parametrize("answer, expected", [
-    ("RAID 5 does not tolerate a single disk failure [1].", ["polarity_mismatch"]),
-    ("RAID is a backup, so keep another copy of important files [1].", ["polarity_mismatch"]),
-    ("The NAS has no built-in drives and works out of the box [1].", ["polarity_mismatch"]),
-    ("RAID 5 tolerates a single disk failure [1].", []),
-    ("RAID is not a backup, so keep another copy of important files [1].", []),
+@pytest.mark.parametrize("answer", [
+    "RAID 5 does not tolerate a single disk failure [1].",
+    "RAID is a backup, so keep another copy of important files [1].",
 ])
-def test_english_claims_follow_the_same_rule(answer, expected):
-    assert kinds(answer, ENGLISH) == expected
+def test_english_is_left_to_the_score_and_the_judge(answer):
+    """英文不用这条规则：在 AttributionBench 的 dev 上它标出的有依据、没依据的各一条，误报多了。"""
+    assert "polarity_mismatch" not in kinds(answer, ENGLISH)
 
 
 def test_the_message_quotes_both_sides_in_chinese():

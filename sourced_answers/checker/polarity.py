@@ -1,17 +1,18 @@
 """肯定还是否定：句子和资料里最接近的一句在同一处说了相反的话（polarity_mismatch）。和数字的规则一样是确定的规则。
 
 “RAID5 不能容忍一块盘损坏”对“RAID5 可以容忍一块盘损坏”、“没有自带硬盘”对“自带硬盘”：词全都对得上，
-支持分很高，可是意思正好相反。规则只看同一处：一边有否定词（不、没有、没、无法、不能、不会、未、无、非，
-英文 not、never、no、cannot、n't），否定的那个词（“容忍”“自带”）在另一边也出现，而且前面紧挨着的词（“RAID5”）
+支持分很高，可是意思正好相反。规则只看同一处：一边有否定词（不、没有、没、无法、不能、不会、未、无、非），否定的那个词（“容忍”“自带”）在另一边也出现，而且前面紧挨着的词（“RAID5”）
 或者后面紧跟的词（“一块”）也一样，中间却没有否定词——就是同一处说反了。两边都有否定（“不能容忍两块盘”对
 “不能容忍两块盘”）不算；另一边同一处既有肯定又有否定的说法（“可以容忍一块……不能容忍两块”对“不能容忍两块”）也不算。“不仅”“不过”“无论”“非常”“无线”“未来”“不同”这类词里的“不”“无”“非”“未”不是否定。
 在 CiteCheck dev 上（bench/evaluate_citecheck.py 打印）它没有标出任何一条有依据的陈述。它证明不了的：
-换一个说法的否定（“容忍不了”“难以容忍”“拒绝”）、反义词（“支持”对“反对”）、隔得远的否定，都看不出来。只用标准库。
+换一个说法的否定（“容忍不了”“难以容忍”“拒绝”）、反义词（“支持”对“反对”）、隔得远的否定，都看不出来。
+只看中文：同样的规则用在英文（not、n't 对肯定的说法）上，在 AttributionBench 的 dev 上标出的有依据、没依据的各一条，
+误报多了，所以没有用。只用标准库。
 """
 import re
 from dataclasses import dataclass
 
-from sourced_answers.checker.tokens import latin_token, narrow
+from sourced_answers.checker.tokens import narrow
 
 NEGATION = re.compile(r"并非|并不|从不|从未|绝不|不再|没有|无法|不能|不会|不可|不是|没|不|未|无|非")
 # 含否定用字、却不是否定的词（它们里面的“不”“无”“非”“未”不算）
@@ -30,13 +31,6 @@ CLAUSE_BREAK = re.compile(r"[，。,.;；：:！？!?、\n]")
 MAX_LENGTH = 2000
 # 否定词前面最多这么多个字里找“同一处”的前一个词，否定词和它否定的词之间也最多隔这么多个字
 GAP = 4
-# 英文：否定词，和否定词与它否定的词之间可以跳过的词
-ENGLISH_NEGATION = {"not", "never", "no", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't",
-                    "wasn't", "weren't", "won't", "wouldn't", "shouldn't", "couldn't", "hasn't", "haven't"}
-ENGLISH_SKIPPED = {"be", "been", "being", "a", "an", "the", "is", "are", "was", "were", "do", "does", "did", "have",
-                   "has", "had", "can", "could", "will", "would", "should", "may", "might", "must", "it", "they",
-                   "to", "also", "always", "ever", "any", "fully", "really"}
-ENGLISH_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|[^\sA-Za-z0-9]")
 
 
 @dataclass(frozen=True)
@@ -55,7 +49,7 @@ def polarity_flip(claim: str, evidence: str) -> Flip | None:
         return None
     claim, evidence = narrow(claim), narrow(evidence)
     for negated, other, claim_negated in ((claim, evidence, True), (evidence, claim, False)):
-        found = chinese_flip(negated, other) or english_flip(negated, other)
+        found = chinese_flip(negated, other)
         if found:
             said, there = found
             return Flip(said if claim_negated else there, there if claim_negated else said, claim_negated)
@@ -109,46 +103,4 @@ def affirmed_place(other: str, before: str | None, word: str, after: str | None)
             return None
         end = match.end() + (len(other) - match.end() - len(following)) + (len(str(after)) if same_right else 0)
         found = found or other[start - len(window):end].strip()
-    return found
-
-
-# ---------- 英文 ----------
-
-def english_flip(negated: str, other: str) -> tuple[str, str] | None:
-    """英文的同一条规则，按单词：not 前面的实词和后面被否定的实词，在 other 里相隔不超过三个词、中间没有否定。"""
-    words = ENGLISH_WORD.findall(negated)
-    lowered = [word.lower().replace("’", "'") for word in words]
-    if not ENGLISH_NEGATION & set(lowered) and not any(word.endswith("n't") for word in lowered):
-        return None
-    other_words = ENGLISH_WORD.findall(other)
-    other_tokens = [latin_token(word) if word[0].isalnum() else word for word in other_words]
-    for position, word in enumerate(lowered):
-        if word not in ENGLISH_NEGATION and not word.endswith("n't"):
-            continue
-        left = next((latin_token(w) for w in reversed(lowered[max(0, position - 3):position])
-                     if w[0].isalnum() and w not in ENGLISH_SKIPPED), None)
-        target = next(((index, latin_token(w)) for index, w in enumerate(lowered[position + 1:position + 4],
-                                                                           position + 1)
-                       if w[0].isalnum() and w not in ENGLISH_SKIPPED), None)
-        if left is None or target is None:
-            continue
-        place = english_place(other_words, other_tokens, left, target[1])
-        if place:
-            return " ".join(words[max(0, position - 2):target[0] + 1]), place
-    return None
-
-
-def english_place(words: list[str], tokens: list[str | None], left: str, target: str | None) -> str | None:
-    """other 里 target 前面不超过四个词有 left、中间没有否定词时返回那一段；同一处有否定时 None。"""
-    found = None
-    for index, token in enumerate(tokens):
-        if token != target:
-            continue
-        lefts = [j for j in range(max(0, index - 4), index) if tokens[j] == left]
-        if not lefts:
-            continue
-        between = [word.lower().replace("’", "'") for word in words[lefts[-1] + 1:index]]
-        if any(word in ENGLISH_NEGATION or word.endswith("n't") for word in between):
-            return None
-        found = " ".join(words[lefts[-1]:index + 1])
     return found
