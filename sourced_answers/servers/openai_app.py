@@ -141,9 +141,7 @@ class Service:
                     loop.call_soon_threadsafe(pieces.put_nowait, ("error", problem_of(error)))
                     return
                 except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
-                    loop.call_soon_threadsafe(pieces.put_nowait,
-                                              ("error", RequestProblem(500, f"程序内部出错（{type(error).__name__}）",
-                                                                       "server_error", "internal_error")))
+                    loop.call_soon_threadsafe(pieces.put_nowait, ("error", internal_problem(error)))
                     return
                 writer.finish()
                 await asyncio.sleep(0)
@@ -289,6 +287,11 @@ def quiet(message: str) -> None:
     """服务里不打印每个请求的进度（标准错误上只有访问日志）。"""
 
 
+def internal_problem(error: Exception) -> RequestProblem:
+    """程序自己的 bug：500 和一句中文说明（只有异常的类名，没有报错堆栈）。"""
+    return RequestProblem(500, f"程序内部出错（{type(error).__name__}）", "server_error", "internal_error")
+
+
 def new_id() -> str:
     return "chatcmpl-" + uuid.uuid4().hex[:24]
 
@@ -301,7 +304,12 @@ def build_app(service: Service) -> Starlette:
             try:
                 return await handler(request)
             except RequestProblem as problem:
-                return JSONResponse(mask_data(error_body(problem), service.secrets), status_code=problem.status)
+                failed = problem
+            except AppError as error:  # 例如问题里没有文字（clean_question 的 UsageError）：400，不是 500
+                failed = problem_of(error)
+            except Exception as error:  # noqa: BLE001  程序自己的 bug 也回错误对象，不回英文的纯文字 500
+                failed = internal_problem(error)
+            return JSONResponse(mask_data(error_body(failed), service.secrets), status_code=failed.status)
         return endpoint
 
     async def not_found(request: Request, error: Exception) -> Response:
