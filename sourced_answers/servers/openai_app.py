@@ -104,18 +104,15 @@ class Service:
         if not isinstance(stream, bool):
             raise RequestProblem(400, "stream 应是 true 或 false", code="invalid_value")
         self.gate.enter()
+        if stream:
+            return await self.streamed(settings)  # gate.leave 在回答的任务结束时
         try:
-            if stream:
-                return await self.streamed(settings)  # gate.leave 在流结束时
             async with self.gate.slots:
                 answered = await asyncio.to_thread(answer, settings, quiet)
         except AppError as error:
-            self.gate.leave()
             raise problem_of(error) from None
-        except BaseException:
+        finally:
             self.gate.leave()
-            raise
-        self.gate.leave()
         content = self.shown(render_result(answered.checked))
         return JSONResponse(self.envelope(settings, answered, {
             "object": "chat.completion",
@@ -124,7 +121,9 @@ class Service:
         }))
 
     async def streamed(self, settings: Settings) -> Response:
-        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。"""
+        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。
+        进了门（gate.enter）的请求在回答的任务结束时离开，只离开一次：不管是回答完了、没说出第一个字就出错了，
+        还是客户端走了、服务要停了（任务被取消）。"""
         loop = asyncio.get_running_loop()
         pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         writer = SafeWriter(Sink(pieces, loop), self.secrets)  # 遮密钥、去控制序列：一个密钥可能被切在两块之间
@@ -148,9 +147,13 @@ class Service:
                 pieces.put_nowait(("done", answered))
 
         task = asyncio.create_task(run())
-        first = await pieces.get()
+        task.add_done_callback(lambda _: self.gate.leave())
+        try:
+            first = await pieces.get()
+        except BaseException:
+            task.cancel()
+            raise
         if first[0] == "error":
-            self.gate.leave()
             await task
             raise first[1]
         chunk_id = new_id()
@@ -187,7 +190,6 @@ class Service:
                 item = await pieces.get()
             yield "data: [DONE]\n\n"
         finally:
-            self.gate.leave()
             if not task.done():
                 task.cancel()  # 客户端走了：线程里的那一步做完就算了，不再往队列里放
 
