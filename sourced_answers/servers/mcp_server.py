@@ -20,6 +20,7 @@ from sourced_answers.core.questions import clean_question
 from sourced_answers.core.settings import SERVE_DEFAULTS, Settings
 from sourced_answers.core.text import mask
 from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
 READ_RANGE = (0, 100)
@@ -50,7 +51,6 @@ def question_settings(settings: Settings, question: Any, read: Any, size: Any) -
 
 def build_server(settings: Settings) -> Any:
     """MCP 服务和它的两个工具。"""
-    import anyio
     from mcp.server.mcpserver import MCPServer
     from mcp_types import CallToolResult, TextContent
 
@@ -72,7 +72,7 @@ def build_server(settings: Settings) -> Any:
     async def answer_question(question: str, read: int | None = None, size: int | None = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size)
-            answered = await anyio.to_thread.run_sync(answer, asked, quiet)
+            answered = await in_background(answer, asked, quiet)
         except AppError as error:
             return failed(error)
         return reply(result_of(answered.checked, answered.record, secrets))
@@ -82,8 +82,7 @@ def build_server(settings: Settings) -> Any:
                              "每条是 {title, link, text}。文字是来源和结论；结构化结果和 --verify --json 一样")
     async def verify_tool(answer: str, sources: list[dict[str, Any]]) -> CallToolResult:
         try:
-            result = await anyio.to_thread.run_sync(verify_answer, answer, sources, settings.check, None, None,
-                                                    secrets)
+            result = await in_background(verify_answer, answer, sources, settings.check, None, None, secrets)
         except AppError as error:
             return failed(error)
         return reply(result)

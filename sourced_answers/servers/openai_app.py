@@ -36,6 +36,7 @@ from sourced_answers.core.settings import ServeSettings, Settings
 from sourced_answers.core.text import literal, mask, mask_data
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.render import render_result
+from sourced_answers.servers.background import in_background
 from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
 
 Log = Callable[[str], None]
@@ -108,7 +109,7 @@ class Service:
             return await self.streamed(settings)  # gate.leave 在回答的任务结束时
         try:
             async with self.gate.slots:
-                answered = await asyncio.to_thread(answer, settings, quiet)
+                answered = await in_background(answer, settings, quiet)
         except AppError as error:
             raise problem_of(error) from None
         finally:
@@ -135,7 +136,7 @@ class Service:
         async def run() -> None:
             async with self.gate.slots:
                 try:
-                    answered = await asyncio.to_thread(answer, settings, quiet, show)
+                    answered = await in_background(answer, settings, quiet, show)
                 except AppError as error:
                     loop.call_soon_threadsafe(pieces.put_nowait, ("error", problem_of(error)))
                     return
@@ -218,7 +219,7 @@ class Service:
 
     async def models(self, request: Request) -> Response:
         model = self.settings.model
-        found = await asyncio.to_thread(probe_models, model.url, 5.0, model.key)
+        found = await in_background(probe_models, model.url, 5.0, model.key)
         if found.models is None:
             raise RequestProblem(503, f"模型服务 {model.url} 现在连不上或者没有给出模型列表", "server_error",
                                  "model_unreachable")
@@ -235,7 +236,7 @@ class Service:
                                       "\"sources\": [{\"title\", \"text\"}, …]}")
         question = body.get("question") if isinstance(body.get("question"), str) else None
         try:
-            result = await asyncio.to_thread(verify_answer, answer_text, sources, self.settings.check, question,
+            result = await in_background(verify_answer, answer_text, sources, self.settings.check, question,
                                              None, self.secrets)
         except AppError as error:
             raise problem_of(error) from None
