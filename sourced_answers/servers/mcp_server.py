@@ -7,15 +7,19 @@
 出错时回 isError 和一句中文说明（不带报错堆栈，也不带密钥）。标准输出是协议的通道：说明和日志都写在标准错误上。
 """
 import logging
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from sourced_answers.api.answering import answer
 from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer
-from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.settings import SERVE_DEFAULTS, Settings
 from sourced_answers.core.text import mask
@@ -106,5 +110,29 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
     server = build_server(settings)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
-    server.run("stdio")
+    with interrupts_end_at_once(log):
+        server.run("stdio")
     return ExitCode.PASSED
+
+
+@contextmanager
+def interrupts_end_at_once(log: Log) -> Iterator[None]:
+    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130。SDK 在一个线程里读标准输入（不是守护线程），
+    客户端不关标准输入时它一直卡在 read 上；照常收尾（取消任务、解释器退出时等每个线程）就会永远等下去。
+    没有要收尾的：标准输出是协议的通道，回答过的都已经发出去了，缓存（SQLite）不怕中途结束。"""
+    if threading.current_thread() is not threading.main_thread():  # 信号只能在主线程里接
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            exit_code_of(KeyboardInterrupt(), log)
+        finally:
+            os._exit(ExitCode.INTERRUPTED)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
