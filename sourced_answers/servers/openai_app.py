@@ -171,6 +171,10 @@ class Service:
                     "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}], **extra}
             return f"data: {json.dumps(mask_data(data, self.secrets), ensure_ascii=False)}\n\n"
 
+        def failure(problem: RequestProblem) -> str:
+            # 错误的说明可能带着服务回显的原话（模型服务在流里报的错）：和别处一样先遮掉密钥
+            return f"data: {json.dumps(mask_data(error_body(problem), self.secrets), ensure_ascii=False)}\n\n"
+
         try:
             yield chunk({"role": "assistant", "content": ""})
             item = first
@@ -179,8 +183,7 @@ class Service:
                 if kind == "text":
                     yield chunk({"content": value})
                 elif kind == "error":
-                    problem = value
-                    yield f"data: {json.dumps(error_body(problem), ensure_ascii=False)}\n\n"
+                    yield failure(value)
                     break
                 else:
                     answered: Answered = value
@@ -188,7 +191,15 @@ class Service:
                     yield chunk({"content": tail})
                     yield chunk({}, "stop", **self.attachments(answered))
                     break
-                item = await pieces.get()
+                try:
+                    item = await pieces.get()
+                except asyncio.CancelledError:
+                    # 服务要停了，回答才说了一半：说清楚这个回答没有说完（不然看起来像是完整的、只是没有结论），
+                    # 再结束这个流，取消照样往上传
+                    yield failure(RequestProblem(503, "服务正在停止，这个回答没有说完、没有核对：请稍后再问一次",
+                                                 "server_error", "shutting_down"))
+                    yield "data: [DONE]\n\n"
+                    raise
             yield "data: [DONE]\n\n"
         finally:
             if not task.done():
