@@ -212,16 +212,31 @@ def test_flags_that_make_no_sense_with_mcp_are_usage_errors(fake_metaso, model_s
     assert fake_metaso.requests == [] and model_server.probes == []
 
 
-def raw_server(backends, tmp_path):
-    """不经客户端库、直接说 JSON-RPC 的服务进程（看它怎样结束）：握手之后返回。"""
-    process = subprocess.Popen(cli_command("--mcp"), env=backends.env(tmp_path / "cache"), stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-    send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "测试", "version": "1"}}})
-    assert json.loads(process.stdout.readline())["result"]["serverInfo"]["name"] == "answer-with-sources"
-    send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return process
+@pytest.fixture
+def raw_server(own_backends, tmp_path):
+    """raw_server()：不经客户端库、直接说 JSON-RPC 的服务进程（看它怎样结束），握手之后返回；测试结束时不管成败
+    都结束它、关掉管道。"""
+    started = []
+
+    def starting():
+        process = subprocess.Popen(cli_command("--mcp"), env=own_backends.env(tmp_path / "cache"),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   encoding="utf-8")
+        started.append(process)
+        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "测试", "version": "1"}}})
+        assert json.loads(process.stdout.readline())["result"]["serverInfo"]["name"] == "answer-with-sources"
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return process
+    yield starting
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            if not pipe.closed:
+                pipe.close()
 
 
 def send(process, message):
@@ -237,9 +252,9 @@ def own_backends():
 
 
 @pytest.mark.slow
-def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, tmp_path):
+def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
     own_backends.metaso.fail_with("search", "hang")  # 秘塔不回应：这次调用一时半会儿结束不了
-    process = raw_server(own_backends, tmp_path)
+    process = raw_server()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                    "params": {"name": "answer_question", "arguments": {"question": "家用 NAS 怎么选"}}})
     deadline = time.monotonic() + 10
@@ -250,27 +265,19 @@ def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backend
     assert process.wait(10) == 0
     assert time.monotonic() - began < 3
     assert "Traceback" not in process.stderr.read()
-    process.stdout.close()
-    process.stderr.close()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(own_backends, tmp_path, sent):
-    process = raw_server(own_backends, tmp_path)
+def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
+    process = raw_server()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     assert sorted(tool["name"] for tool in json.loads(process.stdout.readline())["result"]["tools"]) == [
         "answer_question", "verify_answer"]
     began = time.monotonic()
     process.send_signal(sent)
-    try:
-        assert process.wait(10) == 130
-    finally:
-        process.kill()
+    assert process.wait(10) == 130
     assert time.monotonic() - began < 3
     stderr = process.stderr.read()
     assert stderr.rstrip().endswith("已中断") and "Traceback" not in stderr
     assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字
-    process.stdin.close()
-    process.stdout.close()
-    process.stderr.close()

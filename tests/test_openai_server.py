@@ -330,88 +330,87 @@ def own_backends():
     made.close()
 
 
-def start(backends, tmp_path, *flags, **extra):
-    return ServerProcess(backends.env(tmp_path / "cache", **extra), *flags)
+@pytest.fixture
+def start(own_backends, tmp_path):
+    """start(参数…, 环境变量=…)：起一个自己的服务进程（后端是 own_backends）；测试结束时不管成败都停掉它。"""
+    started = []
 
-
-@pytest.mark.slow
-def test_a_model_server_that_went_away_is_503(own_backends, tmp_path):
-    process = start(own_backends, tmp_path)
-    try:
-        own_backends.model.close()
-        with pytest.raises(openai.InternalServerError) as raised:
-            ask(client_for(process))
-        assert raised.value.status_code == 503 and "连不上模型服务" in error_of(raised)["message"]
-    finally:
-        assert process.stop() == 130
-
-
-@pytest.mark.slow
-def test_a_request_over_the_time_limit_is_504(own_backends, tmp_path):
-    process = start(own_backends, tmp_path, "--timeout", "1")
-    try:
-        own_backends.metaso.delay = 1.5  # 秘塔慢
-        with pytest.raises(openai.APIStatusError) as raised:
-            ask(client_for(process), "RAID5 至少几块盘")
-        assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
-        own_backends.metaso.delay = 0
-        with pytest.raises(openai.APIStatusError) as raised:  # 模型慢（slow-answer 5 秒才回答）
-            ask(client_for(process), "NAS 远程访问安全吗", model="slow-answer")
-        assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
-    finally:
+    def starting(*flags, **extra):
+        started.append(ServerProcess(own_backends.env(tmp_path / "cache", **extra), *flags))
+        return started[-1]
+    yield starting
+    for process in started:
         process.stop()
 
 
 @pytest.mark.slow
-def test_a_full_server_answers_503_at_once(own_backends, tmp_path):
-    process = start(own_backends, tmp_path, "--concurrency", "1", "--queue", "0")
-    try:
-        # 一个在秘塔那里没说出第一个字就失败的流式请求，不能多放走一个名额
-        own_backends.metaso.fail_with("search", "errcode-3000", times=1)
-        with pytest.raises(openai.InternalServerError):
-            ask(client_for(process), "NAS 硬盘选 CMR 还是 SMR", stream=True)
-        own_backends.metaso.delay = 1.0
-        first = []
-        calls = len(own_backends.metaso.requests)
-        slow = threading.Thread(target=lambda: first.append(ask(client_for(process), "RAID5 至少几块盘")))
-        slow.start()
-        deadline = time.monotonic() + 10
-        while len(own_backends.metaso.requests) == calls and time.monotonic() < deadline:
-            time.sleep(0.02)
-        with pytest.raises(openai.InternalServerError) as raised:
-            ask(client_for(process), "家用 NAS 怎么选")
-        assert raised.value.status_code == 503 and "服务忙" in error_of(raised)["message"]
-        slow.join(30)
-        assert first and "RAID5 至少三块盘" in first[0].choices[0].message.content  # 第一个照样回答完
-    finally:
-        process.stop()
+def test_a_model_server_that_went_away_is_503(own_backends, start):
+    process = start()
+    own_backends.model.close()
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client_for(process))
+    assert raised.value.status_code == 503 and "连不上模型服务" in error_of(raised)["message"]
+    assert process.stop() == 130  # 模型服务没了，服务照样能停下
 
 
 @pytest.mark.slow
-def test_with_a_server_key_every_request_needs_the_bearer(own_backends, tmp_path):
-    process = start(own_backends, tmp_path, ANS_SERVER_KEY=SERVER_KEY)
-    try:
-        assert "要带 ANS_SERVER_KEY" in process.stderr
-        bare = requests.post(process.base + "/chat/completions", timeout=30,
-                             json={"messages": [{"role": "user", "content": QUESTION}]})
-        assert bare.status_code == 401 and "Authorization: Bearer" in bare.json()["error"]["message"]
-        with pytest.raises(openai.AuthenticationError) as raised:
-            ask(client_for(process, "sv-WRONG-KEY-0123456789abcdef"))
-        assert raised.value.status_code == 401 and "没有带对这个服务的密钥" in error_of(raised)["message"]
-        assert own_backends.metaso.requests == []
-        right = ask(client_for(process, SERVER_KEY))
-        assert right.model_extra["verification"]["passed"] is True
-        assert [(line.split()[0], line.split()[2]) for line in process.access_lines(1, 3)] == [
-            ("POST", "401"), ("POST", "401"), ("POST", "200")]
-    finally:
-        process.stop()
+def test_a_request_over_the_time_limit_is_504(own_backends, start):
+    process = start("--timeout", "1")
+    own_backends.metaso.delay = 1.5  # 秘塔慢
+    with pytest.raises(openai.APIStatusError) as raised:
+        ask(client_for(process), "RAID5 至少几块盘")
+    assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
+    own_backends.metaso.delay = 0
+    with pytest.raises(openai.APIStatusError) as raised:  # 模型慢（slow-answer 5 秒才回答）
+        ask(client_for(process), "NAS 远程访问安全吗", model="slow-answer")
+    assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
+
+
+@pytest.mark.slow
+def test_a_full_server_answers_503_at_once(own_backends, start):
+    process = start("--concurrency", "1", "--queue", "0")
+    # 一个在秘塔那里没说出第一个字就失败的流式请求，不能多放走一个名额
+    own_backends.metaso.fail_with("search", "errcode-3000", times=1)
+    with pytest.raises(openai.InternalServerError):
+        ask(client_for(process), "NAS 硬盘选 CMR 还是 SMR", stream=True)
+    own_backends.metaso.delay = 1.0
+    first = []
+    calls = len(own_backends.metaso.requests)
+    slow = threading.Thread(target=lambda: first.append(ask(client_for(process), "RAID5 至少几块盘")))
+    slow.start()
+    deadline = time.monotonic() + 10
+    while len(own_backends.metaso.requests) == calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client_for(process), "家用 NAS 怎么选")
+    assert raised.value.status_code == 503 and "服务忙" in error_of(raised)["message"]
+    slow.join(30)
+    assert first and "RAID5 至少三块盘" in first[0].choices[0].message.content  # 第一个照样回答完
+
+
+@pytest.mark.slow
+def test_with_a_server_key_every_request_needs_the_bearer(own_backends, start):
+    process = start(ANS_SERVER_KEY=SERVER_KEY)
+    assert "要带 ANS_SERVER_KEY" in process.stderr
+    bare = requests.post(process.base + "/chat/completions", timeout=30,
+                         json={"messages": [{"role": "user", "content": QUESTION}]})
+    assert bare.status_code == 401 and "Authorization: Bearer" in bare.json()["error"]["message"]
+    with pytest.raises(openai.AuthenticationError) as raised:
+        ask(client_for(process, "sv-WRONG-KEY-0123456789abcdef"))
+    assert raised.value.status_code == 401 and "没有带对这个服务的密钥" in error_of(raised)["message"]
+    assert own_backends.metaso.requests == []
+    right = ask(client_for(process, SERVER_KEY))
+    assert right.model_extra["verification"]["passed"] is True
+    assert [(line.split()[0], line.split()[2]) for line in process.access_lines(1, 3)] == [
+        ("POST", "401"), ("POST", "401"), ("POST", "200")]
+    process.stop()
     assert not shows(process.stderr, *KEYS)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_stops_the_server_within_seconds(own_backends, tmp_path, sent):
-    process = start(own_backends, tmp_path)
+def test_a_signal_stops_the_server_within_seconds(start, sent):
+    process = start()
     assert ask(client_for(process)).model_extra["verification"]["passed"] is True
     began = time.monotonic()
     process.process.send_signal(sent)
@@ -422,9 +421,9 @@ def test_a_signal_stops_the_server_within_seconds(own_backends, tmp_path, sent):
 
 
 @pytest.mark.slow
-def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backends, tmp_path):
+def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backends, start):
     """秘塔不回应时按 Ctrl-C：最多等 SHUTDOWN_SECONDS 秒，那个请求得到一个 503 的错误对象，进程退出。"""
-    process = start(own_backends, tmp_path)
+    process = start()
     own_backends.metaso.fail_with("search", "hang")
     replies = []
     waiting = threading.Thread(target=lambda: replies.append(requests.post(
@@ -445,9 +444,9 @@ def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backen
 
 
 @pytest.mark.slow
-def test_a_stream_cut_by_a_signal_says_the_answer_is_unfinished(own_backends, tmp_path):
+def test_a_stream_cut_by_a_signal_says_the_answer_is_unfinished(start):
     """回答流到一半时服务要停：流里最后是一个错误对象（没说完、没核对）和 [DONE]，不是悄悄断掉、像个完整的回答。"""
-    process = start(own_backends, tmp_path)
+    process = start()
     events = []
 
     def read():
