@@ -66,6 +66,8 @@ SCRIPTS = {
     "echo-auth": {"echo_auth": True},
     # 同样回显，只是密钥的每两个字之间夹着 model_server.echo_separator（零宽空格、软连字符……：看起来还是那个密钥）
     "echo-auth-hidden": {"echo_auth": True, "hidden": True},
+    # 流式回答说了两段之后在流里报错，错误的说明里回显请求头（带着密钥）
+    "error-echoes-auth": {"content": GOOD_ANSWER, "error_after": 2},
     # 各种不守规矩的 OpenAI 兼容服务
     "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
     "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
@@ -310,6 +312,11 @@ class ScriptedModel:
                 for number, delta in enumerate(events):
                     if number == script.get("cut_after"):
                         return  # 连接在回答中途断开：没有 finish_reason，也没有 [DONE]
+                    if number == script.get("error_after"):
+                        header = self.headers.get("Authorization") or ""
+                        self.event({"error": {"message": f"上游出错，收到的请求头：Authorization: {header}",
+                                              "type": "server_error"}})
+                        return
                     self.event({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
                     time.sleep(script.get("delay", 0))
                 self.event({"choices": [{"index": 0, "delta": {},

@@ -25,7 +25,8 @@ NOT_FLAGS = {"environ", "log"}
 
 
 def flags_of(options: Mapping[str, Any]) -> list[str]:
-    """关键字参数 → 命令行参数：read=2 → --read 2，fix=True → --fix，False 和 None 不写。"""
+    """关键字参数 → 命令行参数：read=2 → --read=2，fix=True → --fix，False 和 None 不写。值和参数名写在一起
+    （--model=-x 也是模型名 -x，不会被当成另一个参数）。"""
     flags: list[str] = []
     for name, value in options.items():
         flag = "--" + name.replace("_", "-")
@@ -34,9 +35,9 @@ def flags_of(options: Mapping[str, Any]) -> list[str]:
         if value is True:
             flags.append(flag)
         elif isinstance(value, (list, tuple)):
-            flags += [flag, ",".join(str(item) for item in value)]
+            flags.append(f"{flag}={','.join(str(item) for item in value)}")
         else:
-            flags += [flag, str(value)]
+            flags.append(f"{flag}={value}")
     return flags
 
 
@@ -52,9 +53,11 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
     for name in options:
-        if name in ("json", "verify", "eval", "html", "summary", "install_local_model", "serve", "mcp"):
+        if name in ("json", "verify", "eval", "html", "summary", "install_local_model", "serve", "mcp", "help",
+                    "version"):
             raise UsageError(f"answer_question 不接受 {name}：它只回答一个问题，结果就是返回的 Result")
-    args = build_parser(PROG).parse_args([question, "--json", *flags_of(options)])
+    # 问题放在 -- 后面：“-20℃的车库能放NAS吗”“--help”也是问题，不是参数（不然会打印帮助、退出调用它的程序）
+    args = build_parser(PROG).parse_args(["--json", *flags_of(options), "--", question])
     settings = build_settings(args, environ, [])
     with bundled_model(settings, say) as settings:
         answered = answer(settings, say)
@@ -67,7 +70,7 @@ def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, rul
     """核对一个保存下来的回答（不搜索、不调用模型），返回 Result：和 --verify --json 是同一条记录。
     sources 的第 n 条就是回答里的 [n]，每条至少有 text（可以有 title、link、date）。"""
     environ = os.environ if environ is None else environ
-    flags = build_parser(PROG).parse_args(["--verify", "-", "--rule", str(rule),
-                                           *(["--threshold", str(threshold)] if threshold is not None else [])])
+    flags = build_parser(PROG).parse_args(["--verify", "-", f"--rule={rule}",
+                                           *([f"--threshold={threshold}"] if threshold is not None else [])])
     check = CheckSettings(rule=flags.rule, threshold=flags.threshold, fix=bool(fix))
     return verify_with(answer_text, sources, check, question, None, secrets_to_mask(environ))

@@ -104,8 +104,10 @@ def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO |
     raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
 
     def log(message: str) -> None:
+        # 一条说明是完整的一行、整条遮过密钥：末尾不会是半个密钥，马上全部写出（flush 会留着末尾像密钥开头的
+        # 几个字，例如 ANS_API_KEY 是 sk-… 时“… 21 ms”的 s——--serve 的访问日志就要等到下一个请求才写完）
         errors.write(message + "\n")
-        errors.flush()
+        errors.finish()
 
     output: SafeWriter = SafeWriter(raw_out, secrets)
     try:

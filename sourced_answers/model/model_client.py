@@ -105,8 +105,8 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
         except ModelError as error:
             left = limit.remaining()
             if left is not None and left <= 0:  # 读到一半是总时限先到了：说时限，不说“断开了”
-                raise ModelError(f"等模型服务 {url} 时超过了总时限 {limit.seconds:g} 秒（--timeout）",
-                                 error.partial) from None
+                raise out_of_time(ModelError(f"等模型服务 {url} 时超过了总时限 {limit.seconds:g} 秒（--timeout）",
+                                             error.partial)) from None
             raise
         # 服务把请求头回显进回答里时，密钥在这里就遮掉：不会进入核对、JSON、审阅页
         return ChatResult(mask(reply.text, key.masked), reply.finish_reason, reply.completion_tokens,
@@ -164,7 +164,8 @@ def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline
         return requests.post(url, json=body, stream=body["stream"], timeout=limits, headers=key.headers())
     except requests.Timeout:
         if limits[1] < timeout:  # 是总时限先到了
-            raise ModelError(f"等模型服务 {url} 时超过了总时限 {deadline.seconds:g} 秒（--timeout）") from None
+            raise out_of_time(ModelError(f"等模型服务 {url} 时超过了总时限 {deadline.seconds:g} 秒（--timeout）")) \
+                from None
         raise ModelError(f"模型服务 {url} 在 {timeout:g} 秒内没有回答") from None
     except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError):
         raise ModelError(f"模型服务 {url} 的回答中途断开了，回答不完整", transient=True) from None

@@ -108,6 +108,9 @@ def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str,
     try:
         response = requests.post(url, json=body, headers=headers, timeout=deadline.timeout(*timeout))
     except requests.Timeout:
+        left = deadline.remaining()
+        if left is not None and left < 0.5:  # 是总时限（--timeout）用完了：说时限，不说“请检查网络”
+            raise DeadlineExceeded(f"超过了总时限 {deadline.seconds:g} 秒（--timeout）") from None
         raise MetasoError(f"秘塔服务 {shown} 超时没有响应", next_step="请检查网络后重试", transient=True) from None
     except requests.exceptions.InvalidHeader:
         raise MetasoError("请求头里有不允许的字符", next_step="请检查 METASO_API_KEY") from None

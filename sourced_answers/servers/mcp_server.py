@@ -7,19 +7,24 @@
 出错时回 isError 和一句中文说明（不带报错堆栈，也不带密钥）。标准输出是协议的通道：说明和日志都写在标准错误上。
 """
 import logging
+import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from sourced_answers.api.answering import answer
 from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer
-from sourced_answers.core.errors import AppError, ExitCode, UsageError
+from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.settings import SERVE_DEFAULTS, Settings
-from sourced_answers.core.text import mask
+from sourced_answers.core.text import literal, mask
 from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
 READ_RANGE = (0, 100)
@@ -43,16 +48,34 @@ def question_settings(settings: Settings, question: Any, read: Any, size: Any) -
         search = replace(search, read=whole_number(read, "read", *READ_RANGE))
     if search.read > search.size:
         raise UsageError(f"read（{search.read}）不能大于 size（{search.size}）")
-    run = replace(settings.run, question=clean_question(question, "question"), json=True, started=time.monotonic(),
+    run = replace(settings.run, question=clean_question(question, "question "), json=True, started=time.monotonic(),
                   timeout=settings.run.timeout or SERVE_DEFAULTS.request_timeout)
     return replace(settings, run=run, search=search)
 
 
+TOOLS = ("answer_question", "verify_answer")
+# pydantic 的错误类型 → 中文（别的类型都说“格式不对”）
+ARGUMENT_PROBLEMS = {"int_parsing": "应是整数", "int_type": "应是整数", "int_from_float": "应是整数",
+                     "string_type": "应是文字", "list_type": "应是列表",
+                     "dict_type": "应是 {title, link, text} 这样的对象"}
+
+
+def arguments_problem(tool: str, error: Any) -> str:
+    """SDK 检查参数时的 ValidationError → 一句中文：哪个参数、哪里不对（不带收到的值：那是调用方的数据）。"""
+    parts = []
+    for item in error.errors():
+        where = "".join(f" 的第 {part + 1} 项" if isinstance(part, int) else literal(part, 40) for part in item["loc"])
+        parts.append(f"缺少 {where}" if item["type"] == "missing"
+                     else f"{where} {ARGUMENT_PROBLEMS.get(item['type'], '的格式不对')}")
+    return f"{tool} 的参数不对：{'；'.join(parts)}"
+
+
 def build_server(settings: Settings) -> Any:
     """MCP 服务和它的两个工具。"""
-    import anyio
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent
+    from pydantic import ValidationError
 
     secrets = settings.run.secrets
 
@@ -62,9 +85,21 @@ def build_server(settings: Settings) -> Any:
     def failed(error: AppError) -> CallToolResult:
         return CallToolResult(content=[TextContent(type="text", text="✗ " + mask(str(error), secrets))], is_error=True)
 
-    server = MCPServer("answer-with-sources", log_level="CRITICAL",
-                       instructions="回答问题并核对每一处引用：answer_question 搜索、回答、核对；"
-                                    "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            """SDK 对参数的检查（类型不对、缺少）和“没有这个工具”说的是英文、带着 pydantic 的链接：换成中文。"""
+            if name not in TOOLS:
+                return failed(UsageError(f"没有工具 {literal(name)}：只有 {'、'.join(TOOLS)}"))
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as error:
+                if isinstance(error.__cause__, ValidationError):
+                    return failed(UsageError(arguments_problem(name, error.__cause__)))
+                raise
+
+    server = Server("answer-with-sources", log_level="CRITICAL",
+                    instructions="回答问题并核对每一处引用：answer_question 搜索、回答、核对；"
+                                 "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
 
     @server.tool(description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
                              "read：读几个网页的正文（0–100），size：搜几条（1–100）。"
@@ -72,7 +107,7 @@ def build_server(settings: Settings) -> Any:
     async def answer_question(question: str, read: int | None = None, size: int | None = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size)
-            answered = await anyio.to_thread.run_sync(answer, asked, quiet)
+            answered = await in_background(answer, asked, quiet)
         except AppError as error:
             return failed(error)
         return reply(result_of(answered.checked, answered.record, secrets))
@@ -82,8 +117,7 @@ def build_server(settings: Settings) -> Any:
                              "每条是 {title, link, text}。文字是来源和结论；结构化结果和 --verify --json 一样")
     async def verify_tool(answer: str, sources: list[dict[str, Any]]) -> CallToolResult:
         try:
-            result = await anyio.to_thread.run_sync(verify_answer, answer, sources, settings.check, None, None,
-                                                    secrets)
+            result = await in_background(verify_answer, answer, sources, settings.check, None, None, secrets)
         except AppError as error:
             return failed(error)
         return reply(result)
@@ -107,5 +141,29 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
     server = build_server(settings)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
-    server.run("stdio")
+    with interrupts_end_at_once(log):
+        server.run("stdio")
     return ExitCode.PASSED
+
+
+@contextmanager
+def interrupts_end_at_once(log: Log) -> Iterator[None]:
+    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130。SDK 在一个线程里读标准输入（不是守护线程），
+    客户端不关标准输入时它一直卡在 read 上；照常收尾（取消任务、解释器退出时等每个线程）就会永远等下去。
+    没有要收尾的：标准输出是协议的通道，回答过的都已经发出去了，缓存（SQLite）不怕中途结束。"""
+    if threading.current_thread() is not threading.main_thread():  # 信号只能在主线程里接
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        try:
+            exit_code_of(KeyboardInterrupt(), log)
+        finally:
+            os._exit(ExitCode.INTERRUPTED)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

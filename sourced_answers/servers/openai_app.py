@@ -36,6 +36,7 @@ from sourced_answers.core.settings import ServeSettings, Settings
 from sourced_answers.core.text import literal, mask, mask_data
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.render import render_result
+from sourced_answers.servers.background import in_background
 from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
 
 Log = Callable[[str], None]
@@ -104,18 +105,15 @@ class Service:
         if not isinstance(stream, bool):
             raise RequestProblem(400, "stream 应是 true 或 false", code="invalid_value")
         self.gate.enter()
+        if stream:
+            return await self.streamed(settings)  # gate.leave 在回答的任务结束时
         try:
-            if stream:
-                return await self.streamed(settings)  # gate.leave 在流结束时
             async with self.gate.slots:
-                answered = await asyncio.to_thread(answer, settings, quiet)
+                answered = await in_background(answer, settings, quiet)
         except AppError as error:
-            self.gate.leave()
             raise problem_of(error) from None
-        except BaseException:
+        finally:
             self.gate.leave()
-            raise
-        self.gate.leave()
         content = self.shown(render_result(answered.checked))
         return JSONResponse(self.envelope(settings, answered, {
             "object": "chat.completion",
@@ -124,7 +122,9 @@ class Service:
         }))
 
     async def streamed(self, settings: Settings) -> Response:
-        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。"""
+        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。
+        进了门（gate.enter）的请求在回答的任务结束时离开，只离开一次：不管是回答完了、没说出第一个字就出错了，
+        还是客户端走了、服务要停了（任务被取消）。"""
         loop = asyncio.get_running_loop()
         pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         writer = SafeWriter(Sink(pieces, loop), self.secrets)  # 遮密钥、去控制序列：一个密钥可能被切在两块之间
@@ -136,23 +136,25 @@ class Service:
         async def run() -> None:
             async with self.gate.slots:
                 try:
-                    answered = await asyncio.to_thread(answer, settings, quiet, show)
+                    answered = await in_background(answer, settings, quiet, show)
                 except AppError as error:
                     loop.call_soon_threadsafe(pieces.put_nowait, ("error", problem_of(error)))
                     return
                 except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
-                    loop.call_soon_threadsafe(pieces.put_nowait,
-                                              ("error", RequestProblem(500, f"程序内部出错（{type(error).__name__}）",
-                                                                       "server_error", "internal_error")))
+                    loop.call_soon_threadsafe(pieces.put_nowait, ("error", internal_problem(error)))
                     return
                 writer.finish()
                 await asyncio.sleep(0)
                 pieces.put_nowait(("done", answered))
 
         task = asyncio.create_task(run())
-        first = await pieces.get()
+        task.add_done_callback(lambda _: self.gate.leave())
+        try:
+            first = await pieces.get()
+        except BaseException:
+            task.cancel()
+            raise
         if first[0] == "error":
-            self.gate.leave()
             await task
             raise first[1]
         chunk_id = new_id()
@@ -169,6 +171,10 @@ class Service:
                     "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}], **extra}
             return f"data: {json.dumps(mask_data(data, self.secrets), ensure_ascii=False)}\n\n"
 
+        def failure(problem: RequestProblem) -> str:
+            # 错误的说明可能带着服务回显的原话（模型服务在流里报的错）：和别处一样先遮掉密钥
+            return f"data: {json.dumps(mask_data(error_body(problem), self.secrets), ensure_ascii=False)}\n\n"
+
         try:
             yield chunk({"role": "assistant", "content": ""})
             item = first
@@ -177,8 +183,7 @@ class Service:
                 if kind == "text":
                     yield chunk({"content": value})
                 elif kind == "error":
-                    problem = value
-                    yield f"data: {json.dumps(error_body(problem), ensure_ascii=False)}\n\n"
+                    yield failure(value)
                     break
                 else:
                     answered: Answered = value
@@ -186,10 +191,17 @@ class Service:
                     yield chunk({"content": tail})
                     yield chunk({}, "stop", **self.attachments(answered))
                     break
-                item = await pieces.get()
+                try:
+                    item = await pieces.get()
+                except asyncio.CancelledError:
+                    # 服务要停了，回答才说了一半：说清楚这个回答没有说完（不然看起来像是完整的、只是没有结论），
+                    # 再结束这个流，取消照样往上传
+                    yield failure(RequestProblem(503, "服务正在停止，这个回答没有说完、没有核对：请稍后再问一次",
+                                                 "server_error", "shutting_down"))
+                    yield "data: [DONE]\n\n"
+                    raise
             yield "data: [DONE]\n\n"
         finally:
-            self.gate.leave()
             if not task.done():
                 task.cancel()  # 客户端走了：线程里的那一步做完就算了，不再往队列里放
 
@@ -218,7 +230,7 @@ class Service:
 
     async def models(self, request: Request) -> Response:
         model = self.settings.model
-        found = await asyncio.to_thread(probe_models, model.url, 5.0, model.key)
+        found = await in_background(probe_models, model.url, 5.0, model.key)
         if found.models is None:
             raise RequestProblem(503, f"模型服务 {model.url} 现在连不上或者没有给出模型列表", "server_error",
                                  "model_unreachable")
@@ -235,7 +247,7 @@ class Service:
                                       "\"sources\": [{\"title\", \"text\"}, …]}")
         question = body.get("question") if isinstance(body.get("question"), str) else None
         try:
-            result = await asyncio.to_thread(verify_answer, answer_text, sources, self.settings.check, question,
+            result = await in_background(verify_answer, answer_text, sources, self.settings.check, question,
                                              None, self.secrets)
         except AppError as error:
             raise problem_of(error) from None
@@ -289,6 +301,11 @@ def quiet(message: str) -> None:
     """服务里不打印每个请求的进度（标准错误上只有访问日志）。"""
 
 
+def internal_problem(error: Exception) -> RequestProblem:
+    """程序自己的 bug：500 和一句中文说明（只有异常的类名，没有报错堆栈）。"""
+    return RequestProblem(500, f"程序内部出错（{type(error).__name__}）", "server_error", "internal_error")
+
+
 def new_id() -> str:
     return "chatcmpl-" + uuid.uuid4().hex[:24]
 
@@ -301,7 +318,12 @@ def build_app(service: Service) -> Starlette:
             try:
                 return await handler(request)
             except RequestProblem as problem:
-                return JSONResponse(mask_data(error_body(problem), service.secrets), status_code=problem.status)
+                failed = problem
+            except AppError as error:  # 例如问题里没有文字（clean_question 的 UsageError）：400，不是 500
+                failed = problem_of(error)
+            except Exception as error:  # noqa: BLE001  程序自己的 bug 也回错误对象，不回英文的纯文字 500
+                failed = internal_problem(error)
+            return JSONResponse(mask_data(error_body(failed), service.secrets), status_code=failed.status)
         return endpoint
 
     async def not_found(request: Request, error: Exception) -> Response:

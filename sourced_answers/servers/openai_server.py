@@ -7,6 +7,7 @@
   · 每个请求在标准错误上一行访问日志：方法、路径、状态码、毫秒；
   · Ctrl-C、SIGTERM：不再接新请求，最多等 SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
 """
+import asyncio
 import json
 import logging
 import socket
@@ -52,12 +53,20 @@ class Door:
 
         try:
             headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
-            if authorized(headers, self.key):
-                await self.app(scope, receive, sending)
-            else:
+            if not authorized(headers, self.key):
                 await refuse(sending, RequestProblem(
                     401, "没有带对这个服务的密钥：请在请求头里写 Authorization: Bearer ANS_SERVER_KEY 的值",
                     "authentication_error", "invalid_api_key"))
+                return
+            try:
+                await self.app(scope, receive, sending)
+            except asyncio.CancelledError:
+                # 服务要停了（Ctrl-C、SIGTERM），等了 SHUTDOWN_SECONDS 秒这个请求还没回答完：还没开始回应的，
+                # 先回一个 OpenAI 的错误对象（不然是 uvicorn 的英文纯文字 500），取消照样往上传
+                if not status[0]:
+                    await refuse(sending, RequestProblem(503, "服务正在停止，这个请求没有回答完：请稍后再问一次",
+                                                         "server_error", "shutting_down"))
+                raise
         finally:
             took = (time.monotonic() - started) * 1000
             self.log(f"{literal(scope.get('method', ''), 20)} {literal(scope.get('path', ''), 200)} "

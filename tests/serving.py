@@ -1,0 +1,135 @@
+"""起 --serve 的真进程（测试 OpenAI 兼容的服务用）：等它在标准错误上说出地址，读出端口；标准错误由一个线程
+一行一行收着（访问日志、说明），测试随时能看。只听 127.0.0.1。"""
+import re
+import subprocess
+import threading
+import time
+import unicodedata
+from pathlib import Path
+
+from fake_metaso import FakeMetaso
+from tests.scripted_model import ScriptedModel
+from tests.support import CANARY_KEY, cli_command, cli_env
+
+# 本程序认得的每一种密钥都放一个“金丝雀”：任何回应、任何一行标准错误里都不该出现它们
+MODEL_KEY = "sk-MODEL-CANARY-0123456789"
+SERVER_KEY = "sv-SERVER-CANARY-0123456789abcdef"
+KEYS = (CANARY_KEY, MODEL_KEY, SERVER_KEY)
+LISTENING = re.compile(r"OpenAI 兼容的服务在 http://127\.0\.0\.1:(\d+)/v1")
+START_SECONDS = 30
+
+
+class Backends:
+    """一个服务进程自己的模拟秘塔和脚本模型服务（不和别的测试共用：测试可以关掉它们、让它们出错）。"""
+
+    def __init__(self) -> None:
+        self.metaso = FakeMetaso(key=CANARY_KEY).start()
+        self.model = ScriptedModel()
+
+    def reset(self) -> None:
+        self.metaso.reset()
+        self.model.reset()
+
+    def env(self, cache: Path, **extra: str) -> dict[str, str]:
+        env = cli_env(self.metaso, self.model, **{"ANS_MODEL": "good", "ANS_API_KEY": MODEL_KEY, **extra})
+        env["XDG_CACHE_HOME"] = str(cache)
+        return env
+
+    def close(self) -> None:
+        self.metaso.close()
+        self.model.close()
+
+
+class ServerProcess:
+    """python answer_with_sources.py --serve 127.0.0.1:0 …（或别的参数）的真进程。"""
+
+    def __init__(self, env: dict[str, str], *flags: str, serve: str = "127.0.0.1:0") -> None:
+        self.process = subprocess.Popen(cli_command("--serve", serve, *flags), env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        first = self.wait_for_line(lambda line: True, START_SECONDS)
+        found = LISTENING.search(first or "")
+        if not found:
+            self.stop()
+            raise AssertionError(f"服务没有起来：{self.stderr!r}")
+        self.port = int(found.group(1))
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.base = self.origin + "/v1"
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.changed.notify_all()
+
+    @property
+    def stderr(self) -> str:
+        with self.changed:
+            return "\n".join(self.lines)
+
+    def mark(self) -> int:
+        """现在标准错误有几行（之后 since(mark) 取出新写的行）。"""
+        with self.changed:
+            return len(self.lines)
+
+    def settle(self, quiet: float = 0.3) -> int:
+        """等标准错误安静 quiet 秒（上一个测试的请求的访问日志在回应发完之后才写），返回那时的 mark()。"""
+        while True:
+            mark = self.mark()
+            time.sleep(quiet)
+            if self.mark() == mark:
+                return mark
+
+    def since(self, mark: int) -> list[str]:
+        with self.changed:
+            return self.lines[mark:]
+
+    def wait_for_line(self, wanted, seconds: float = 10, start: int = 0) -> str | None:
+        """等到标准错误上有一行（从第 start 行起）满足 wanted；进程结束或超时返回 None。"""
+        limit = time.monotonic() + seconds
+        with self.changed:
+            while True:
+                for line in self.lines[start:]:
+                    if wanted(line):
+                        return line
+                left = limit - time.monotonic()
+                if left <= 0 or (not self.reader.is_alive() and self.process.poll() is not None):
+                    return None
+                self.changed.wait(min(left, 0.1))
+
+    def access_lines(self, mark: int, count: int, seconds: float = 5) -> list[str]:
+        """等第 mark 行之后出现 count 行访问日志（访问日志在回应发完后才写）。"""
+        limit = time.monotonic() + seconds
+        while True:
+            found = [line for line in self.since(mark) if ACCESS.fullmatch(line)]
+            if len(found) >= count or time.monotonic() > limit:
+                return found
+            time.sleep(0.02)
+
+    def stop(self, seconds: float = 15) -> int:
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            self.process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+        self.reader.join(5)
+        return self.process.returncode
+
+
+# 一行访问日志：方法 路径 状态码 毫秒
+ACCESS = re.compile(r"(GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) (\S+) (\d{3}|-) (\d+) ms")
+
+
+def shows(text: str, *keys: str) -> bool:
+    """看这段文字的人认得出其中某个密钥吗：去掉看不见的字符（控制、格式、组合附加符号）以后还找得到它就算。
+    （参照的做法，和程序遮密钥的实现无关。）"""
+    visible = "".join(char for char in text if unicodedata.category(char) not in ("Cc", "Cf", "Mn", "Me", "Zl", "Zp"))
+    return any(key in visible for key in keys)

@@ -1,0 +1,283 @@
+"""--mcp：标准输入输出上的 MCP 服务（issue 32）。用官方 MCP SDK 的客户端（mcp.Client）起真的
+python answer_with_sources.py --mcp，列出工具、调用两个工具；结构化结果和命令行 --json / --verify --json 的记录一样。
+
+一个模块一个会话（客户端在 anyio 的 BlockingPortal 里，测试同步地调用它）；要别的模型、要看进程怎样结束的测试
+各起各的进程。"""
+import json
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import pytest
+from anyio.from_thread import start_blocking_portal
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from sourced_answers.servers import mcp_server
+from tests.serving import KEYS, Backends, shows
+from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
+
+
+class Session:
+    """一个 MCP 客户端会话：起服务进程、握手，之后 call(工具, 参数) 同步地调用。服务的标准错误写进 errlog。"""
+
+    def __init__(self, env, errlog):
+        self.errlog = errlog
+        params = StdioServerParameters(command=sys.executable, args=[str(HERE / "answer_with_sources.py"), "--mcp"],
+                                       env=env, cwd=str(HERE))
+        self.handle = errlog.open("w", encoding="utf-8")
+        self.portal_context = start_blocking_portal()
+        self.portal = self.portal_context.__enter__()
+        self.client_context = self.portal.wrap_async_context_manager(Client(stdio_client(params, errlog=self.handle)))
+        self.client = self.client_context.__enter__()
+
+    def tools(self):
+        return {tool.name: tool for tool in self.portal.call(self.client.list_tools).tools}
+
+    def call(self, name, arguments):
+        return self.portal.call(self.client.call_tool, name, arguments)
+
+    def stderr(self):
+        self.handle.flush()
+        return self.errlog.read_text(encoding="utf-8")
+
+    def close(self):
+        try:
+            self.client_context.__exit__(None, None, None)
+        finally:
+            self.portal_context.__exit__(None, None, None)
+            self.handle.close()
+
+
+@contextmanager
+def session_with(backends, tmp_path, **extra):
+    session = Session(backends.env(tmp_path / "cache", **extra), tmp_path / "mcp-stderr.txt")
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+@pytest.fixture(scope="module")
+def backends():
+    made = Backends()
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def module_session(backends, tmp_path_factory):
+    with session_with(backends, tmp_path_factory.mktemp("mcp")) as session:
+        yield session
+
+
+@pytest.fixture
+def mcp(module_session, backends):
+    """模块的会话，后端刚重置过；测试结束时服务在标准错误上没有报错堆栈、没有密钥。"""
+    backends.reset()
+    yield module_session
+    written = module_session.stderr()
+    assert "Traceback" not in written and not shows(written, *KEYS)
+
+
+def text_of(result):
+    assert [item.type for item in result.content] == ["text"]
+    return result.content[0].text
+
+
+def cli(backends, *args):
+    return run_cli(*args, env=cli_env(backends.metaso, backends.model, ANS_MODEL="good"))
+
+
+# ---------- 工具 ----------
+
+@pytest.mark.slow
+def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
+    tools = mcp.tools()
+    assert sorted(tools) == ["answer_question", "verify_answer"]
+    asking = tools["answer_question"].input_schema
+    assert asking["required"] == ["question"] and sorted(asking["properties"]) == ["question", "read", "size"]
+    assert asking["properties"]["question"]["type"] == "string"
+    assert {"type": "integer"} in asking["properties"]["read"]["anyOf"]
+    checking = tools["verify_answer"].input_schema
+    assert sorted(checking["required"]) == ["answer", "sources"]
+    assert checking["properties"]["sources"]["type"] == "array"
+    assert checking["properties"]["sources"]["items"]["type"] == "object"
+    assert "核对" in tools["answer_question"].description and "核对" in tools["verify_answer"].description
+
+
+@pytest.mark.slow
+def test_answer_question_gives_the_json_record_as_structured_content(mcp, backends):
+    result = mcp.call("answer_question", {"question": "家用 NAS 怎么选", "read": 2})
+    assert result.is_error is False
+    assert result.structured_content == json.loads(cli(backends, "家用 NAS 怎么选", "--read", "2", "--json").stdout)
+    assert result.structured_content["passed"] is True and result.structured_content["answer"] == GOOD_ANSWER
+
+
+@pytest.mark.slow
+def test_answer_question_text_is_what_the_terminal_shows(mcp, backends):
+    result = mcp.call("answer_question", {"question": "RAID5 至少几块盘"})
+    assert text_of(result) == cli(backends, "RAID5 至少几块盘").stdout
+    assert "RAID5 至少三块盘" in text_of(result) and "来源：" in text_of(result)
+
+
+@pytest.mark.slow
+def test_read_and_size_choose_how_much_is_searched_and_read(mcp, backends):
+    result = mcp.call("answer_question", {"question": "NAS 硬盘选 CMR 还是 SMR", "size": 2, "read": 0})
+    record = result.structured_content
+    assert record == json.loads(cli(backends, "NAS 硬盘选 CMR 还是 SMR", "--size", "2", "--read", "0", "--json").stdout)
+    assert len(record["sources"]) == 2 and not any(source["read"] for source in record["sources"])
+    assert not any("/reader" in path for _, path in backends.metaso.requests)
+
+
+@pytest.mark.slow
+def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
+    sources = [dict(source, link=f"https://example.com/nas/{n}") for n, source in enumerate(NAS_RECORD_SOURCES, 1)]
+    result = mcp.call("verify_answer", {"answer": WRONG_NUMBER, "sources": sources})
+    saved = tmp_path / "saved.json"
+    saved.write_text(json.dumps({"answer": WRONG_NUMBER, "sources": sources}, ensure_ascii=False), encoding="utf-8")
+    assert result.structured_content == json.loads(run_cli("--verify", str(saved), "--json", env=cli_env()).stdout)
+    assert result.is_error is False and result.structured_content["passed"] is False
+    assert "⚠ 引用核对没通过" in text_of(result) and "[2] RAID1 和 RAID5 的区别 https://example.com/nas/2" in text_of(result)
+
+
+# ---------- 参数不对：isError 和一句中文 ----------
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("tool", "arguments", "message"), [
+    ("answer_question", {"question": "家用 NAS 怎么选", "read": 500}, "read 应是 0 到 100 之间的整数"),
+    ("answer_question", {"question": "家用 NAS 怎么选", "read": 5, "size": 3}, "read（5）不能大于 size（3）"),
+    ("answer_question", {"question": "家用 NAS 怎么选", "read": "两个"}, "answer_question 的参数不对：read 应是整数"),
+    ("answer_question", {"question": "？？！"}, "question 里没有文字"),
+    ("answer_question", {"read": 2}, "answer_question 的参数不对：缺少 question"),
+    ("verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": [{"title": "RAID1 和 RAID5 的区别"}]},
+     "sources 的第 1 项缺少字符串字段 text"),
+    ("verify_answer", {"answer": "RAID1 是镜像 [1]。"}, "verify_answer 的参数不对：缺少 sources"),
+    ("verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": ["RAID1 是镜像"]},
+     "verify_answer 的参数不对：sources 的第 1 项 应是 {title, link, text} 这样的对象"),
+    ("search_web", {"question": "家用 NAS 怎么选"}, "没有工具 search_web：只有 answer_question、verify_answer"),
+], ids=["read-out-of-range", "read-over-size", "read-not-a-number", "no-words", "no-question", "source-without-text",
+        "no-sources", "source-not-an-object", "unknown-tool"])
+def test_bad_arguments_are_tool_errors_with_a_chinese_message(mcp, backends, tool, arguments, message):
+    result = mcp.call(tool, arguments)
+    assert result.is_error is True
+    assert message in text_of(result) and text_of(result).startswith("✗ ")
+    assert "pydantic" not in text_of(result) and "Error executing" not in text_of(result)
+    assert backends.metaso.requests == []
+
+
+@pytest.mark.slow
+def test_a_service_failure_is_a_tool_error_with_the_key_masked(mcp, backends):
+    backends.metaso.fail_with("search", "echo")  # 秘塔的 500 错误页回显请求头（带着 METASO_API_KEY）
+    result = mcp.call("answer_question", {"question": "NAS 远程访问安全吗"})
+    assert result.is_error is True and "秘塔返回 HTTP 500" in text_of(result)
+    assert "Bearer mk-***" in text_of(result) and not shows(text_of(result), *KEYS)
+
+
+@pytest.mark.slow
+def test_a_key_the_model_echoes_is_masked_in_text_and_structured_content(tmp_path):
+    backends = Backends()
+    try:
+        with session_with(backends, tmp_path, ANS_MODEL="echo-auth-hidden") as session:
+            result = session.call("answer_question", {"question": "家用 NAS 怎么选"})
+            assert "mk-***" in text_of(result) and "mk-***" in result.structured_content["answer"]
+            assert not shows(text_of(result), *KEYS)
+            assert not shows(json.dumps(result.structured_content, ensure_ascii=False), *KEYS)
+            assert not shows(session.stderr(), *KEYS)
+    finally:
+        backends.close()
+
+
+# ---------- 开始之前、结束 ----------
+
+def test_a_missing_model_stops_before_serving_and_before_any_search(fake_metaso, model_server, monkeypatch):
+    monkeypatch.setattr(mcp_server, "build_server", lambda settings: pytest.fail("不该开始服务"))
+    done = run_cli("--mcp", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
+    assert done.returncode == 3 and "qwen2.5:72b" in done.stderr and "Traceback" not in done.stderr
+    assert fake_metaso.requests == [] and done.stdout == ""
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--json"], "--mcp 的结果在每个请求的回应里：不要同时用 --json"),
+    (["家用 NAS 怎么选"], "--mcp 起一个服务，问题由每个请求带来"),
+    (["--verify", "saved.json"], "--mcp 起一个服务，问题由每个请求带来：不要同时给出问题、--verify"),
+    (["--queue", "3"], "--concurrency 和 --queue 用于 --serve"),
+])
+def test_flags_that_make_no_sense_with_mcp_are_usage_errors(fake_metaso, model_server, monkeypatch, flags, message):
+    monkeypatch.setattr(mcp_server, "build_server", lambda settings: pytest.fail("不该开始服务"))
+    done = run_cli("--mcp", *flags, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert done.returncode == 2 and message in done.stderr
+    assert fake_metaso.requests == [] and model_server.probes == []
+
+
+@pytest.fixture
+def raw_server(own_backends, tmp_path):
+    """raw_server()：不经客户端库、直接说 JSON-RPC 的服务进程（看它怎样结束），握手之后返回；测试结束时不管成败
+    都结束它、关掉管道。"""
+    started = []
+
+    def starting():
+        process = subprocess.Popen(cli_command("--mcp"), env=own_backends.env(tmp_path / "cache"),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   encoding="utf-8")
+        started.append(process)
+        send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "测试", "version": "1"}}})
+        assert json.loads(process.stdout.readline())["result"]["serverInfo"]["name"] == "answer-with-sources"
+        send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return process
+    yield starting
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            if not pipe.closed:
+                pipe.close()
+
+
+def send(process, message):
+    process.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+    process.stdin.flush()
+
+
+@pytest.fixture
+def own_backends():
+    made = Backends()
+    yield made
+    made.close()
+
+
+@pytest.mark.slow
+def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
+    own_backends.metaso.fail_with("search", "hang")  # 秘塔不回应：这次调用一时半会儿结束不了
+    process = raw_server()
+    send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "answer_question", "arguments": {"question": "家用 NAS 怎么选"}}})
+    deadline = time.monotonic() + 10
+    while not own_backends.metaso.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    began = time.monotonic()
+    process.stdin.close()  # 客户端走了（Claude Desktop 退出时就是这样）
+    assert process.wait(10) == 0
+    assert time.monotonic() - began < 3
+    assert "Traceback" not in process.stderr.read()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
+    process = raw_server()
+    send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert sorted(tool["name"] for tool in json.loads(process.stdout.readline())["result"]["tools"]) == [
+        "answer_question", "verify_answer"]
+    began = time.monotonic()
+    process.send_signal(sent)
+    assert process.wait(10) == 130
+    assert time.monotonic() - began < 3
+    stderr = process.stderr.read()
+    assert stderr.rstrip().endswith("已中断") and "Traceback" not in stderr
+    assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字

@@ -1,0 +1,551 @@
+"""--serve：OpenAI 兼容的服务（issue 32）。聊天窗口用官方的 openai 客户端问真的服务进程
+（python answer_with_sources.py --serve），后面是模拟秘塔和脚本模型服务。
+
+一个模块一个服务进程（测试之间只重置模拟秘塔和脚本模型服务；要别的参数、要关掉后端、要发信号的测试各起各的）。
+每个测试结束时看一遍服务在标准错误上新写的行：没有报错堆栈，没有密钥。
+"""
+import json
+import signal
+import socket
+import threading
+import time
+
+import openai
+import pytest
+import requests
+
+from answer_with_sources import answer_question
+from sourced_answers.servers import openai_server
+from tests.scripted_model import SCRIPTS
+from tests.serving import ACCESS, KEYS, SERVER_KEY, Backends, ServerProcess, shows
+from tests.support import NAS_RECORD_SOURCES, WRONG_NUMBER, cli_env, run_cli
+
+QUESTION = "家用 NAS 怎么选"
+NAS_TITLES = ["家用 NAS 选购要点", "RAID1 和 RAID5 的区别", "NAS 远程访问安全", "NAS 硬盘怎么选：CMR 与 SMR",
+              "家庭数据的 3-2-1 备份原则"]
+
+
+@pytest.fixture(scope="module")
+def backends():
+    made = Backends()
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def server(backends, tmp_path_factory):
+    process = ServerProcess(backends.env(tmp_path_factory.mktemp("server-cache")))
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def served(server, backends):
+    """模块的服务进程，后端刚重置过；测试结束时它新写的标准错误里没有堆栈、没有密钥。"""
+    backends.reset()
+    mark = server.mark()
+    yield server
+    written = "\n".join(server.since(mark))
+    assert "Traceback" not in written and not shows(written, *KEYS)
+
+
+def client_for(process, key="no-key-needed"):
+    return openai.OpenAI(base_url=process.base, api_key=key, max_retries=0, timeout=60)
+
+
+@pytest.fixture
+def client(served):
+    return client_for(served)
+
+
+def ask(client, question=QUESTION, **options):
+    return client.chat.completions.create(model=options.pop("model", "good"),
+                                          messages=[{"role": "user", "content": question}], **options)
+
+
+def terminal(backends, question=QUESTION, model="good", *flags):
+    """同一个问题在终端上（命令行，同一个模拟秘塔和模型服务）的输出。"""
+    return run_cli(question, *flags, env=cli_env(backends.metaso, backends.model, ANS_MODEL=model))
+
+
+def error_of(raised):
+    """openai 客户端抛出的错误 → 服务回的错误对象（{"message", "type", "code"}）。"""
+    body = raised.value.body
+    assert isinstance(body, dict) and set(body) >= {"message", "type", "code"}, body
+    assert "Traceback" not in json.dumps(body) and not shows(json.dumps(body, ensure_ascii=False), *KEYS)
+    return body
+
+
+# ---------- 回答：和终端上看到的一样，外加 Perplexity 式的附件 ----------
+
+@pytest.mark.slow
+def test_answer_content_is_what_the_terminal_shows_answer_sources_and_verdict(client, backends):
+    response = ask(client)
+    content = response.choices[0].message.content
+    assert "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。" in content
+    assert f"[1] 家用 NAS 选购要点 {backends.metaso.origin}/page/1" in content
+    assert content.rstrip().endswith("✓ 引用核对通过")
+    assert content == terminal(backends).stdout
+
+
+@pytest.mark.slow
+def test_citations_search_results_and_verification_sit_beside_the_answer(client, backends):
+    extra = ask(client).model_extra
+    record = json.loads(terminal(backends, QUESTION, "good", "--json").stdout)
+    assert extra["citations"] == [f"{backends.metaso.origin}/page/{n}" for n in range(1, 6)]
+    assert [(item["title"], item["url"]) for item in extra["search_results"]] == list(zip(NAS_TITLES, extra["citations"], strict=True))
+    assert extra["search_results"][0]["date"] == record["sources"][0]["date"]
+    assert extra["verification"] == {name: record[name] for name in ("passed", "problems", "claims", "unused")}
+    assert extra["verification"]["passed"] is True and extra["verification"]["unused"] == [4, 5]
+
+
+@pytest.mark.slow
+def test_the_request_model_picks_the_local_model_and_its_verdict(client, backends):
+    response = ask(client, model="wrong-source")
+    assert response.model == "wrong-source"
+    assert backends.model.requests[-1]["body"]["model"] == "wrong-source"
+    assert response.model_extra["verification"]["passed"] is False
+    assert "⚠ 引用核对没通过" in response.choices[0].message.content
+    assert response.choices[0].message.content == terminal(backends, QUESTION, "wrong-source").stdout
+
+
+@pytest.mark.slow
+def test_streamed_deltas_add_up_to_the_terminal_text_and_the_last_chunk_carries_the_attachments(client, backends):
+    chunks = list(ask(client, stream=True))
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
+    assert text == terminal(backends).stdout
+    assert len(chunks) > 5  # 边生成边发：回答是一段一段来的，不是最后一整块
+    last = chunks[-1]
+    assert last.choices[0].finish_reason == "stop"
+    assert last.model_extra["citations"] == [f"{backends.metaso.origin}/page/{n}" for n in range(1, 6)]
+    assert [item["title"] for item in last.model_extra["search_results"]] == NAS_TITLES
+    assert last.model_extra["verification"]["passed"] is True
+    assert all("verification" not in chunk.model_extra for chunk in chunks[:-1])
+
+
+@pytest.mark.slow
+def test_a_stream_is_server_sent_events_ending_with_done(served):
+    with requests.post(served.base + "/chat/completions", stream=True, timeout=60,
+                       json={"model": "good", "stream": True, "messages": [{"role": "user", "content": QUESTION}]}) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = [line for line in r.iter_lines(decode_unicode=True) if line]
+    assert all(line.startswith("data: ") for line in events)
+    assert events[-1] == "data: [DONE]"
+    assert json.loads(events[-2][6:])["choices"][0]["finish_reason"] == "stop"
+    assert [json.loads(line[6:])["object"] for line in events[:-1]] == ["chat.completion.chunk"] * (len(events) - 1)
+
+
+@pytest.mark.slow
+def test_models_lists_what_the_model_server_has(client):
+    names = [model.id for model in client.models.list()]
+    assert sorted(names) == sorted(SCRIPTS)
+
+
+@pytest.mark.slow
+def test_verify_returns_the_verify_json_record(served, tmp_path):
+    saved = {"answer": WRONG_NUMBER, "sources": NAS_RECORD_SOURCES[:2]}
+    (tmp_path / "saved.json").write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
+    expected = json.loads(run_cli("--verify", str(tmp_path / "saved.json"), "--json", env=cli_env()).stdout)
+    reply = requests.post(served.base + "/verify", json=saved, timeout=30)
+    assert reply.status_code == 200
+    assert reply.json() == expected
+    assert reply.json()["passed"] is False and "3" in json.dumps(reply.json()["problems"], ensure_ascii=False)
+
+
+# ---------- 出错：OpenAI 的错误对象、合适的状态码、中文说明 ----------
+
+@pytest.mark.slow
+def test_a_body_that_is_not_json_is_400(served):
+    reply = requests.post(served.base + "/chat/completions", data=b'{"messages": [', timeout=30,
+                          headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert "请求体不是合法的 JSON" in reply.json()["error"]["message"]
+
+
+@pytest.mark.slow
+def test_no_user_message_is_400(client, backends):
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model="good", messages=[{"role": "system", "content": "你是 NAS 专家"}])
+    assert raised.value.status_code == 400
+    assert "messages 里没有 user 消息" in error_of(raised)["message"]
+    assert backends.metaso.requests == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tokens", [0, 1_000_001])
+def test_max_tokens_out_of_range_is_400(client, backends, tokens):
+    with pytest.raises(openai.BadRequestError) as raised:
+        ask(client, max_tokens=tokens)
+    assert "max_tokens 应是 1 到 1000000 之间的整数" in error_of(raised)["message"]
+    assert backends.metaso.requests == []
+
+
+@pytest.mark.slow
+def test_a_question_of_only_punctuation_is_400_before_any_search(client, backends):
+    with pytest.raises(openai.BadRequestError) as raised:
+        ask(client, "？？！……。")
+    assert "没有文字" in error_of(raised)["message"]
+    assert backends.metaso.requests == []
+
+
+@pytest.mark.slow
+def test_metaso_failing_is_502_with_the_reason(client, backends):
+    backends.metaso.fail_with("search", "503")
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client, "RAID5 至少几块盘")
+    assert raised.value.status_code == 502
+    assert "秘塔返回 HTTP 503" in error_of(raised)["message"]
+
+
+@pytest.mark.slow
+def test_an_unknown_path_is_a_404_error_object(client, served):
+    with pytest.raises(openai.NotFoundError) as raised:
+        client.get("/embeddings", cast_to=object)
+    assert "没有这个接口" in error_of(raised)["message"]
+    wrong_method = requests.get(served.base + "/chat/completions", timeout=30)
+    assert wrong_method.status_code == 405 and "没有这个接口" in wrong_method.json()["error"]["message"]
+
+
+# ---------- 密钥：回答、流的每一块、错误、标准错误里都不出现 ----------
+
+@pytest.mark.slow
+def test_a_key_the_model_echoes_is_masked_in_the_answer_and_the_attachments(served, backends):
+    # echo-auth-hidden 把请求头里的 ANS_API_KEY 回显进回答，每两个字之间夹着零宽空格
+    reply = requests.post(served.base + "/chat/completions", timeout=60,
+                          json={"model": "echo-auth-hidden", "messages": [{"role": "user", "content": QUESTION}]})
+    assert reply.status_code == 200
+    assert "回显" in reply.json()["choices"][0]["message"]["content"]
+    assert "mk-***" in reply.json()["choices"][0]["message"]["content"]
+    assert not shows(reply.text, *KEYS) and not shows(json.dumps(reply.json(), ensure_ascii=False), *KEYS)
+
+
+@pytest.mark.slow
+def test_a_key_the_model_echoes_is_masked_in_every_streamed_chunk(served):
+    with requests.post(served.base + "/chat/completions", stream=True, timeout=60,
+                       json={"model": "echo-auth-hidden", "stream": True,
+                             "messages": [{"role": "user", "content": QUESTION}]}) as reply:
+        raw = reply.content.decode("utf-8")
+    events = [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")]
+    text = "".join(event["choices"][0]["delta"].get("content") or "" for event in events)
+    assert "mk-***" in text
+    assert not shows(text, *KEYS) and not shows(raw, *KEYS)
+
+
+@pytest.mark.slow
+def test_a_key_in_an_error_the_model_sends_mid_stream_is_masked(served):
+    # 模型说了两段之后在流里报错，错误的说明里回显请求头（带着 ANS_API_KEY）：流里的错误对象也要遮掉它
+    with requests.post(served.base + "/chat/completions", stream=True, timeout=60,
+                       json={"model": "error-echoes-auth", "stream": True,
+                             "messages": [{"role": "user", "content": QUESTION}]}) as reply:
+        raw = reply.content.decode("utf-8")
+    events = [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")]
+    assert events[-1]["error"]["message"].startswith("模型服务在回答中途报错")
+    assert "Authorization: Bearer mk-***" in events[-1]["error"]["message"]
+    assert raw.rstrip().endswith("data: [DONE]") and not shows(raw, *KEYS)
+
+
+@pytest.mark.slow
+def test_a_key_metaso_echoes_in_its_error_is_masked(client, backends):
+    backends.metaso.fail_with("search", "echo")  # 500，错误页里回显请求头（带着 METASO_API_KEY）
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client, "NAS 远程访问安全吗")
+    message = error_of(raised)["message"]
+    assert raised.value.status_code == 502 and "Authorization: Bearer mk-***" in message
+    assert not shows(message, *KEYS)
+
+
+# ---------- 并发：各回各的，缓存共用 ----------
+
+@pytest.mark.slow
+def test_concurrent_requests_each_get_their_own_sources_and_verdict(client, backends, tmp_path):
+    asked = [("家用 NAS 怎么选", "good"), ("RAID5 至少几块盘", "wrong-source"), ("3-2-1 备份原则是什么", "uncited"),
+             ("NAS 远程访问安全吗", "echo-prompt"), ("NAS 硬盘选 CMR 还是 SMR", "good"), ("RAID1 是镜像吗", "thinker")]
+    environ = cli_env(backends.metaso, backends.model, XDG_CACHE_HOME=str(tmp_path))
+    expected = [answer_question(question, model=model, environ=environ) for question, model in asked]
+    assert len({json.dumps(result.record["sources"]) for result in expected}) >= 4  # 问题不同，资料也不同
+    backends.metaso.delay = 0.1  # 每个请求都在秘塔那里等一会儿：几个请求真的同时在回答
+    replies: dict[int, object] = {}
+
+    def one(index):
+        question, model = asked[index]
+        replies[index] = ask(client, question, model=model)
+
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(len(asked))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    for index, result in enumerate(expected):
+        reply = replies[index]
+        assert reply.choices[0].message.content == result.text, asked[index]
+        assert reply.model_extra["citations"] == [source["link"] for source in result.sources]
+        assert reply.model_extra["verification"] == {name: result.record[name]
+                                                     for name in ("passed", "problems", "claims", "unused")}
+
+
+@pytest.mark.slow
+def test_the_same_question_twice_costs_one_search(client, backends):
+    first = ask(client, "NAS 待机功耗高吗")
+    calls = len(backends.metaso.requests)
+    assert calls >= 1
+    second = ask(client, "NAS 待机功耗高吗")
+    assert len(backends.metaso.requests) == calls
+    assert second.choices[0].message.content == first.choices[0].message.content
+
+
+# ---------- 访问日志 ----------
+
+@pytest.mark.slow
+def test_one_access_line_per_request_with_method_path_status_and_ms(client, served):
+    mark = served.settle()
+    ask(client)
+    client.models.list()
+    requests.get(served.origin + "/v2/nothing", timeout=30)
+    lines = served.access_lines(mark, 3)
+    assert [ACCESS.fullmatch(line).group(1, 2, 3) for line in lines] == [
+        ("POST", "/v1/chat/completions", "200"), ("GET", "/v1/models", "200"), ("GET", "/v2/nothing", "404")]
+    assert len(served.since(mark)) == 3
+
+
+@pytest.mark.slow
+def test_a_path_with_a_newline_or_escape_cannot_forge_a_log_line(served):
+    mark = served.settle()
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as raw:
+        raw.sendall(b"GET /v1/x%0APOST%20/v1/chat/completions%20200%201%20ms%1B[2K HTTP/1.1\r\n"
+                    b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert raw.recv(100).startswith(b"HTTP/1.1 404")
+    served.settle()
+    new = served.since(mark)
+    assert len(new) == 1 and new[0].startswith("GET /v1/x\\nPOST /v1/chat/completions 200 1 ms\\x1b[2K 404 ")
+    assert "\x1b" not in new[0] and not any(line.startswith("POST /v1/chat/completions 200") for line in new)
+
+
+# ---------- 各起各的服务进程：参数不同、后端要出事 ----------
+
+@pytest.fixture
+def own_backends():
+    made = Backends()
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def start(own_backends, tmp_path):
+    """start(参数…, 环境变量=…)：起一个自己的服务进程（后端是 own_backends）；测试结束时不管成败都停掉它。"""
+    started = []
+
+    def starting(*flags, **extra):
+        started.append(ServerProcess(own_backends.env(tmp_path / "cache", **extra), *flags))
+        return started[-1]
+    yield starting
+    for process in started:
+        process.stop()
+
+
+@pytest.mark.slow
+def test_a_model_server_that_went_away_is_503(own_backends, start):
+    process = start()
+    own_backends.model.close()
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client_for(process))
+    assert raised.value.status_code == 503 and "连不上模型服务" in error_of(raised)["message"]
+    assert process.stop() == 130  # 模型服务没了，服务照样能停下
+
+
+@pytest.mark.slow
+def test_a_request_over_the_time_limit_is_504(own_backends, start):
+    process = start("--timeout", "1")
+    own_backends.metaso.delay = 1.5  # 秘塔慢
+    with pytest.raises(openai.APIStatusError) as raised:
+        ask(client_for(process), "RAID5 至少几块盘")
+    assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
+    own_backends.metaso.delay = 0
+    with pytest.raises(openai.APIStatusError) as raised:  # 模型慢（slow-answer 5 秒才回答）
+        ask(client_for(process), "NAS 远程访问安全吗", model="slow-answer")
+    assert raised.value.status_code == 504 and "总时限 1 秒" in error_of(raised)["message"]
+
+
+@pytest.mark.slow
+def test_a_full_server_answers_503_at_once(own_backends, start):
+    process = start("--concurrency", "1", "--queue", "0")
+    # 一个在秘塔那里没说出第一个字就失败的流式请求，不能多放走一个名额
+    own_backends.metaso.fail_with("search", "errcode-3000", times=1)
+    with pytest.raises(openai.InternalServerError):
+        ask(client_for(process), "NAS 硬盘选 CMR 还是 SMR", stream=True)
+    own_backends.metaso.delay = 1.0
+    first = []
+    calls = len(own_backends.metaso.requests)
+    slow = threading.Thread(target=lambda: first.append(ask(client_for(process), "RAID5 至少几块盘")))
+    slow.start()
+    deadline = time.monotonic() + 10
+    while len(own_backends.metaso.requests) == calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    with pytest.raises(openai.InternalServerError) as raised:
+        ask(client_for(process), "家用 NAS 怎么选")
+    assert raised.value.status_code == 503 and "服务忙" in error_of(raised)["message"]
+    slow.join(30)
+    assert first and "RAID5 至少三块盘" in first[0].choices[0].message.content  # 第一个照样回答完
+
+
+@pytest.mark.slow
+def test_with_a_server_key_every_request_needs_the_bearer(own_backends, start):
+    process = start(ANS_SERVER_KEY=SERVER_KEY)
+    assert "要带 ANS_SERVER_KEY" in process.stderr
+    bare = requests.post(process.base + "/chat/completions", timeout=30,
+                         json={"messages": [{"role": "user", "content": QUESTION}]})
+    assert bare.status_code == 401 and "Authorization: Bearer" in bare.json()["error"]["message"]
+    with pytest.raises(openai.AuthenticationError) as raised:
+        ask(client_for(process, "sv-WRONG-KEY-0123456789abcdef"))
+    assert raised.value.status_code == 401 and "没有带对这个服务的密钥" in error_of(raised)["message"]
+    assert own_backends.metaso.requests == []
+    right = ask(client_for(process, SERVER_KEY))
+    assert right.model_extra["verification"]["passed"] is True
+    assert [(line.split()[0], line.split()[2]) for line in process.access_lines(1, 3)] == [
+        ("POST", "401"), ("POST", "401"), ("POST", "200")]
+    process.stop()
+    assert not shows(process.stderr, *KEYS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_the_server_within_seconds(start, sent):
+    process = start()
+    assert ask(client_for(process)).model_extra["verification"]["passed"] is True
+    began = time.monotonic()
+    process.process.send_signal(sent)
+    assert process.process.wait(10) == 130
+    assert time.monotonic() - began < 5
+    process.reader.join(5)
+    assert process.lines[-1] == "已中断" and "Traceback" not in process.stderr
+
+
+@pytest.mark.slow
+def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backends, start):
+    """秘塔不回应时按 Ctrl-C：最多等 SHUTDOWN_SECONDS 秒，那个请求得到一个 503 的错误对象，进程退出。"""
+    process = start()
+    own_backends.metaso.fail_with("search", "hang")
+    replies = []
+    waiting = threading.Thread(target=lambda: replies.append(requests.post(
+        process.base + "/chat/completions", json={"messages": [{"role": "user", "content": QUESTION}]}, timeout=60)))
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while not own_backends.metaso.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    began = time.monotonic()
+    process.process.send_signal(signal.SIGTERM)
+    assert process.process.wait(30) == 130
+    assert time.monotonic() - began < openai_server.SHUTDOWN_SECONDS + 3
+    waiting.join(10)
+    assert replies and replies[0].status_code == 503
+    assert "服务正在停止" in replies[0].json()["error"]["message"]
+    process.reader.join(5)
+    assert process.lines[-1] == "已中断" and "Traceback" not in process.stderr
+
+
+@pytest.mark.slow
+def test_a_stream_cut_by_a_signal_says_the_answer_is_unfinished(start):
+    """回答流到一半时服务要停：流里最后是一个错误对象（没说完、没核对）和 [DONE]，不是悄悄断掉、像个完整的回答。"""
+    process = start()
+    events = []
+
+    def read():
+        with requests.post(process.base + "/chat/completions", stream=True, timeout=60,
+                           json={"model": "slow-stream", "stream": True,
+                                 "messages": [{"role": "user", "content": QUESTION}]}) as reply:
+            try:
+                for line in reply.iter_lines(decode_unicode=True):
+                    if line:
+                        events.append(line)
+            except requests.exceptions.ChunkedEncodingError:
+                pass  # [DONE] 之后连接随服务一起关掉
+    reading = threading.Thread(target=read)
+    reading.start()
+    deadline = time.monotonic() + 10
+    while len(events) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.process.send_signal(signal.SIGINT)
+    assert process.process.wait(openai_server.SHUTDOWN_SECONDS + 5) == 130
+    reading.join(10)
+    assert events[-1] == "data: [DONE]"
+    assert "服务正在停止，这个回答没有说完、没有核对" in json.loads(events[-2][6:])["error"]["message"]
+    assert not any("引用核对通过" in line for line in events)
+
+
+# ---------- 监听之前：配置和模型服务都得能用（本进程里跑命令行；真要监听就算失败） ----------
+
+@pytest.fixture
+def no_listening(monkeypatch):
+    """不许监听：走到绑端口那一步就记下来并失败（测试不会挂在一个真的服务上）。"""
+    listened = []
+
+    def refuse(host, port):
+        listened.append((host, port))
+        raise AssertionError("不该开始监听")
+    monkeypatch.setattr(openai_server, "listening_socket", refuse)
+    return listened
+
+
+def test_a_missing_model_stops_before_listening_and_before_any_search(fake_metaso, model_server, no_listening):
+    done = run_cli("--serve", "0", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
+    assert done.returncode == 3 and "qwen2.5:72b" in done.stderr
+    assert no_listening == [] and fake_metaso.requests == []
+    assert "OpenAI 兼容的服务在" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_public_address_without_a_server_key_stops_before_anything(fake_metaso, model_server, no_listening):
+    done = run_cli("--serve", "0.0.0.0:0", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert done.returncode == 2 and "ANS_SERVER_KEY" in done.stderr and "0.0.0.0" in done.stderr
+    assert no_listening == [] and fake_metaso.requests == [] and model_server.probes == []
+
+
+@pytest.mark.parametrize(("flags", "named"), [
+    (["--serve", "70000"], "--serve"),
+    (["--serve", "x:y"], "--serve"),
+    (["--serve", "8000", "家用 NAS 怎么选"], "--serve"),
+    (["--serve", "8000", "--json"], "--json"),
+    (["--serve", "8000", "--mcp"], "--mcp"),
+    (["--concurrency", "2", "家用 NAS 怎么选"], "--concurrency"),
+])
+def test_bad_serving_flags_are_usage_errors_naming_the_flag(fake_metaso, model_server, no_listening, flags, named):
+    done = run_cli(*flags, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert done.returncode == 2 and named in done.stderr and "✗" in done.stderr
+    assert no_listening == [] and fake_metaso.requests == [] and "Traceback" not in done.stderr
+
+
+# ---------- 请求体的上限（本进程里的 Starlette 应用） ----------
+
+def app_with(env, **serve):
+    from dataclasses import replace
+
+    from starlette.testclient import TestClient
+
+    from sourced_answers.cli.config import build_settings
+    from sourced_answers.cli.parser import build_parser
+    from sourced_answers.servers.openai_app import Service, build_app
+    settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "0"]), env)
+    options = replace(settings.run.serve, **serve)
+    return TestClient(build_app(Service(settings, options, lambda line: None)))
+
+
+def test_a_body_over_the_documented_limit_is_413(fake_metaso, model_server):
+    app = app_with(cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    limit = 16 * 1024 * 1024
+    big = json.dumps({"model": "good", "messages": [{"role": "user", "content": "NAS" * (limit // 3)}]})
+    reply = app.post("/v1/chat/completions", content=big.encode(), headers={"Content-Type": "application/json"})
+    assert reply.status_code == 413
+    assert reply.json()["error"]["code"] == "request_too_large" and f"最多 {limit} 个字节" in reply.json()["error"]["message"]
+    assert fake_metaso.requests == []
+
+
+def test_a_body_without_a_length_is_cut_off_at_the_limit_too(fake_metaso, model_server):
+    app = app_with(cli_env(fake_metaso, model_server, ANS_MODEL="good"), max_body=1000)
+
+    def pieces():
+        yield b'{"messages": [{"role": "user", "content": "'
+        for _ in range(100):
+            yield "家用 NAS 怎么选".encode() * 10
+        yield b'"}]}'
+    reply = app.post("/v1/chat/completions", content=pieces())
+    assert reply.status_code == 413 and "超过 1000 个字节" in reply.json()["error"]["message"]
+    assert fake_metaso.requests == []
