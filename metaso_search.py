@@ -15,7 +15,7 @@ from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url
 from sourced_answers.core.environment import METASO_BASE
 from sourced_answers.core.errors import ENDINGS, ExitCode, MetasoError, MissingKeyError, exit_code_of
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.settings import SEARCH_DEFAULTS
+from sourced_answers.core.settings import SEARCH_DEFAULTS, SIZE_RANGE
 from sourced_answers.core.text import masked_json
 from sourced_answers.search.metaso_search import (
     DEFAULT_BASE,
@@ -36,7 +36,7 @@ def build_parser() -> ChineseArgumentParser:
     parser = ChineseArgumentParser(prog="python metaso_search.py", formatter_class=ChineseHelpFormatter,
                                    add_help=False, description="打印秘塔搜索的完整原始响应（密钥不会显示）。")
     parser.add_argument("query", metavar="问题", help="搜索的问题")
-    parser.add_argument("--size", type=in_range(1, 100), default=SEARCH_DEFAULTS.size, metavar="N",
+    parser.add_argument("--size", type=in_range(*SIZE_RANGE), default=SEARCH_DEFAULTS.size, metavar="N",
                         help=f"结果条数，1–100（默认 {SEARCH_DEFAULTS.size}）")
     add_standard_flags(parser, debug=False)
     return parser

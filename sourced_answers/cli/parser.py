@@ -17,8 +17,10 @@ from sourced_answers.core.settings import (
     JUDGE_ASK,
     JUDGE_DEFAULTS,
     MODEL_DEFAULTS,
+    READ_RANGE,
     SEARCH_DEFAULTS,
     SERVE_DEFAULTS,
+    SIZE_RANGE,
 )
 from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG, install_hint
 from sourced_answers.search.demo_pages import PAGE_SETS
@@ -45,9 +47,9 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                         help=f"要问的问题（至少要有一个字，最多 {MAX_QUESTION} 个字符）")
 
     answering = parser.add_argument_group("回答问题")
-    answering.add_argument("--size", type=in_range(1, 100), default=SEARCH.size, metavar="N",
+    answering.add_argument("--size", type=in_range(*SIZE_RANGE), default=SEARCH.size, metavar="N",
                            help=f"搜索结果条数（默认 {SEARCH.size}）")
-    answering.add_argument("--read", type=in_range(0, 100), default=SEARCH.read, metavar="N",
+    answering.add_argument("--read", type=in_range(*READ_RANGE), default=SEARCH.read, metavar="N",
                            help="读取前几个网页的正文，不超过 --size；0 表示只用搜索摘要，不花读取的积分"
                                 f"（默认 {SEARCH.read}）")
     answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=SEARCH.max_chars, metavar="N",

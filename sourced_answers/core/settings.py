@@ -162,6 +162,10 @@ class Settings:
     check: CheckSettings = field(default_factory=CheckSettings)
 
 
+# 搜几条、读几个网页能取的范围（命令行、metaso_search.py、MCP 工具的参数都用它们）
+SIZE_RANGE = (1, 100)
+READ_RANGE = (0, 100)
+
 # 默认值（参数解析、帮助、库函数和文档从这里读）
 SERVE_DEFAULTS = ServeSettings()
 SEARCH_DEFAULTS = SearchSettings()

@@ -21,14 +21,12 @@ from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer
 from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.questions import clean_question
-from sourced_answers.core.settings import SERVE_DEFAULTS, Settings
+from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
 from sourced_answers.core.text import literal, mask
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
-READ_RANGE = (0, 100)
-SIZE_RANGE = (1, 100)
 
 
 def whole_number(value: Any, name: str, low: int, high: int) -> int:
