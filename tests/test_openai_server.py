@@ -389,6 +389,44 @@ def test_a_full_server_answers_503_at_once(own_backends, start):
 
 
 @pytest.mark.slow
+def test_a_client_that_walks_away_from_a_stream_keeps_its_slot_until_the_work_is_done(own_backends, start):
+    """客户端读了 200 就断开：后台那一步还在做，名额就还占着——以前名额马上放出去，--concurrency 1 时同时做了五个。"""
+    process = start("--concurrency", "1", "--queue", "0")
+    body = {"model": "slow-stream", "stream": True, "messages": [{"role": "user", "content": "RAID5 至少几块盘"}]}
+    with requests.post(process.base + "/chat/completions", json=body, stream=True, timeout=30) as first:
+        assert first.status_code == 200
+        next(first.iter_lines())  # 收到第一块就走
+    refused = requests.post(process.base + "/chat/completions", timeout=30,
+                            json={**body, "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]})
+    assert refused.status_code == 503 and "服务忙" in refused.json()["error"]["message"]
+
+
+@pytest.mark.slow
+def test_verify_requests_wait_at_the_same_door(own_backends, start):
+    """/v1/verify 也只放进 --concurrency 加 --queue 个：很长的回答同时来一堆，多出来的马上 503。"""
+    process = start("--concurrency", "1", "--queue", "0")
+    long_answer = "\n\n".join(["RAID5 至少三块盘，可以容忍一块盘损坏 [1]。"] * 3000)
+    sources = [{"title": "RAID", "text": "RAID5 至少三块盘，可以容忍一块盘损坏。"}]
+    statuses = []
+    threads = [threading.Thread(target=lambda: statuses.append(requests.post(
+        process.base + "/verify", json={"answer": long_answer, "sources": sources}, timeout=60).status_code))
+        for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert 200 in statuses and 503 in statuses, statuses
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sources", [[1], [None], ["ab"], [[1, 2]]])
+def test_verify_with_sources_that_are_not_objects_is_400(server, sources):
+    result = requests.post(server.base + "/verify", timeout=30,
+                           json={"answer": "RAID1 用两块盘互为镜像 [1]。", "sources": sources})
+    assert result.status_code == 400 and "sources 的第 1 项" in result.json()["error"]["message"]
+
+
+@pytest.mark.slow
 def test_with_a_server_key_every_request_needs_the_bearer(own_backends, start):
     process = start(ANS_SERVER_KEY=SERVER_KEY)
     assert "要带 ANS_SERVER_KEY" in process.stderr

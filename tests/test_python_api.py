@@ -68,7 +68,10 @@ def test_a_question_starting_with_a_dash_is_still_a_question(environ, capsys):
     ({"read": "两个"}, "“两个”不是整数"),
     ({"timeout": 0}, "参数 --timeout"),
     ({"model": "qwen2.5\n✓ 引用核对通过"}, "--model 的值里有换行"),
-    ({"colour": True}, "不认识的参数：--colour"),
+    ({"colour": True}, "answer_question 不接受 colour"),
+    ({"hel": True}, "answer_question 不接受 hel"),  # argparse 会把它当作 --help 的缩写：打印帮助、退出调用它的程序
+    ({"js": True}, "answer_question 不接受 js"),  # --json 的缩写
+    ({"install_local": True}, "answer_question 不接受 install_local"),
     ({"json": True}, "answer_question 不接受 json"),
     ({"serve": "8000"}, "answer_question 不接受 serve"),
     ({"help": True}, "answer_question 不接受 help"),
@@ -79,6 +82,23 @@ def test_bad_options_raise_a_usage_error_in_chinese_before_any_search(fake_metas
     assert message in str(raised.value)
     assert fake_metaso.requests == []
     assert capsys.readouterr().out == ""  # 不打印帮助、不打印任何东西
+
+
+@pytest.mark.parametrize("environ_given", [[1], {"METASO_API_KEY": 1}, "METASO_API_KEY=mk-x"])
+def test_an_environ_that_is_not_a_mapping_of_text_is_a_usage_error(fake_metaso, environ_given):
+    with pytest.raises(UsageError, match="environ 应是环境变量的字典"):
+        answer_question(QUESTION, environ=environ_given)
+    with pytest.raises(UsageError, match="environ 应是环境变量的字典"):
+        verify_answer("RAID1 用两块盘互为镜像 [1]。", [{"text": "RAID1 用两块盘互为镜像。"}], environ=environ_given)
+    assert fake_metaso.requests == []
+
+
+@pytest.mark.parametrize(("sources", "message"), [("abc", "sources 应是一个列表"), (None, "sources 应是一个列表"),
+                                                  ({"text": "x"}, "sources 应是一个列表"),
+                                                  ([1], "sources 的第 1 项"), ([["a", "b"]], "sources 的第 1 项")])
+def test_verify_answer_with_sources_of_the_wrong_shape_is_an_input_error(sources, message):
+    with pytest.raises(InputError, match=message):
+        verify_answer("RAID1 用两块盘互为镜像 [1]。", sources)
 
 
 @pytest.mark.parametrize(("question", "message"), [("？？！……", "问题里没有文字"), (42, "question 应是文字")])

@@ -20,8 +20,19 @@ from sourced_answers.model.local_serving import bundled_model
 
 Log = Callable[[str], None]
 PROG = "answer_question"
-# 只由 Python 调用方给出、命令行上没有对应参数的：它们不变成参数
-NOT_FLAGS = {"environ", "log"}
+# 命令行有、answer_question 不接受的：它只回答一个问题，结果就是返回的 Result
+NOT_OPTIONS = {"json", "verify", "eval", "html", "summary", "install_local_model", "serve", "mcp", "help", "version",
+               "concurrency", "queue", "jobs", "quiet", "debug"}
+
+
+def checked_environ(environ: Any) -> Mapping[str, str]:
+    """environ：不给是 os.environ；给了要是 名字 → 值 的映射。"""
+    if environ is None:
+        return os.environ
+    if not isinstance(environ, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in environ.items()):
+        raise UsageError("environ 应是环境变量的字典（名字和值都是文字），不给就用 os.environ")
+    return environ
 
 
 def flags_of(options: Mapping[str, Any]) -> list[str]:
@@ -48,16 +59,20 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
     options 是命令行的参数写成关键字：read=2、size=5、model="qwen2.5:1.5b"、fix=True、judge="qwen2.5:7b"、demo=True、
     local_model=True、timeout=60……密钥和服务地址从 environ（默认 os.environ）读，和命令行一样。
     log：进度和提醒（命令行写在标准错误上的那些）交给它；不给就不说。"""
-    environ = os.environ if environ is None else environ
+    environ = checked_environ(environ)
     say = log or (lambda message: None)
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
+    parser = build_parser(PROG)
+    known = {option.lstrip("-").replace("-", "_") for option in parser._option_string_actions
+             if option.startswith("--")}
     for name in options:
-        if name in ("json", "verify", "eval", "html", "summary", "install_local_model", "serve", "mcp", "help",
-                    "version"):
-            raise UsageError(f"answer_question 不接受 {name}：它只回答一个问题，结果就是返回的 Result")
+        if name in NOT_OPTIONS or name not in known:
+            # 只认一字不差的参数名：argparse 会把 hel、js 当作 --help、--json 的缩写（打印帮助、退出调用它的程序）
+            raise UsageError(f"answer_question 不接受 {name}：它只回答一个问题（结果就是返回的 Result），"
+                             "参数名要和命令行的一字不差（read、size、model、fix、judge、demo、local_model……）")
     # 问题放在 -- 后面：“-20℃的车库能放NAS吗”“--help”也是问题，不是参数（不然会打印帮助、退出调用它的程序）
-    args = build_parser(PROG).parse_args(["--json", *flags_of(options), "--", question])
+    args = parser.parse_args(["--json", *flags_of(options), "--", question])
     settings = build_settings(args, environ, [])
     with bundled_model(settings, say) as settings:
         answered = answer(settings, say)
@@ -69,7 +84,7 @@ def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, rul
                   environ: Mapping[str, str] | None = None) -> Result:
     """核对一个保存下来的回答（不搜索、不调用模型），返回 Result：和 --verify --json 是同一条记录。
     sources 的第 n 条就是回答里的 [n]，每条至少有 text（可以有 title、link、date）。"""
-    environ = os.environ if environ is None else environ
+    environ = checked_environ(environ)
     flags = build_parser(PROG).parse_args(["--verify", "-", f"--rule={rule}",
                                            *([f"--threshold={threshold}"] if threshold is not None else [])])
     check = CheckSettings(rule=flags.rule, threshold=flags.threshold, fix=bool(fix))

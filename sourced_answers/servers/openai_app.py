@@ -19,7 +19,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,6 +40,7 @@ from sourced_answers.servers.background import in_background
 from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
 
 Log = Callable[[str], None]
+T = TypeVar("T")
 MAX_NAME = 200
 MAX_TOKENS_LIMIT = 1_000_000
 OWNER = "answer-with-sources"
@@ -104,16 +105,12 @@ class Service:
         stream = body.get("stream", False)
         if not isinstance(stream, bool):
             raise RequestProblem(400, "stream 应是 true 或 false", code="invalid_value")
-        self.gate.enter()
         if stream:
-            return await self.streamed(settings)  # gate.leave 在回答的任务结束时
+            return await self.streamed(settings)
         try:
-            async with self.gate.slots:
-                answered = await in_background(answer, settings, quiet)
+            answered = await self.admitted(answer, settings, quiet)
         except AppError as error:
             raise problem_of(error) from None
-        finally:
-            self.gate.leave()
         content = self.shown(render_result(answered.checked))
         return JSONResponse(self.envelope(settings, answered, {
             "object": "chat.completion",
@@ -121,10 +118,25 @@ class Service:
                          "finish_reason": "stop"}],
         }))
 
+    def admit(self, call: Callable[..., T], *args: Any) -> "asyncio.Task[T]":
+        """进门（满了是 503），在后台做 call(*args)：占着一个名额，直到那一步真的做完才离开——客户端走了、
+        请求被取消了也一样（线程还在做，名额就还占着），所以同时在做的从不超过 --concurrency。"""
+        self.gate.enter()
+
+        async def run() -> T:
+            try:
+                async with self.gate.slots:
+                    return await in_background(call, *args)
+            finally:
+                self.gate.leave()
+        return asyncio.create_task(run())
+
+    async def admitted(self, call: Callable[..., T], *args: Any) -> T:
+        """admit 之后等它做完；等的这一方被取消时，后台的那一步照样占着名额做完（shield）。"""
+        return await asyncio.shield(self.admit(call, *args))
+
     async def streamed(self, settings: Settings) -> Response:
-        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。
-        进了门（gate.enter）的请求在回答的任务结束时离开，只离开一次：不管是回答完了、没说出第一个字就出错了，
-        还是客户端走了、服务要停了（任务被取消）。"""
+        """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。"""
         loop = asyncio.get_running_loop()
         pieces: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         writer = SafeWriter(Sink(pieces, loop), self.secrets)  # 遮密钥、去控制序列：一个密钥可能被切在两块之间
@@ -133,36 +145,28 @@ class Service:
             writer.write(piece)
             writer.flush()
 
-        async def run() -> None:
-            async with self.gate.slots:
-                try:
-                    answered = await in_background(answer, settings, quiet, show)
-                except AppError as error:
-                    loop.call_soon_threadsafe(pieces.put_nowait, ("error", problem_of(error)))
-                    return
-                except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
-                    loop.call_soon_threadsafe(pieces.put_nowait, ("error", internal_problem(error)))
-                    return
-                writer.finish()
-                await asyncio.sleep(0)
-                pieces.put_nowait(("done", answered))
+        def answer_streaming() -> tuple[str, Any]:
+            try:
+                answered = answer(settings, quiet, show)
+            except AppError as error:
+                return "error", problem_of(error)
+            except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
+                return "error", internal_problem(error)
+            writer.finish()
+            return "done", answered
 
-        task = asyncio.create_task(run())
-        task.add_done_callback(lambda _: self.gate.leave())
-        try:
-            first = await pieces.get()
-        except BaseException:
-            task.cancel()
-            raise
+        task = self.admit(answer_streaming)
+        task.add_done_callback(lambda done: loop.call_soon(pieces.put_nowait, done.result())
+                               if not done.cancelled() and done.exception() is None else None)
+        first = await pieces.get()
         if first[0] == "error":
-            await task
             raise first[1]
         chunk_id = new_id()
-        return StreamingResponse(self.events(settings, chunk_id, first, pieces, task),
+        return StreamingResponse(self.events(settings, chunk_id, first, pieces),
                                  media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     async def events(self, settings: Settings, chunk_id: str, first: tuple[str, Any],
-                     pieces: "asyncio.Queue[tuple[str, Any]]", task: "asyncio.Task[None]") -> AsyncIterator[str]:
+                     pieces: "asyncio.Queue[tuple[str, Any]]") -> AsyncIterator[str]:
         created = int(time.time())
         model = settings.model.name
 
@@ -175,35 +179,31 @@ class Service:
             # 错误的说明可能带着服务回显的原话（模型服务在流里报的错）：和别处一样先遮掉密钥
             return f"data: {json.dumps(mask_data(error_body(problem), self.secrets), ensure_ascii=False)}\n\n"
 
-        try:
-            yield chunk({"role": "assistant", "content": ""})
-            item = first
-            while True:
-                kind, value = item
-                if kind == "text":
-                    yield chunk({"content": value})
-                elif kind == "error":
-                    yield failure(value)
-                    break
-                else:
-                    answered: Answered = value
-                    tail = self.shown(render_result(answered.checked, answer_shown=True))
-                    yield chunk({"content": tail})
-                    yield chunk({}, "stop", **self.attachments(answered))
-                    break
-                try:
-                    item = await pieces.get()
-                except asyncio.CancelledError:
-                    # 服务要停了，回答才说了一半：说清楚这个回答没有说完（不然看起来像是完整的、只是没有结论），
-                    # 再结束这个流，取消照样往上传
-                    yield failure(RequestProblem(503, "服务正在停止，这个回答没有说完、没有核对：请稍后再问一次",
-                                                 "server_error", "shutting_down"))
-                    yield "data: [DONE]\n\n"
-                    raise
-            yield "data: [DONE]\n\n"
-        finally:
-            if not task.done():
-                task.cancel()  # 客户端走了：线程里的那一步做完就算了，不再往队列里放
+        yield chunk({"role": "assistant", "content": ""})
+        item = first
+        while True:
+            kind, value = item
+            if kind == "text":
+                yield chunk({"content": value})
+            elif kind == "error":
+                yield failure(value)
+                break
+            else:
+                answered: Answered = value
+                tail = self.shown(render_result(answered.checked, answer_shown=True))
+                yield chunk({"content": tail})
+                yield chunk({}, "stop", **self.attachments(answered))
+                break
+            try:
+                item = await pieces.get()
+            except asyncio.CancelledError:
+                # 服务要停了，回答才说了一半：说清楚这个回答没有说完（不然看起来像是完整的、只是没有结论），
+                # 再结束这个流，取消照样往上传
+                yield failure(RequestProblem(503, "服务正在停止，这个回答没有说完、没有核对：请稍后再问一次",
+                                             "server_error", "shutting_down"))
+                yield "data: [DONE]\n\n"
+                raise
+        yield "data: [DONE]\n\n"
 
     # ---------- 回答之外的附件 ----------
 
@@ -247,8 +247,8 @@ class Service:
                                       "\"sources\": [{\"title\", \"text\"}, …]}")
         question = body.get("question") if isinstance(body.get("question"), str) else None
         try:
-            result = await in_background(verify_answer, answer_text, sources, self.settings.check, question,
-                                             None, self.secrets)
+            result = await self.admitted(verify_answer, answer_text, sources, self.settings.check, question,
+                                         None, self.secrets)
         except AppError as error:
             raise problem_of(error) from None
         return JSONResponse(result.record)
