@@ -18,7 +18,7 @@ from answer_with_sources import answer_question
 from sourced_answers.servers import openai_server
 from tests.scripted_model import SCRIPTS
 from tests.serving import ACCESS, KEYS, SERVER_KEY, Backends, ServerProcess, shows
-from tests.support import NAS_RECORD_SOURCES, WRONG_NUMBER, cli_env, run_cli
+from tests.support import CANARY_KEY, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 NAS_TITLES = ["家用 NAS 选购要点", "RAID1 和 RAID5 的区别", "NAS 远程访问安全", "NAS 硬盘怎么选：CMR 与 SMR",
@@ -386,6 +386,29 @@ def test_a_full_server_answers_503_at_once(own_backends, start):
     assert raised.value.status_code == 503 and "服务忙" in error_of(raised)["message"]
     slow.join(30)
     assert first and "RAID5 至少三块盘" in first[0].choices[0].message.content  # 第一个照样回答完
+
+
+@pytest.mark.slow
+def test_a_model_the_server_does_not_have_is_404_model_not_found(server, backends):
+    with pytest.raises(openai.NotFoundError) as raised:
+        ask(client_for(server), "家用 NAS 怎么选", model="qwen9:7b")
+    assert error_of(raised)["code"] == "model_not_found" and "qwen9:7b" in error_of(raised)["message"]
+
+
+@pytest.mark.slow
+def test_a_trailing_slash_is_404_not_a_redirect_built_from_the_host_header(server):
+    answered = requests.get(server.base + "/models/", headers={"Host": "evil.example"}, allow_redirects=False,
+                            timeout=30)
+    assert answered.status_code == 404 and "location" not in answered.headers and answered.json()["error"]
+
+
+@pytest.mark.slow
+def test_a_key_hidden_in_the_request_path_is_masked_in_the_access_log(server):
+    mark = server.settle()
+    hidden = "%E2%80%8B".join(CANARY_KEY)  # 密钥的每两个字之间一个零宽空格（URL 编码）
+    requests.get(server.base + "/" + hidden, timeout=30)
+    [line] = server.access_lines(mark, 1)
+    assert "mk-***" in line and not shows(line.encode().decode("unicode_escape"), CANARY_KEY), line
 
 
 @pytest.mark.slow

@@ -180,3 +180,11 @@ def test_verify_answer_with_the_tutorial_rule_matches_the_flag(tmp_path):
 def test_verify_answer_input_errors_are_chinese(sources, rule, error, message):
     with pytest.raises(error, match=message):
         verify_answer("RAID1 是镜像 [1]。", sources, rule=rule)
+
+
+def test_result_text_is_safe_to_print_and_the_record_keeps_what_was_received():
+    """Result.text 是给人打印的：网页标题里写剪贴板、清屏的终端序列整个去掉；record 和 --json 一样保持原样。"""
+    title = "RAID\x1b]52;c;aGVsbG8=\x07 的几种级别\x1b[2J"
+    result = verify_answer("RAID1 用两块盘互为镜像 [1]。", [{"title": title, "text": "RAID1 用两块盘互为镜像。"}])
+    assert "\x1b" not in result.text and "RAID 的几种级别" in result.text
+    assert result.record["sources"][0]["title"] == title

@@ -3,6 +3,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sourced_answers.checker import strip_terminal
 from sourced_answers.core.text import mask, mask_data
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.render import render_result
@@ -49,4 +50,6 @@ class Result:
 
 def result_of(checked: Checked, record: Record, secrets: Sequence[str]) -> Result:
     """核对的结果 → Result（在数据上遮掉密钥：调用方拿去打印、编码都不会露出密钥）。"""
-    return Result(mask_data(record, secrets), mask(render_result(checked), secrets), checked.exit_code)
+    # text 是给人看、给终端打印的：和终端输出一样整个去掉控制序列（网页标题、模型的回答里可能带着 ESC]52 这样
+    # 写剪贴板、清屏的序列，print(result.text) 就会执行它们）；record 保持收到的内容（编码成 JSON 时控制字符会转义）
+    return Result(mask_data(record, secrets), mask(strip_terminal(render_result(checked)), secrets), checked.exit_code)

@@ -142,6 +142,10 @@ class ModelUnreachable(ModelError):
     """连不上模型服务：之后的请求也不会成功。"""
 
 
+class ModelNotFound(ModelError):
+    """模型服务在，可是没有这个模型（付费之前的检查发现的；--serve 回 404）。"""
+
+
 class LocalModelError(ServiceError):
     """本地模型服务装不上或起不来（退出码 3）。"""
 

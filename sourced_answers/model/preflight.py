@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sourced_answers.core.errors import ConfigError, DeadlineExceeded, ModelError, ModelUnreachable, out_of_time
+from sourced_answers.core.errors import (
+    ConfigError,
+    DeadlineExceeded,
+    ModelError,
+    ModelNotFound,
+    ModelUnreachable,
+    out_of_time,
+)
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.text import json_value
@@ -115,8 +122,8 @@ def check_models(base_url: str, models: Sequence[str], role: str = "模型", tim
     known = "、".join(sorted(listed)[:20]) or "无"
     if ollama:
         pulls = "；".join(f"ollama pull {m}" for m in missing)
-        raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
-    raise ModelError(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
+        raise ModelNotFound(f"{role}服务 {base_url} 里没有{role} {names}。请先运行：{pulls}（已有的模型：{known}）")
+    raise ModelNotFound(f"{role}服务 {base_url} 里没有{role} {names}（它列出的模型：{known}）。"
                      f"请用 --model 或 ANS_MODEL 换一个它有的模型")
 
 

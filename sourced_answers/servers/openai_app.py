@@ -336,7 +336,10 @@ def build_app(service: Service) -> Starlette:
     routes = [Route("/v1/chat/completions", handled(service.completion), methods=["POST"]),
               Route("/v1/models", handled(service.models), methods=["GET"]),
               Route("/v1/verify", handled(service.verify), methods=["POST"])]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    # 不把 /v1/models/ 重定向到 /v1/models：重定向的地址取自请求的 Host 头（别人可以随便写），回 404 的错误对象就好
+    app.router.redirect_slashes = False
+    return app
 
 
 

@@ -4,7 +4,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
-from sourced_answers.core.errors import AppError, ModelUnreachable, UsageError
+from sourced_answers.core.errors import AppError, ModelNotFound, ModelUnreachable, UsageError
 
 
 class RequestProblem(Exception):
@@ -19,9 +19,12 @@ class RequestProblem(Exception):
 
 
 def problem_of(error: AppError) -> RequestProblem:
-    """本程序的错误 → HTTP：用法和输入的错是 400，时限用完是 504，模型服务连不上是 503，别的服务出错是 502。"""
+    """本程序的错误 → HTTP：用法和输入的错是 400，没有这个模型是 404（和 OpenAI 一样），时限用完是 504，
+    模型服务连不上是 503，别的服务出错是 502。"""
     if isinstance(error, UsageError):
         return RequestProblem(400, str(error))
+    if isinstance(error, ModelNotFound):
+        return RequestProblem(404, str(error), "invalid_request_error", "model_not_found")
     if getattr(error, "timed_out", False):
         return RequestProblem(504, str(error), "timeout", "timeout")
     if isinstance(error, ModelUnreachable):

@@ -12,13 +12,13 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.text import literal, mask
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.servers.openai_protocol import RequestProblem, authorized, error_body
 
@@ -34,10 +34,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 class Door:
     """每个请求先过这里：没带对服务的密钥是 401；结束时在标准错误上写一行访问日志。"""
 
-    def __init__(self, app: ASGIApp, key: str, log: Log) -> None:
+    def __init__(self, app: ASGIApp, key: str, log: Log, secrets: Sequence[str] = ()) -> None:
         self.app = app
         self.key = key
         self.log = log
+        self.secrets = secrets
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -69,8 +70,9 @@ class Door:
                 raise
         finally:
             took = (time.monotonic() - started) * 1000
-            self.log(f"{literal(scope.get('method', ''), 20)} {literal(scope.get('path', ''), 200)} "
-                     f"{status[0] or '-'} {took:.0f} ms")
+            # 路径先遮密钥再变成一行：literal 把夹在密钥中间的零宽字符写成 \u200b，那以后就认不出是密钥了
+            path = mask(str(scope.get("path", "")), self.secrets)
+            self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {status[0] or '-'} {took:.0f} ms")
 
 
 async def refuse(send: Send, problem: RequestProblem) -> None:
@@ -117,7 +119,7 @@ def serve(settings: Settings, log: Log) -> int:
     port = sock.getsockname()[1]
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)  # 英文的日志不混进来：访问日志由 Door 写
-    app = Door(build_app(Service(settings, options, log)), options.key, log)
+    app = Door(build_app(Service(settings, options, log)), options.key, log, settings.run.secrets)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     host = f"[{options.host}]" if ":" in options.host else options.host
