@@ -252,8 +252,10 @@ def test_an_unterminated_control_string_does_not_swallow_the_sources_and_the_ver
     result = run_good(fake_metaso, model_server, model_name="fuzz")
     assert "\n来源：\n[1] 家用 NAS 选购要点 http" in result.stdout and "\x1b" not in result.stdout
     verdict = result.stdout.rstrip().split("\n\n")[-1]
-    # 核对和终端用同一条规则整个去掉它（以前核对只去掉 ESC，把半截 OSC 里的 8 当成对不上的数字）
-    assert verdict == "✓ 引用核对通过" and result.returncode == 0
+    # 没有结尾的 OSC 不是一个序列：只去掉开头的 ESC ]，里面的“8;;http://evil/”是文字，核对和终端看到的一样
+    # （整个去掉的话，没结尾的 ESC ] 就能把一句编造的话藏起来），它不是资料里的说法，所以没通过
+    assert verdict.startswith("⚠ 引用核对没通过，请人工核对：") and result.returncode == 1
+    assert "8;;http://evil/" in result.stdout
     fake_metaso.fail("search", "维护中\x9d0;标题", status=500)
     result = run_good(fake_metaso, model_server, "--no-cache")
     # 说明里对方的文字一律按 core.text.literal 变成看得见的转义：半截的 OSC 吞不掉后面的说明

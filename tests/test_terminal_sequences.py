@@ -57,3 +57,21 @@ def test_fix_works_on_the_text_the_checker_read():
     answer = "\x1b[1m重要的数据要有一份离线备份，放在另一个地方 [1]。\x1b[0m"
     fixed, repairs, report = fix_citations(answer, [SOURCE, other], DEFAULT_RULE)
     assert report.passed and "[2]" in fixed and "\x1b" not in fixed, json.dumps([fixed, [r.kind for r in repairs]])
+
+
+@pytest.mark.parametrize("opener", ["\x1b]0;", "\x1bP", "\x1b_", "\x1b^", "\x9d"])
+def test_an_unterminated_string_sequence_cannot_hide_a_claim(opener):
+    """没有结尾的 OSC、DCS……不是一个序列：只去掉开头，后面的文字照样核对（以前整行都去掉，编造的话就躲过了核对）。"""
+    invented = "火星上的 NAS 可以用来煮咖啡，每天能省下 500 元电费 [1]。"
+    report = check_answer(f"{SUPPORTED}\n\n{opener}{invented}", [SOURCE])
+    assert not report.passed and any("火星" in (p.sentence or "") for p in report.problems)
+    shown = TerminalFilter()
+    pieces = [shown.feed(part) for part in (opener[:1], opener[1:] + invented[:5], invented[5:])]
+    assert "火星上的 NAS" in "".join(pieces) + shown.finish()  # 终端上也看得见：同一条规则
+
+
+def test_a_terminated_string_sequence_is_removed_whole_even_across_pieces():
+    shown = TerminalFilter()
+    text = "".join(shown.feed(part) for part in ("RAID\x1b]8;;http://127.0.0.1/", "\x1b", "\\链接\x1b]8;;\x07")) + shown.finish()
+    assert text == "RAID链接"
+

@@ -14,63 +14,93 @@ ESC = "\x1b"
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + "".join(sorted(BIDI_CONTROLS)) + "]")
 
 
+# 一个 OSC、DCS 这类字符串序列最多这么长；更长还没有结束的，不当作序列（当作文字）
+MAX_STRING = 4096
+
+
 class TerminalFilter:
-    """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。"""
+    """去掉控制序列的状态机。保留换行和制表符，其余 C0/C1 控制字符、转义序列和双向控制符都去掉。
+
+    OSC、DCS 这类字符串序列（ESC ]、ESC P……到 BEL 或 ESC \\ 为止）整个去掉；没有结束的（到了行尾、到了全文末尾、
+    或者长过 MAX_STRING 还没有结尾）不是一个序列，只去掉开头的 ESC ] 这样的引导，里面的文字照样是文字：不然一个
+    没结束的 ESC ] 就能把一句编造的话藏起来，核对不到，用 JSON、聊天窗口的人却看得见。所以字符串的内容先留着，
+    等知道它是不是序列再决定（流式输出时也一样：留着的那一段最多 MAX_STRING 个字）。"""
 
     def __init__(self) -> None:
         self.state = "text"
+        self.pending: list[str] = []  # 还没有结束的字符串序列的内容
 
     def feed(self, text: str) -> str:
         if self.state == "text" and not CONTROL.search(text):
             return text  # 绝大多数文字：没有控制字符，不必逐字走状态机
-        kept = []
+        kept: list[str] = []
         for char in text:
-            code = ord(char)
-            state = self.state
-            if state == "text":
-                if char == ESC:
-                    self.state = "escape"
-                elif char == "\x9b":
-                    self.state = "csi"
-                elif char in ("\x9d", "\x90", "\x98", "\x9e", "\x9f"):
-                    self.state = "string"
-                elif char in "\n\t":
-                    kept.append(char)
-                elif code < 0x20 or 0x7f <= code < 0xa0 or char in BIDI_CONTROLS:
-                    continue
-                else:
-                    kept.append(char)
-            elif state == "escape":
-                if char == "[":
-                    self.state = "csi"
-                elif char in "]PX^_":
-                    self.state = "string"
-                elif 0x20 <= code < 0x30:
-                    self.state = "escape"  # 中间字节，后面还有一个结尾字节
-                else:
-                    self.state = "text"
-            elif state == "csi":
-                if 0x40 <= code <= 0x7e:
-                    self.state = "text"
-                elif not 0x20 <= code < 0x40:
-                    self.state = "text"  # 坏掉的序列：丢掉到这里为止
-            elif state == "string":
-                # OSC、DCS 等字符串：到 BEL 或 ESC \ 为止；没有结尾的（网页、模型给的半截）到行尾为止。
-                # 不然它后面的一切——来源、核对结论、出错的说明——都会被当成这个字符串吞掉
-                if char == "\x07" or char == "\x9c":
-                    self.state = "text"
-                elif char == "\n":
-                    self.state = "text"
-                    kept.append(char)
-                elif char == ESC:
-                    self.state = "string_escape"
-            elif state == "string_escape":
-                self.state = "text" if char == "\\" else "string"
+            self.step(char, kept)
         return "".join(kept)
+
+    def finish(self) -> str:
+        """文字结束了：还留着的字符串序列没有结尾，它的内容是文字。"""
+        return self.release()
+
+    def release(self) -> str:
+        """留着的字符串内容原来不是序列：当作文字交出去（其中的控制字符照样去掉）。"""
+        held = CONTROL.sub("", "".join(self.pending))
+        self.pending = []
+        self.state = "text"
+        return held
+
+    def step(self, char: str, kept: list[str]) -> None:
+        code = ord(char)
+        state = self.state
+        if state == "text":
+            if char == ESC:
+                self.state = "escape"
+            elif char == "\x9b":
+                self.state = "csi"
+            elif char in ("\x9d", "\x90", "\x98", "\x9e", "\x9f"):
+                self.state = "string"
+            elif char in "\n\t":
+                kept.append(char)
+            elif code < 0x20 or 0x7f <= code < 0xa0 or char in BIDI_CONTROLS:
+                return
+            else:
+                kept.append(char)
+        elif state == "escape":
+            if char == "[":
+                self.state = "csi"
+            elif char in "]PX^_":
+                self.state = "string"
+            elif 0x20 <= code < 0x30:
+                self.state = "escape"  # 中间字节，后面还有一个结尾字节
+            else:
+                self.state = "text"
+        elif state == "csi":
+            if 0x40 <= code <= 0x7e or not 0x20 <= code < 0x40:
+                self.state = "text"  # 结尾字节；或者坏掉的序列：丢掉到这里为止
+        elif state == "string":
+            if char == "\x07" or char == "\x9c":
+                self.pending = []
+                self.state = "text"  # 有结尾：整个是一个序列，去掉
+            elif char == ESC:
+                self.state = "string_escape"
+            elif char == "\n" or len(self.pending) >= MAX_STRING:
+                kept.append(self.release())  # 到了行尾还没有结尾：不是序列，内容是文字
+                self.step(char, kept)
+            else:
+                self.pending.append(char)
+        elif state == "string_escape":
+            if char == "\\":
+                self.pending = []
+                self.state = "text"  # ESC \\ 结尾
+            else:
+                kept.append(self.release())  # 没有结尾就来了别的转义：前面的内容是文字，这个 ESC 另起一个序列
+                self.state = "escape"
+                self.step(char, kept)
 
 
 def strip_terminal(text: str) -> str:
     """整段文字去掉终端控制序列、控制字符（换行和制表符留着）和双向控制符。没有这些字符的文字原样返回。"""
     if not CONTROL.search(text):
         return text
-    return TerminalFilter().feed(text)
+    terminal = TerminalFilter()
+    return terminal.feed(text) + terminal.finish()

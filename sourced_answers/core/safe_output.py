@@ -68,7 +68,11 @@ class SafeWriter:
         self._send(None)
 
     def finish(self) -> None:
-        """最后一次：留着的那一小段（已经确定不是密钥）也写出去，再冲刷。"""
+        """最后一次：没有结尾的字符串序列的内容（是文字）、留着的那一小段（已经确定不是密钥）也写出去，再冲刷。"""
+        if self.filter:
+            rest = self.filter.finish()
+            if rest:
+                self.held = mask(self.held + rest, self.secrets)
         if self.held:
             held, self.held = self.held, ""
             self._send(SURROGATE.sub("\ufffd", held))
