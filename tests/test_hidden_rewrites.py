@@ -26,6 +26,8 @@ def rewrite(answer, rewritten):
     "火星NAS每天煮咖啡省500元 [2]",                             # 一长串没有标点的“词”
     "MarsNASbrewscoffeeandsaves500yuan [2]",                # 一个长 token
     "> 火星上的 NAS 能煮咖啡，省 500 元电费",                    # 引用块里
+    "能煮咖啡 [2]。",                                         # 缩成一句太短不判的话，只留下编造的一小部分
+    "\x1b]0;" + MARS + " [2]。",                             # 没有结尾的 OSC 后面（它照样是文字，照样核对）
 ])
 def test_a_rewrite_that_hides_the_flagged_claim_is_not_taken(hiding):
     new_answer, new_report, repairs, message = rewrite(ANSWER, GOOD_ANSWER + "\n\n" + hiding)

@@ -7,7 +7,8 @@
   · 认的是它自己的内容——资料里找不到的那些词（编造的部分；全都能找到时就用它的全部内容词）和资料里找不到的数；
   · 改写后的回答分成三种地方：核对过、通过了的句子；核对过、被标出的句子（和没有引用的块）；其余的一切
     （标题、代码块、太短不判的句子），也就是“不核对的地方”；
-  · 这句话的内容有一半以上（至少两个词）出现在改写后新增的不核对的地方，或者它的一个找不到的数出现在那里：藏起来了；
+  · 它编造的词（资料里找不到的）有两个出现在改写后新增的不核对的地方（没有编造的词时，一半以上的内容词），
+    或者它的一个找不到的数出现在那里：藏起来了；
   · 内容既不在不核对的地方、也不在被标出的句子里：真的删掉了或者改对了（“问题少了”只算这一种）。
 只用 checker 的纯函数：字符串进，数据出。
 """
@@ -88,13 +89,33 @@ def flagged_texts(answer: str, report: Report) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
-def identifying(text: str, indexes: SourceIndexes) -> tuple[set[str], set[float]]:
-    """认得出这句话的词（资料里找不到的内容词；全都找得到时就是全部内容词）和资料里找不到的数。"""
+@dataclass(frozen=True)
+class Identity:
+    """认得出一句被标出的话的东西：资料里找不到的内容词（编造的部分）、它全部的内容词、资料里找不到的数。"""
+    novel: set[str]
+    words: set[str]
+    numbers: set[float]
+
+    def hidden_in(self, words: set[str], numbers: set[float]) -> bool:
+        """它还在这些（改写新增的、不核对的）地方：编造的词有两个在那里（哪怕只是一小部分：缩成“能煮咖啡 [2]。”
+        也是把编造的说法留下了），或者一个找不到的数在那里；没有编造的词时，要一半以上的内容词在那里。"""
+        if self.numbers & numbers:
+            return True
+        if self.novel:
+            return len(self.novel & words) >= MIN_WORDS
+        return present(self.words, words)
+
+    def still_in(self, words: set[str]) -> bool:
+        return present(self.novel or self.words, words)
+
+
+def identifying(text: str, indexes: SourceIndexes) -> Identity:
+    """认得出这句话的东西（见 Identity）。"""
     words = set(claim_words(text).distinct)
     known = [indexes(number) for number in range(1, len(indexes) + 1)]
     novel = {word for word in words if not any(word in index.postings for index in known)}
     numbers = {value for value in numbers_in(text) if not any(value in index.quantities.values for index in known)}
-    return novel or words, numbers
+    return Identity(novel, words, numbers)
 
 
 def present(words: set[str], found: set[str]) -> bool:
@@ -111,9 +132,8 @@ def fates(old_answer: str, old_report: Report, new_answer: str, new_report: Repo
     added_numbers = after.unchecked_numbers - before.unchecked_numbers
     result = []
     for text in flagged_texts(old_answer, old_report):
-        words, numbers = identifying(text, indexes)
-        hidden = present(words, added_words) or bool(numbers & added_numbers)
-        result.append(Fate(text, hidden, present(words, after.flagged)))
+        identity = identifying(text, indexes)
+        result.append(Fate(text, identity.hidden_in(added_words, added_numbers), identity.still_in(after.flagged)))
     return result
 
 
