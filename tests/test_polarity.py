@@ -71,3 +71,22 @@ def test_polarity_is_its_own_kind_in_json_and_the_judge_cannot_clear_it(tmp_path
     record = json.loads(result.stdout)
     assert result.returncode == 1 and [p["kind"] for p in record["problems"]] == ["polarity_mismatch"], result.stderr
     assert record["claims"][0]["status"] == "polarity_mismatch"
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("这个做法不要求额外的硬盘 [1]。", "这个做法要求额外的硬盘。"),
+    ("RAID5 不一定能容忍两块盘损坏 [1]。", "RAID5 一定能容忍两块盘损坏。"),
+    ("这个设置对 RAID5 无效 [1]。", "这个设置对 RAID5 有效。"),
+    ("这台机器的内存不足 [1]。", "这台机器的内存足够。"),
+    ("这块硬盘从来不会丢数据 [1]。", "这块硬盘会丢数据。"),
+    ("别把管理界面暴露到公网 [1]。", "把管理界面暴露到公网更方便。"),
+    ("请勿把管理界面暴露到公网 [1]。", "请把管理界面暴露到公网。"),
+])
+def test_other_negation_words_follow_the_same_rule(claim, source):
+    assert kinds(claim, Source(title="t", text=source)) == ["polarity_mismatch"]
+
+
+@pytest.mark.parametrize("sentence", ["这个牌子的硬盘特别耐用 [1]。", "不错的选择是两盘位 [1]。", "区别在于校验盘的数量 [1]。"])
+def test_words_that_only_contain_a_negation_character_are_not_negations(sentence):
+    assert kinds(sentence, Source(title="t", text=sentence.replace(" [1]", ""))) == []
+
