@@ -59,6 +59,17 @@ def test_a_spaced_number_that_is_really_different_is_still_a_mismatch(claim, sou
     assert kinds(f"这家公司的产品{claim}，比同类好 [1]。", f"这家公司的产品{source}，比同类好。") == ["number_mismatch"]
 
 
+@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "\u2009", "\u3000", "\t"])
+def test_other_kinds_of_space_between_digits_and_units_are_spaces_too(space):
+    assert kinds(f"这家公司的产品营收 120{space}亿元，比同类好 [1]。", "这家公司的产品营收120亿元，比同类好。") == []
+    assert kinds("这家公司的产品营收120亿元，比同类好 [1]。", f"这家公司的产品营收 120{space}亿元，比同类好。") == []
+
+
+def test_large_numbers_are_named_in_wan_and_yi_in_messages():
+    report = check_answer("这家公司的产品营收 130 亿元，比同类好 [1]。", [Source(text="这家公司的产品营收120亿元，比同类好。")])
+    assert "数字 130 亿" in report.problems[0].message and "e+" not in report.problems[0].message
+
+
 def test_a_spaced_year_is_a_year_and_years_are_not_compared():
     assert kinds("这家公司 2023 年营收 120 亿元 [1]。", "这家公司营收120亿元，同比增长。") == []
     assert quantities_in("2023 年") == quantities_in("2023年") == set()

@@ -170,9 +170,13 @@ def magnitude_at(text: str, position: int) -> tuple[float, int]:
     return factor, position
 
 
+# 网页上常见的别的空格（不换行空格 &nbsp;、窄空格、数字宽度的空格）：读数量时和普通空格一样
+OTHER_SPACES = {0xA0: " ", 0x2007: " ", 0x2009: " ", 0x202F: " ", 0x205F: " "}
+
+
 def number_text(text: str) -> str:
-    """读数量之前的文字：全角换半角，数字和后面的汉字之间的空格去掉（见 SPACE_BEFORE_CHINESE）。"""
-    text = narrow(text)
+    """读数量之前的文字：全角换半角，别的空格换成空格，数字和后面的汉字之间的空格去掉（见 SPACE_BEFORE_CHINESE）。"""
+    text = narrow(text).translate(OTHER_SPACES)
     return SPACE_BEFORE_CHINESE.sub("", text) if DIGIT.search(text) else text
 
 

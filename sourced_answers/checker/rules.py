@@ -165,7 +165,15 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
 
 
 def shown(values: list[float]) -> str:
-    return "、".join(f"{value:g}" for value in values)
+    return "、".join(number_shown(value) for value in values)
+
+
+def number_shown(value: float) -> str:
+    """说明里的一个数：1.2e+10 写成“120 亿”，42 万写成“42 万”，别的照常（3、2.5、2023）。"""
+    for size, name in ((1e8, "亿"), (1e4, "万")):
+        if abs(value) >= size and (value / size) == round(value / size, 4):
+            return f"{value / size:g} {name}"
+    return f"{value:g}"
 
 
 def not_found(claim: Claim, missing: list[float], cited: str) -> str:
