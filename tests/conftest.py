@@ -100,3 +100,11 @@ def real_model(request: pytest.FixtureRequest):
         yield server
 
 
+@pytest.fixture(scope="module")
+def backends():
+    """--serve 和 --mcp 的测试：一个模块共用的模拟秘塔和脚本模型（tests/serving.py 的 Backends）。"""
+    from tests.serving import Backends
+    made = Backends()
+    yield made
+    made.close()
+

@@ -61,13 +61,6 @@ def session_with(backends, tmp_path, **extra):
 
 
 @pytest.fixture(scope="module")
-def backends():
-    made = Backends()
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
 def module_session(backends, tmp_path_factory):
     with session_with(backends, tmp_path_factory.mktemp("mcp")) as session:
         yield session

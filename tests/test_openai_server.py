@@ -26,13 +26,6 @@ NAS_TITLES = ["家用 NAS 选购要点", "RAID1 和 RAID5 的区别", "NAS 远�
 
 
 @pytest.fixture(scope="module")
-def backends():
-    made = Backends()
-    yield made
-    made.close()
-
-
-@pytest.fixture(scope="module")
 def server(backends, tmp_path_factory):
     process = ServerProcess(backends.env(tmp_path_factory.mktemp("server-cache")))
     yield process
