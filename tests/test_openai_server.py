@@ -213,13 +213,18 @@ def test_a_key_the_model_echoes_is_masked_in_the_answer_and_the_attachments(serv
     assert not shows(reply.text, *KEYS) and not shows(json.dumps(reply.json(), ensure_ascii=False), *KEYS)
 
 
-@pytest.mark.slow
-def test_a_key_the_model_echoes_is_masked_in_every_streamed_chunk(served):
+def stream_of(served, model):
+    """问一次流式的问题：(整个流的原文, 每个 data: {…} 事件解析出的对象)。"""
     with requests.post(served.base + "/chat/completions", stream=True, timeout=60,
-                       json={"model": "echo-auth-hidden", "stream": True,
+                       json={"model": model, "stream": True,
                              "messages": [{"role": "user", "content": QUESTION}]}) as reply:
         raw = reply.content.decode("utf-8")
-    events = [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")]
+    return raw, [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")]
+
+
+@pytest.mark.slow
+def test_a_key_the_model_echoes_is_masked_in_every_streamed_chunk(served):
+    raw, events = stream_of(served, "echo-auth-hidden")
     text = "".join(event["choices"][0]["delta"].get("content") or "" for event in events)
     assert "mk-***" in text
     assert not shows(text, *KEYS) and not shows(raw, *KEYS)
@@ -228,11 +233,7 @@ def test_a_key_the_model_echoes_is_masked_in_every_streamed_chunk(served):
 @pytest.mark.slow
 def test_a_key_in_an_error_the_model_sends_mid_stream_is_masked(served):
     # 模型说了两段之后在流里报错，错误的说明里回显请求头（带着 ANS_API_KEY）：流里的错误对象也要遮掉它
-    with requests.post(served.base + "/chat/completions", stream=True, timeout=60,
-                       json={"model": "error-echoes-auth", "stream": True,
-                             "messages": [{"role": "user", "content": QUESTION}]}) as reply:
-        raw = reply.content.decode("utf-8")
-    events = [json.loads(line[6:]) for line in raw.splitlines() if line.startswith("data: {")]
+    raw, events = stream_of(served, "error-echoes-auth")
     assert events[-1]["error"]["message"].startswith("模型服务在回答中途报错")
     assert "Authorization: Bearer mk-***" in events[-1]["error"]["message"]
     assert raw.rstrip().endswith("data: [DONE]") and not shows(raw, *KEYS)
