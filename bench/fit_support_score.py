@@ -1,14 +1,17 @@
 """拟合支持分：sourced_answers/checker/support_model.json 里的权重、切点和评判模型的询问区间，都由这个脚本算出来。
 
-数据是 ../shared/citecheck/dev.jsonl（CiteCheck 的 dev 集，1000 条人工标注的中文陈述）。每条陈述做成用户的
---verify 会看到的样子（陈述去掉原有的引用标记、句末引用资料 [1]），用包里同一份核对代码算出特征和确定的规则。
+数据是 ../shared/citecheck/dev.jsonl（CiteCheck 的 dev 集，1000 条人工标注的中文陈述）的**拟合部分**
+（bench/citecheck_split.py：约 70%；另外 30% 的验证部分这个脚本从不读，只由 bench/compare_verdicts.py 拿来报告）。
+每条陈述做成用户的 --verify 会看到的样子（陈述去掉原有的引用标记、句末引用资料 [1]），用包里同一份核对代码算出特征和
+确定的规则。
 
   1. 5 折交叉验证（按标签分层，随机种子固定）：每一折用另外四折拟合 L2 正则的逻辑回归，给这一折打分；
   2. 切点：在这些“没见过”的分数上，选让“支持”的陈述被标出（连同确定的规则）不超过 2.5% 的最高切点；
   3. 评判模型的询问区间：在同样的分数上模拟一个准确率为 85% 的评判模型（--judge），选让准确率最高的区间；
   4. 用全部 1000 条拟合最终的权重，写进 support_model.json。
 同时打印：每一折的误报、召回、准确率（平均 ± 标准差）、校准（Brier 分数和可靠性表）、按 idx 奇偶分的两半
-（一半拟合、另一半检验），以及不同准确率的评判模型的模拟结果。
+（一半拟合、另一半检验），以及不同准确率的评判模型的模拟结果。这些都是**样本内**的：切点就是在这些折上选的，
+规则和词表也是看着拟合部分写的。没见过的数据上的数字只有验证部分的（python -m bench.compare_verdicts）。
 
   python -m bench.fit_support_score            # 拟合并写文件
   python -m bench.fit_support_score --check    # 重新拟合，和随包发布的文件比较（不写文件；不一样时退出码 1）
@@ -23,6 +26,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.citecheck_split import SPLIT_SEED, fitting_part
 from bench.evaluate_citecheck import DEFAULT_DATA, answer_of
 from sourced_answers.checker import (
     FEATURES,
@@ -75,7 +79,9 @@ def row_of(data: dict) -> Row:
 
 
 def load_rows(path: Path) -> list[Row]:
-    return [row_of(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """拟合部分的每一条（验证部分的行在这里就被丢掉，连特征都不算）。"""
+    data = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row_of(item) for item in fitting_part(data)]
 
 
 def folds_of(rows: list[Row], folds: int = FOLDS, seed: int = SEED) -> list[int]:
@@ -290,9 +296,10 @@ def fit_all(rows: list[Row], report: bool = True) -> dict:
     whole = metrics(rows, scores, cut)
     spread = per_fold(rows, scores, fold, cut)
     brier, table = brier_and_reliability(rows, scores)
-    print(f"数据：{len(rows)} 条；{FOLDS} 折交叉验证（种子 {SEED}），L2 = {L2}")
+    print(f"数据：拟合部分 {len(rows)} 条（验证部分不读）；{FOLDS} 折交叉验证（种子 {SEED}），L2 = {L2}")
+    print("下面的数字都是样本内的（切点在同样的折上选）；没见过的数据上的数字见 python -m bench.compare_verdicts")
     print(f"切点 {cut:.4f}（交叉验证上“支持”被标出 ≤ {FALSE_ALARM_TARGET:.1%} 的最高切点，连同确定的规则）")
-    print(f"交叉验证（每条的分数都来自没见过它的模型）：误报 {percent(whole['false_alarm'])}，"
+    print(f"交叉验证（每条的分数来自没见过它的模型，但切点是在这些分数上选的）：误报 {percent(whole['false_alarm'])}，"
           f"召回 {percent(whole['recall'])}，准确率 {percent(whole['accuracy'])}")
     print("  各折的平均 ± 标准差：" + "，".join(f"{name} {percent(m)} ± {percent(s)}"
                                         for name, (m, s) in spread.items()))
@@ -327,7 +334,8 @@ def refit(path: Path, report: bool = False) -> dict:
     """从 path 的数据重新拟合：support_model.json 应有的全部内容（不含说明）。"""
     rows = load_rows(path)
     fitted = fit_all(rows, report=report)
-    fitted["fitted_on"] = {"data": path.name, "sha256_16": data_fingerprint(path), "rows": len(rows),
+    fitted["fitted_on"] = {"data": path.name, "sha256_16": data_fingerprint(path), "part": "fitting",
+                           "split_seed": SPLIT_SEED, "rows": len(rows),
                            "folds": FOLDS, "seed": SEED, "l2": L2, "false_alarm_target": FALSE_ALARM_TARGET,
                            "judge_accuracy": JUDGE_ACCURACY, "judge_false_alarm_limit": JUDGE_FALSE_ALARM_LIMIT}
     return fitted
