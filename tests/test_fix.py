@@ -3,8 +3,10 @@ import json
 
 import pytest
 
-from sourced_answers.checker import DEFAULT_RULE
-from sourced_answers.steps.repair import fix_citations
+from sourced_answers.checker import DEFAULT_RULE, Source, check_answer
+from sourced_answers.outputs.render import verdict_lines
+from sourced_answers.steps import repair
+from sourced_answers.steps.repair import HINT_BUDGET, fix_citations, repairable
 from tests.support import (
     GOOD_ANSWER,
     INVENTED,
@@ -88,6 +90,65 @@ def test_uncited_paragraph_is_left_alone_when_one_of_its_sentences_has_no_source
     fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer and repairs == []
     assert [p.kind for p in report.problems] == ["uncited_paragraph"]
+
+
+# 一遍修正之后还有能修的：改了同段里另一句的引用之后，这一句引的 [4][7] 才有一条能单独通过（以前要 --fix 两次）
+NOT_DONE_IN_ONE_PASS = [
+    ("The weather in Paris is lovely in spring 。\n\n组 RAID 的 NAS 建议用 CMR 硬盘 。组 RAID 的 NAS 建议用 CMR 硬盘 [2]。"
+     "资料提到 [2][3]。\n\n备份要定期做恢复演练 。RAID5 至少三块盘，可以容忍一块盘损坏 [4][5]。\n\n"
+     "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [4][7]。需要转码 4K 视频时选带核显的 Intel 型号 [6][7]。"),
+    ("远程访问优先使用 VPN 或 Tailscale 。RAID5 至少三块盘，可以容忍一块盘损坏 [7]。\n\n组 RAID 的 NAS 建议用 CMR 硬盘 [2]。"
+     "\n\n数据至少保存三份，放在两种不同的介质上 [3]。\n\n远程访问优先使用 VPN 或 Tailscale [1][4]。组 RAID 的 NAS 建议用 CMR 硬盘 。"
+     "RAID 不是备份，重要数据仍然要另外备份 [3]。"),
+]
+
+
+@pytest.mark.parametrize("answer", NOT_DONE_IN_ONE_PASS)
+def test_one_fix_reaches_the_fixed_point(answer):
+    once, repairs, _ = fix_citations(answer, NAS, DEFAULT_RULE)
+    twice, more, _ = fix_citations(once, NAS, DEFAULT_RULE)
+    assert repairs and twice == once and more == []
+
+
+def test_the_mirror_sentence_citing_a_missing_source_is_recited_in_the_same_run():
+    once, _, report = fix_citations(NOT_DONE_IN_ONE_PASS[0], NAS, DEFAULT_RULE)
+    assert "镜像 [1]。" in once and "[7]" not in once
+    assert "missing_source" not in {p.kind for p in report.problems}
+
+
+def long_uncited_list(count):
+    """count 个没有引用的列表项，每项都能改引资料 [2]（同样的几句话轮流出现）。"""
+    sentences = ["RAID5 至少三块盘，可以容忍一块盘损坏", "RAID1 是镜像，两块盘存同样的数据",
+                 "两盘位的 NAS 只能做 RAID1"]
+    return "以下几点：\n\n" + "\n".join(f"- {sentences[n % len(sentences)]}" for n in range(count))
+
+
+def test_the_fix_hint_looks_at_a_bounded_number_of_problems(monkeypatch):
+    answer = long_uncited_list(HINT_BUDGET * 8)
+    report = check_answer(answer, NAS)
+    looked = []
+    best = repair.Sources.best
+    monkeypatch.setattr(repair.Sources, "best", lambda self, claim: looked.append(claim) or best(self, claim))
+    fixable = repairable(answer, NAS, DEFAULT_RULE, report)
+    assert len(report.problems) == HINT_BUDGET * 8
+    assert 0 < fixable.count <= HINT_BUDGET and fixable.more
+    assert len(looked) <= 2 * HINT_BUDGET
+
+
+def test_a_hint_from_part_of_the_problems_says_at_least():
+    answer = long_uncited_list(HINT_BUDGET * 2)
+    report = check_answer(answer, NAS)
+    lines = verdict_lines(report, repairable(answer, NAS, DEFAULT_RULE, report))
+    assert lines[-1] == f"可以加 --fix 自动修正至少 {HINT_BUDGET} 处引用（只改引用标记，不改一个字的正文）"
+
+
+def test_a_hint_that_saw_every_problem_counts_them_exactly():
+    answer = long_uncited_list(3)
+    report = check_answer(answer, NAS)
+    assert verdict_lines(report, repairable(answer, NAS, DEFAULT_RULE, report))[-1].startswith(
+        "可以加 --fix 自动修正其中 3 处引用")
+    fixed, repairs, after = fix_citations(answer, [Source(s.text, s.title) for s in NAS], DEFAULT_RULE)
+    assert len(repairs) == 3 and after.passed
 
 
 # ---------- 命令行：问题 ----------

@@ -7,7 +7,7 @@ from sourced_answers.core.text import format_citations, quote
 from sourced_answers.outputs.summary import kind_count
 from sourced_answers.steps.check_steps import Checked
 from sourced_answers.steps.judge import JudgeCall
-from sourced_answers.steps.repair import Repair
+from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair
 
 # 文字输出最多列这么多个问题（一个打转的回答能有几十上百个）；--json 和 --html 里是全部
 PROBLEM_LIST_LIMIT = 10
@@ -32,7 +32,7 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
     return lines
 
 
-def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
+def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
     """核对结论。问题按段落排（同一段里先说整段的，再按句子的顺序），每段只出现一次：一段只有一个问题时一行
     “第 N 段：……”，有几个时先一行“第 N 段有 k 个问题：”，下面每个问题一行。最多列 limit 个问题，
     其余的按种类说个数。"""
@@ -51,8 +51,9 @@ def verdict_lines(report: Report, fixable: int = 0, limit: int = PROBLEM_LIST_LI
     if len(problems) > limit:
         lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
                      "--json 或 --html 看全部")
-    if fixable:
-        lines.append(f"可以加 --fix 自动修正其中 {fixable} 处引用（只改引用标记，不改一个字的正文）")
+    if fixable.count:
+        some = f"至少 {fixable.count}" if fixable.more else f"其中 {fixable.count}"
+        lines.append(f"可以加 --fix 自动修正{some} 处引用（只改引用标记，不改一个字的正文）")
     return lines
 
 

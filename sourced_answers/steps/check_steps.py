@@ -34,7 +34,7 @@ from sourced_answers.core.text import literal
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
-from sourced_answers.steps.repair import Repair, Rewriter, repairable
+from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair, Rewriter, repairable
 from sourced_answers.steps.rewrite import fix_answer
 
 Log = Callable[[str], None]
@@ -78,7 +78,7 @@ class Checked:
     answer: str
     report: Report
     fix: Fixed | None = None
-    fixable: int = 0
+    fixable: Fixable = NOTHING_FIXABLE
     judged: Judged | None = None
     sources: list[Source] = field(default_factory=list)
     unfinished: str | None = None
@@ -103,7 +103,7 @@ def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, 
     rule = check.support_rule
     report = check_answer(answer, sources, rule, indexes)
     fix = None
-    fixable = 0
+    fixable = NOTHING_FIXABLE
     if check.fix:
         rounds = check.fix_rounds if rewrite else 0
         started = time.monotonic()

@@ -158,14 +158,20 @@ def flagged_claims(report: Report) -> set[int]:
     return {p.claim for p in report.problems if p.kind in ("weak_support", "number_mismatch") and p.claim is not None}
 
 
-def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator) -> list[Edit]:
+def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator,
+                 budget: int | None = None) -> list[Edit]:
+    """被标出的句子（和引了不存在的编号的句子）改引一条能让它完全通过的资料。budget：最多看这么多句。"""
     flagged = flagged_claims(report)
     count = len(pool.sources)
     edits: list[Edit] = []
+    examined = 0
     for (claim, span), index in zip(located, checked_indexes([claim for claim, _ in located]), strict=True):
         if index is None or span is None:
             continue
+        if budget is not None and examined >= budget:
+            break
         if claim.inherited:
+            examined += index in flagged
             edit = inherited_edit(claim, span, index in flagged, pool, locator)
             if edit:
                 edits.append(edit)
@@ -173,6 +179,7 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
         invalid = [n for n in claim.citations if not 1 <= n <= count]
         if not invalid and index not in flagged:
             continue
+        examined += 1
         marks = own_marks(claim, span, locator)
         if marks is None:
             continue
@@ -226,12 +233,14 @@ def own_marks(claim: Claim, span: Span, locator: Locator) -> Span | None:
     return marks
 
 
-def add_citation_edits(located: Located, uncited: Sequence[Unit], pool: Sources) -> list[Edit]:
+def add_citation_edits(located: Located, uncited: Sequence[Unit], pool: Sources,
+                       budget: int | None = None) -> list[Edit]:
     """没有引用的段落 / 列表项（uncited：回答里没有引用的块，核对为它们各报一个 uncited_paragraph）：
     每一个够长的句子都能找到一条完全通过的资料，才给整块补上引用；只补一部分会让剩下的句子躲过“没有引用”的检查。
-    located 是同一个回答的 claims_with_positions，块的句子按位置（Unit.claims）取，不按文字去找。"""
+    located 是同一个回答的 claims_with_positions，块的句子按位置（Unit.claims）取，不按文字去找。
+    budget：最多看这么多块。"""
     edits: list[Edit] = []
-    for unit in uncited:
+    for unit in uncited if budget is None else uncited[:budget]:
         planned: list[Edit] = []
         for claim, span in (located[position] for position in unit.claims):
             if too_short(claim.body):
@@ -267,10 +276,46 @@ def improved(before: Report, after: Report) -> bool:
     return new < old
 
 
+# 确定性修正最多做这么多遍：每一遍都让问题严格变少，一般两遍就到了不动点（再修正也不会再变）
+MAX_PASSES = 8
+
+
+def planned_edits(answer: str, report: Report, pool: Sources, budget: int | None = None) -> list[Edit]:
+    """这一版回答（已经去掉终端控制序列）上能做的确定性修正：改引和补上引用，每一处都单独验证过（改了之后那一句能完全
+    通过）。budget：最多看这么多个被标出的句子和没有引用的块（只为提示“可以 --fix”时用，不传就是全部）。"""
+    located = claims_with_positions(answer)
+    return (recite_edits(located, report, pool, Locator(answer), budget)
+            + add_citation_edits(located, analyse(answer).uncited, pool, budget))
+
+
+def new_problem_paragraphs(before: Report, after: Report) -> set[int | None]:
+    """改了之后冒出来的问题（before 里没有的）在哪几段。"""
+    old = {problem_identity(p) for p in before.problems}
+    return {p.paragraph for p in after.problems if problem_identity(p) not in old}
+
+
+def one_pass(answer: str, report: Report, sources: Sequence[Source], rule: SupportRule, pool: Sources,
+             indexes: SourceIndexes) -> tuple[str, list[Repair], Report] | None:
+    """确定性修正的一遍：全部改动一起做，没有冒出新问题、问题又少了就采用。合在一起冒出了新问题（一段里改了一句的引用，
+    同段没写引用的句子跟着换了依据）时，去掉那几段里的改动再试一次。两次都不行时为 None。每一遍核对两次，是线性的。"""
+    edits = planned_edits(answer, report, pool)
+    for _ in range(2):
+        if not edits:
+            return None
+        repaired = apply_edits(answer, edits)
+        after = check_answer(repaired, sources, rule, indexes)
+        if improved(report, after):
+            return repaired, [edit.repair for edit in edits], after
+        spoiled = new_problem_paragraphs(report, after)
+        edits = [edit for edit in edits if edit.repair.paragraph not in spoiled] if spoiled else []
+    return None
+
+
 def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report | None = None,
                   coverage_needed: float = REPAIR_COVERAGE,
                   indexes: SourceIndexes | None = None) -> tuple[str, list[Repair], Report]:
     """确定性修正：返回 (修正后的回答, [Repair], 修正后的 Report)。没有能修的就原样返回。
+    一次就到不动点：一遍一遍地修，直到没有能做的、或者做了也不再让问题变少（所以对结果再修正不会再变）。
     indexes：这组资料已经建好的索引（不传就建一份，这一次修正里反复用）。"""
     indexes = indexes or SourceIndexes(sources)
     report = report or check_answer(answer, sources, rule, indexes)
@@ -278,32 +323,41 @@ def fix_citations(answer: str, sources: Sequence[Source], rule: SupportRule, rep
         return answer, [], report
     answer = strip_terminal(answer)  # 改的位置是在核对读的那一版里找的（去掉了终端控制序列）
     pool = Sources(sources, rule, coverage_needed, indexes)
-    located = claims_with_positions(answer)
-    edits = (recite_edits(located, report, pool, Locator(answer))
-             + add_citation_edits(located, analyse(answer).uncited, pool))
-    if not edits:
-        return answer, [], report
-    repaired = apply_edits(answer, edits)
-    after = check_answer(repaired, sources, rule, indexes)
-    if improved(report, after):
-        return repaired, [e.repair for e in edits], after
-    # 合在一起出了意外（极少见）：一处一处地试，只留下让问题变少、又没冒出新问题的
-    kept: list[Edit] = []
-    current = report
-    for edit in edits:
-        trial = apply_edits(answer, kept + [edit])
-        trial_report = check_answer(trial, sources, rule, indexes)
-        if improved(current, trial_report):
-            kept.append(edit)
-            current = trial_report
-    return apply_edits(answer, kept), [e.repair for e in kept], current
+    repairs: list[Repair] = []
+    for _ in range(MAX_PASSES):
+        done = one_pass(answer, report, sources, rule, pool, indexes)
+        if done is None:
+            break
+        answer, more, report = done
+        repairs += more
+        if report.passed:
+            break
+    return answer, repairs, report
+
+
+# 没用 --fix 时，提示“可以 --fix”之前最多看这么多处：提示的代价是一个和回答长短无关的常数，不是一次完整的修正
+HINT_BUDGET = 50
+
+
+@dataclass(frozen=True)
+class Fixable:
+    """没用 --fix 时能确定性修正的处数；more：还有没看的问题（处数是“至少”）。"""
+    count: int
+    more: bool = False
+
+
+NOTHING_FIXABLE = Fixable(0)
 
 
 def repairable(answer: str, sources: Sequence[Source], rule: SupportRule, report: Report,
-               indexes: SourceIndexes | None = None) -> int:
-    """不加 --fix 时：有没有能确定性修正的问题（用来在结论后面提示 --fix）。"""
-    _, repairs, _ = fix_citations(answer, sources, rule, report, indexes=indexes)
-    return len(repairs)
+               indexes: SourceIndexes | None = None, budget: int = HINT_BUDGET) -> Fixable:
+    """不加 --fix 时：能确定性修正的有几处（用来在结论后面提示 --fix）。只看前 budget 个被标出的句子和没有引用的块，
+    每一处都单独验证过（改引之后那一句能完全通过），不把改动拼起来重新核对整个回答。"""
+    if report.passed:
+        return NOTHING_FIXABLE
+    pool = Sources(sources, rule, REPAIR_COVERAGE, indexes or SourceIndexes(sources))
+    edits = planned_edits(strip_terminal(answer), report, pool, budget)
+    return Fixable(len(edits), more=len(report.problems) > budget)
 
 
 # ---------- 请模型改写（提示词见 prompts.py） ----------
