@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from fake_metaso import NAS_PAGES
-from sourced_answers.checker import PROBLEM_KINDS, Source, SourceIndexes, claim_words, compare, support_model
+from sourced_answers.checker import (
+    PROBLEM_KINDS,
+    Source,
+    SourceIndexes,
+    claim_words,
+    compare,
+    read_claim,
+    support_model,
+)
 from sourced_answers.core.text import REDACTED
 from sourced_answers.outputs.review_page import render_page
 from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
@@ -352,7 +360,8 @@ def test_a_suggested_source_shows_its_own_figures(tmp_path):
     [problem] = problems_of(tmp_path, record)
     assert problem["better_source"] == 1 and problem["overlap"] == 0
     body = "需要转码 4K 视频时选带核显的 Intel 型号"
-    support = compare(body, claim_words(body), SourceIndexes([Source.from_json(s) for s in NAS])(1), 1)
+    claim = read_claim(body)
+    support = compare(claim, claim_words(claim.text), SourceIndexes([Source.from_json(s) for s in NAS])(1), 1)
     expected = f"重合度 {support.overlap:.0%}，支持分 {support_model().score(support.features):.2f}"
     assert support.overlap > 0.5
     _, page = review(tmp_path, record)

@@ -17,6 +17,7 @@
   calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
   rules         把上面这些组合成问题
   risky         有风险的句子：资料里一字不差地找不到的数字、名称、否定说法（--judge-ask risky 多问这些句子）
+  reading       一种读法：每条规则读的都是读者看到的文字（Seen：记号、看不见的字符去掉，数字和繁体统一），记着原文的位置
   text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
   unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
@@ -36,6 +37,7 @@ from sourced_answers.checker.citations import (
 from sourced_answers.checker.features import FEATURES, compare
 from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in, quantities_in
+from sourced_answers.checker.reading import Reading, Seen, read, read_claim, seen
 from sourced_answers.checker.risky import RISK_KINDS, Risk, SourceTerms, risks_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
@@ -53,7 +55,7 @@ from sourced_answers.checker.rules import (
     support,
 )
 from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
-from sourced_answers.checker.source_index import SourceIndexes, source_sentences
+from sourced_answers.checker.source_index import SourceIndexes, source_sentences, written_sentences
 from sourced_answers.checker.structure import (
     Located,
     Locator,
@@ -117,5 +119,6 @@ __all__ = [
     "claim_words", "claims_in_line", "claims_with_positions", "compare", "conclude", "content_characters",
     "empty_report", "language_of", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
     "risks_in", "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model",
-    "token_set", "tokens_with_spans", "too_short", "without_citations",
+    "token_set", "tokens_with_spans", "too_short", "without_citations", "written_sentences",
+    "Reading", "Seen", "read", "read_claim", "seen",
 ]

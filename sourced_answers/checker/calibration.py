@@ -10,13 +10,14 @@
 """
 from collections.abc import Sequence
 
+from sourced_answers.checker.reading import Seen
 from sourced_answers.checker.score import CHINESE, ENGLISH
 from sourced_answers.checker.source_index import SourceIndex
 from sourced_answers.checker.tokens import language_of
 
 
-def calibration_of(body: str, cited: Sequence[SourceIndex]) -> str:
-    """句子（去掉引用后的文字 body）和它所引资料的索引 → 用哪一种校准：ENGLISH 或 CHINESE。"""
+def calibration_of(body: Seen, cited: Sequence[SourceIndex]) -> str:
+    """句子（去掉引用后读出来的文字 body）和它所引资料的索引 → 用哪一种校准：ENGLISH 或 CHINESE。"""
     if cited and language_of(body) == "en" and all(index.language == "en" for index in cited):
         return ENGLISH
     return CHINESE

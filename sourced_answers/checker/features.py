@@ -18,6 +18,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from sourced_answers.checker.reading import Reading, Seen
 from sourced_answers.checker.source_index import SourceIndex, grams_of
 from sourced_answers.checker.tokens import ClaimWords, plain_units
 
@@ -39,7 +40,7 @@ class Support:
     source: int
     overlap: float
     novel: str | None  # 资料里连续找不到的一长串内容（没有则为 None）
-    evidence: str | None  # 资料里和句子最接近的一句
+    evidence: str | None  # 资料里和句子最接近的一句（资料原来的写法；读出来的样子在 SourceIndex.sentences 里）
     sentence: int | None = None  # evidence 是资料的第几句
     features: dict[str, float] = field(default_factory=dict)
 
@@ -69,31 +70,31 @@ def novel_span(words: ClaimWords, index: SourceIndex) -> tuple[tuple[int, int] |
     return novel, longest
 
 
-def novel_text(body: str, words: ClaimWords, index: SourceIndex, novel: tuple[int, int]) -> str:
-    """把整段找不到的内容都显示出来（一直延伸到下一个能找到的词之前）。"""
-    shown = body[novel[0]:novel[1]]
-    for token, start, end, _ in words.content:
+def novel_text(body: Reading, words: ClaimWords, index: SourceIndex, novel: tuple[int, int]) -> str:
+    """把整段找不到的内容都显示出来（一直延伸到下一个能找到的词之前），用句子原来的写法。"""
+    end = novel[1]
+    for token, start, token_end, _ in words.content:
         if start >= novel[1]:
             if token in index.postings:
                 break
-            shown = body[novel[0]:end]
-    return shown
+            end = token_end
+    return body.origin_span(novel[0], end)
 
 
-def compare(body: str, words: ClaimWords, index: SourceIndex, number: int) -> Support:
-    """句子（去掉引用后的文字 body 及其内容词 words）和一条资料比较。"""
+def compare(body: Reading, words: ClaimWords, index: SourceIndex, number: int) -> Support:
+    """句子（去掉引用后的文字读出来的样子 body，及其内容词 words）和一条资料比较。"""
     distinct = words.distinct
     if not distinct:
-        return Support(number, 1.0, None, None, features=features_of(body, words, index, 1.0, 0))
+        return Support(number, 1.0, None, None, features=features_of(body.text, words, index, 1.0, 0))
     match = index.match(distinct)
-    evidence = index.sentences[match.sentence] if match.sentence is not None else None
+    evidence = index.written[match.sentence] if match.sentence is not None else None
     span, longest = novel_span(words, index)
     overlap = round(match.window_hits / len(distinct), 4)
     return Support(number, overlap, novel_text(body, words, index, span) if span else None, evidence,
-                   match.sentence, features_of(body, words, index, overlap, longest))
+                   match.sentence, features_of(body.text, words, index, overlap, longest))
 
 
-def features_of(body: str, words: ClaimWords, index: SourceIndex, overlap: float, longest_novel: int
+def features_of(body: Seen, words: ClaimWords, index: SourceIndex, overlap: float, longest_novel: int
                 ) -> dict[str, float]:
     """FEATURES 里每个特征的值（见模块说明）。"""
     units = plain_units(body)
@@ -113,7 +114,7 @@ def tutorial_bigrams(text: str) -> set[str]:
     return {text[i:i + 2] for i in range(len(text) - 1)}
 
 
-def tutorial_overlap(body: str, index: SourceIndex) -> float | None:
+def tutorial_overlap(body: Seen, index: SourceIndex) -> float | None:
     """原教程的重合度：句子的字二元组有多少出现在资料（标题加正文）里。二元组少于 8 个的句子不判，返回 None。"""
     pairs = tutorial_bigrams(body)
     if len(pairs) < TUTORIAL_MIN_BIGRAMS:

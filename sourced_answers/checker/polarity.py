@@ -12,7 +12,7 @@
 import re
 from dataclasses import dataclass
 
-from sourced_answers.checker.tokens import narrow
+from sourced_answers.checker.reading import Seen
 
 NEGATION = re.compile(r"并非|并不|从不|从未|从来不|从来没有|绝不|不再|没有|无法|不能|不会|不可|不是|不要|请勿"
                       r"|没|不|未|无|非|别|勿")
@@ -35,21 +35,23 @@ MAX_LENGTH = 2000
 GAP = 4
 
 
+Span = tuple[int, int]
+
+
 @dataclass(frozen=True)
 class Flip:
-    """句子和资料在同一处说反了：negated 是否定的那一边的说法，affirmed 是肯定的那一边的说法。"""
-    claim: str  # 句子里的那一段
-    source: str  # 资料里的那一段
+    """句子和资料在同一处说反了：两边各是哪一段（在读出来的文字里的位置），以及是哪一边否定。"""
+    claim: Span  # 句子里的那一段
+    source: Span  # 资料里的那一段
     claim_negated: bool  # True：句子否定、资料肯定；False：资料否定、句子肯定
 
 
-def polarity_flip(claim: str, evidence: str) -> Flip | None:
-    """句子 claim 和资料里最接近的一句 evidence 在同一处说反了时给出 Flip，否则 None。
-    比 MAX_LENGTH 还长的“句子”（没有标点的一整页、乱码）不看：
-    一句话里的每个否定都要在另一边找一遍，长了就是平方级的。"""
+def polarity_flip(claim: Seen, evidence: Seen) -> Flip | None:
+    """句子 claim 和资料里最接近的一句 evidence 在同一处说反了时给出 Flip，否则 None。两边都是读出来的文字
+    （reading.py：**不**能、不\u200b能、沒有这些写法已经统一）。比 MAX_LENGTH 还长的“句子”（没有标点的一整页、
+    乱码）不看：一句话里的每个否定都要在另一边找一遍，长了就是平方级的。"""
     if len(claim) > MAX_LENGTH or len(evidence) > MAX_LENGTH:
         return None
-    claim, evidence = narrow(claim), narrow(evidence)
     for negated, other, claim_negated in ((claim, evidence, True), (evidence, claim, False)):
         found = chinese_flip(negated, other)
         if found:
@@ -60,8 +62,8 @@ def polarity_flip(claim: str, evidence: str) -> Flip | None:
 
 # ---------- 中文 ----------
 
-def chinese_flip(negated: str, other: str) -> tuple[str, str] | None:
-    """negated 里一处否定在 other 的同一处是肯定：(negated 里的那一段, other 里的那一段)。"""
+def chinese_flip(negated: str, other: str) -> tuple[Span, Span] | None:
+    """negated 里一处否定在 other 的同一处是肯定：(negated 里的那一段, other 里的那一段) 的位置。"""
     if not NEGATION.search(negated):
         return None
     ignored = [match.span() for match in NOT_NEGATION.finditer(negated)]
@@ -78,13 +80,22 @@ def chinese_flip(negated: str, other: str) -> tuple[str, str] | None:
         place = affirmed_place(other, before.group(1) if before else None, word.group(1),
                                after.group(1) if after else None)
         if place:
-            return negated[before.start() if before else start:(after or word).end()].strip(), place
+            return stripped(negated, before.start() if before else start, (after or word).end()), place
     return None
 
 
-def affirmed_place(other: str, before: str | None, word: str, after: str | None) -> str | None:
+def stripped(text: str, start: int, end: int) -> Span:
+    """[start, end) 去掉两头的空白之后的位置。"""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def affirmed_place(other: str, before: str | None, word: str, after: str | None) -> Span | None:
     """other 里 word 出现在同一处（前一个词 before 在它前面不远，或者后一个词 after 紧跟着它）而且前面没有否定时，
-    返回那一段。同一处也有一个否定的说法时返回 None（两边都否定，或者说不清讲的是哪一处）。别处的说法不管。
+    返回那一段的位置。同一处也有一个否定的说法时返回 None（两边都否定，或者说不清讲的是哪一处）。别处的说法不管。
     word 只有一个字（“不高”的“高”）时，只认前一个词也一样的地方：一个字到处都是。"""
     found = None
     ignored = [match.span() for match in NOT_NEGATION.finditer(other)]
@@ -104,5 +115,5 @@ def affirmed_place(other: str, before: str | None, word: str, after: str | None)
         if negated:
             return None
         end = match.end() + (len(other) - match.end() - len(following)) + (len(str(after)) if same_right else 0)
-        found = found or other[start - len(window):end].strip()
+        found = found or stripped(other, start - len(window), end)
     return found

@@ -1,13 +1,15 @@
 """数量：句子和资料里的数字按同一种方式读出来，比较的是值和单位，不是写法。
 
-三块 = 3 块，三千元 = 3000 元，27,400 = 27400，全角 ９０％ = 90%；“RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、
+三块 = 3 块，三千元 = 3000 元，27,400 = 27400、2 999 = 2999、全角 ９０％ = 90%、𝟑 = ٣ = 3（这些写法由 reading.py
+在读的时候统一，这里读的是 Seen）；“RAID5”“i5”这样的名称、“1)”“2、”这样的列表序号、
 “第 5 步”、年份都不算数量。一个单位写一次、管一串数（“3/4/5 盘位”“5020x1945x1775mm”）。
 """
 import re
 from collections.abc import Iterable, Set
 
+from sourced_answers.checker.reading import Seen
 from sourced_answers.checker.text import CJK, is_chinese_char
-from sourced_answers.checker.tokens import ENGLISH_NUMBERS, narrow
+from sourced_answers.checker.tokens import ENGLISH_NUMBERS
 
 CHINESE_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "四": 4,
                   "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -65,10 +67,6 @@ MEASURE_UNITS = {"mbps", "gbps", "kbps", "iops", "kwh", "mhz", "ghz", "khz", "rp
 PLURAL_KEEP = {"mbps", "gbps", "kbps", "fps", "ips", "bps", "iops", "ms", "ns", "us", "hdds", "ssds"}
 ENGLISH_NUMBER_WORD = re.compile(r"(?<![A-Za-z])(" + "|".join(ENGLISH_NUMBERS) + r")(?![A-Za-z])", re.IGNORECASE)
 DIGIT = re.compile(r"[0-9]")
-# 数字和后面的汉字（单位、“万”“亿”、“年月日”）之间的空格：很多模型和网页在数字两边加空格（“营收 120 亿元”
-# “2023 年”），读数量之前去掉，两边（回答和资料）都一样，“120 亿元” = “120亿元”
-SPACE_BEFORE_CHINESE = re.compile(rf"(?<=[0-9])[ \t]+(?=[{CJK}])")
-
 Quantity = tuple[float, str | None]  # (数值, 单位)
 
 
@@ -170,21 +168,11 @@ def magnitude_at(text: str, position: int) -> tuple[float, int]:
     return factor, position
 
 
-# 网页上常见的别的空格（不换行空格 &nbsp;、窄空格、数字宽度的空格）：读数量时和普通空格一样
-OTHER_SPACES = {0xA0: " ", 0x2007: " ", 0x2009: " ", 0x202F: " ", 0x205F: " "}
-
-
-def number_text(text: str) -> str:
-    """读数量之前的文字：全角换半角，别的空格换成空格，数字和后面的汉字之间的空格去掉（见 SPACE_BEFORE_CHINESE）。"""
-    text = narrow(text).translate(OTHER_SPACES)
-    return SPACE_BEFORE_CHINESE.sub("", text) if DIGIT.search(text) else text
-
-
-def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
+def quantities_in(seen_text: Seen, claim: bool = False) -> set[Quantity]:
     """text 里的数量：{(数值, 单位)}。claim：这是回答里的句子，“例如……”后面举例的数不算
     （资料里举例的数照样算：句子可能正是在转述它）。"""
     found: set[Quantity] = set()
-    text = number_text(text)
+    text: str = seen_text
     if claim:
         text = EXAMPLE.sub(" ", text)
     text = read_dates(read_ordinals(text, found), found)
@@ -223,7 +211,7 @@ def quantities_in(text: str, claim: bool = False) -> set[Quantity]:
     return found
 
 
-def numbers_in(text: str) -> set[float]:
+def numbers_in(text: Seen) -> set[float]:
     """text 里的数值集合（不管单位）。"""
     return {value for value, _ in quantities_in(text)}
 
@@ -257,12 +245,11 @@ def unmatched_quantities(claimed: Set[Quantity], known: Known) -> list[float]:
                                                                             and is_chinese_char(unit[0])))
 
 
-def totals_in(text: str) -> set[Quantity]:
+def totals_in(text: Seen) -> set[Quantity]:
     """text 里作为总数说出的数量（“共有 90 个议席”里的 90 个）。"""
-    text = number_text(text)
     found: set[Quantity] = set()
     for match in TOTAL.finditer(text):
-        found |= quantities_in(text[match.end():match.end() + TOTAL_REACH])
+        found |= quantities_in(Seen(text[match.end():match.end() + TOTAL_REACH]))
     return found
 
 

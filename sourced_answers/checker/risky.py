@@ -4,8 +4,8 @@
 评判模型（--judge）只问支持分拿不准的句子时不会问它。这里找出这类句子里的“关键的字”；--judge-ask risky 时，
 支持分放过了的有风险的句子也问评判模型。这只是挑句子的办法，不下结论：有风险的句子不会因此被标出。
 
-  · 数字：一串阿拉伯数字（全角换半角，27,400 = 27400），资料里没有同样的一串。年份、型号里的数字也算
-    （数量的规则不比年份）；“1)”“2、”这样的列表序号不算；
+  · 数字：一串阿拉伯数字（读出来的文字里全角、别的文字的数字都已换成 0-9，27,400 = 27400），资料里没有同样的
+    一串。年份、型号里的数字也算（数量的规则不比年份）；“1)”“2、”这样的列表序号不算；
   · 名称：带大写字母或数字的拉丁单词（Radiohead、iPhone、CMOS、DS920），资料里没有这个词（不分大小写；
     the、In 这类虚词不算）；书名号、引号里的一段（《权利法案》“易卜拉欣”）和带间隔号的译名（扬尼克·辛纳
     取间隔号两边各两个字），资料里没有一字不差的这一段（空白不算）；
@@ -22,8 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sourced_answers.checker.quantities import ENUMERATOR
+from sourced_answers.checker.reading import Seen
 from sourced_answers.checker.text import CJK
-from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, narrow
+from sourced_answers.checker.tokens import ENGLISH_STOPWORDS
 
 RISK_KINDS = {"number": "数字", "name": "名称", "polarity": "否定"}
 # 前面紧挨着字母的数字是名称的一部分（DS920、RAID5），按名称比
@@ -49,18 +50,17 @@ class Risk:
     text: str
 
 
-def without_spaces(text: str) -> str:
-    """全角换半角、去掉空白：“120 亿”和“120亿”、“扬尼克 · 辛纳”和“扬尼克·辛纳”一字不差。"""
-    return "".join(narrow(text).split())
+def without_spaces(text: Seen) -> str:
+    """去掉空白：“扬尼克 · 辛纳”和“扬尼克·辛纳”一字不差。"""
+    return "".join(text.split())
 
 
-def numbers_of(text: str) -> list[str]:
-    text = ENUMERATOR.sub(" ", narrow(text))
-    return [match.group().replace(",", "") for match in NUMBER.finditer(text)]
+def numbers_of(text: Seen) -> list[str]:
+    return [match.group().replace(",", "") for match in NUMBER.finditer(ENUMERATOR.sub(" ", text))]
 
 
-def latin_words(text: str) -> list[str]:
-    return LATIN_WORD.findall(narrow(text))
+def latin_words(text: Seen) -> list[str]:
+    return LATIN_WORD.findall(text)
 
 
 def is_name(word: str) -> bool:
@@ -90,31 +90,31 @@ def chinese_negations(text: str) -> list[str]:
     return found
 
 
-def english_negations(text: str) -> list[str]:
+def english_negations(text: Seen) -> list[str]:
     """英文的否定说法：“否定词 后面的词”（小写）；doesn't support 是 n't support。"""
     return [f"{match.group(1).lower()} {match.group(2).lower()}" if match.group(1) else f"n't {match.group(3).lower()}"
-            for match in ENGLISH_NEGATION.finditer(narrow(text))]
+            for match in ENGLISH_NEGATION.finditer(text)]
 
 
 class SourceTerms:
     """一条资料里能一字不差地比的东西，每条资料只取一次：数字、拉丁单词（小写）、否定说法和去掉空白的正文。"""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: Seen) -> None:
         self.text = without_spaces(text)
         self.numbers = set(numbers_of(text))
         self.words = {word.lower() for word in latin_words(text)}
         self.negations = set(english_negations(text))  # 中文的否定说法直接在 text 里找
 
 
-def risks_in(claim: str, sources: Sequence[SourceTerms]) -> list[Risk]:
-    """claim（去掉了引用标记的句子）里，所引的几条资料合在一起也找不到的数字、名称和否定说法：按种类、
+def risks_in(claim: Seen, sources: Sequence[SourceTerms]) -> list[Risk]:
+    """claim（去掉了引用标记、读过的句子）里，所引的几条资料合在一起也找不到的数字、名称和否定说法：按种类、
     出现的顺序，同样的一段只列一次。没有风险（或者没有资料）时是空列表。"""
     if not sources:
         return []
     numbers = set().union(*(source.numbers for source in sources))
     words = set().union(*(source.words for source in sources))
     said = set().union(*(source.negations for source in sources))
-    compact = without_spaces(claim)
+    compact = Seen(without_spaces(claim))
     found = [Risk("number", number) for number in unique(numbers_of(claim)) if number not in numbers]
     found += [Risk("name", word) for word in unique(latin_words(claim)) if is_name(word) and word.lower() not in words]
     found += [Risk("name", name) for name in unique(marked_names(compact)) if not in_text(name, sources)]

@@ -28,6 +28,7 @@ from sourced_answers.checker.quantities import (
     totals_in,
     unmatched_quantities,
 )
+from sourced_answers.checker.reading import Reading, read_claim
 from sourced_answers.checker.score import CHINESE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import checked_indexes
@@ -75,6 +76,7 @@ class Assessment:
     claim: Claim
     numbers: list[int]
     words: ClaimWords
+    reading: Reading
     supports: list[Support] = field(default_factory=list)
     closest: Support | None = None
     eligible: bool = True
@@ -87,9 +89,9 @@ class Assessment:
         return [model.score(support.features) for support in self.supports]
 
 
-def support_of(body: str, words: ClaimWords, number: int, index_of: SourceIndexes) -> Support:
+def support_of(body: Reading, words: ClaimWords, number: int, index_of: SourceIndexes) -> Support:
     """句子和第 number 条资料的比较结果。同一组资料上同样的句子只比一次（回答常常整句重复，修正时还要再核对几遍）。"""
-    key = (body, number)
+    key = (body.original, number)
     if key not in index_of.memo:
         index_of.memo[key] = compare(body, words, index_of(number), number)
     found: Support = index_of.memo[key]
@@ -124,15 +126,17 @@ def known_quantities(numbers: Sequence[int], index_of: SourceIndexes) -> Known:
 
 def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
-    words = claim_words(claim.body)
+    reading = read_claim(claim.body)  # 每条规则读的都是这一份（reading.py）；说明里引用的是原文
+    text = reading.text
+    words = claim_words(text)
     # 太短的句子（内容不到 MIN_CONTENT 个字）、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
-    eligible = not too_short(claim.body) and bool(words.distinct)
-    found = Assessment(claim, numbers, words, eligible=eligible)
+    eligible = not too_short(text) and bool(words.distinct)
+    found = Assessment(claim, numbers, words, reading, eligible=eligible)
     cited = cited_label(claim, numbers)
-    claimed = quantities_in(claim.body, claim=True)
+    claimed = quantities_in(text, claim=True)
     # 资料里的数量只在句子里有数字时才读（大多数句子没有）
     known = known_quantities(numbers, index_of) if claimed else Known()
-    language = language_of(claim.body)
+    language = language_of(text)
     if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
         # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
         missing = sorted({value for value, _ in claimed} - known.values)
@@ -142,14 +146,17 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
         return found
-    found.calibration = calibration_of(claim.body, [index_of(n) for n in numbers])
-    found.supports = [support_of(claim.body, words, n, index_of) for n in numbers]
+    found.calibration = calibration_of(text, [index_of(n) for n in numbers])
+    found.supports = [support_of(reading, words, n, index_of) for n in numbers]
     closest = max(found.supports, key=lambda support: support.overlap)
     found.closest = closest
-    flip = polarity_flip(claim.body, closest.evidence) if closest.evidence else None
-    if flip:
-        found.polarity_problem = (f"“{quote(claim.text)}” 说“{quote(flip.claim)}”，资料 [{closest.source}]"
-                                  f"{cited_label(claim, [])} 在同一处说的是“{quote(flip.source)}”：意思正好相反")
+    evidence = index_of(closest.source).sentences[closest.sentence] if closest.sentence is not None else None
+    flip = polarity_flip(text, evidence) if evidence else None
+    if flip and evidence:
+        said = reading.origin_span(*flip.claim)
+        there = evidence[flip.source[0]:flip.source[1]]
+        found.polarity_problem = (f"“{quote(claim.text)}” 说“{quote(said)}”，资料 [{closest.source}]"
+                                  f"{cited_label(claim, [])} 在同一处说的是“{quote(there)}”：意思正好相反")
     if not claimed:
         return found
     missing = sorted(set(unmatched_quantities(claimed, known)))
@@ -157,7 +164,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         found.number_problem = not_found(claim, missing, cited)
     elif closest.sentence is not None:
         nearby = index_of(closest.source).quantities_near(closest.sentence)
-        contradicted = contradicting_quantities(claimed, nearby, known, totals_in(claim.body))
+        contradicted = contradicting_quantities(claimed, nearby, known, totals_in(text))
         if contradicted:
             found.number_problem = (f"“{quote(claim.text)}” 里的数字 {shown(contradicted)} 和资料 "
                                     f"[{closest.source}]{cited_label(claim, [])} 里说同一件事的地方对不上")
@@ -201,7 +208,7 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
     assert closest is not None
     evidence, overlap = closest.evidence, closest.overlap
     if rule.name == "tutorial":
-        tutorial = [tutorial_overlap(claim.body, index_of(n)) for n in numbers]
+        tutorial = [tutorial_overlap(found.reading.text, index_of(n)) for n in numbers]
         measured = [value for value in tutorial if value is not None]
         weak = bool(measured) and max(measured) < rule.limit(model)
         overlap = round(max(measured), 4) if measured else overlap
@@ -241,14 +248,14 @@ def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:
 
 def better_source(found: Assessment, index_of: SourceIndexes, score: float, rule: SupportRule) -> int | None:
     """另一条资料能让这句话通过、支持分又明显更高时，返回它的编号。每条资料按它自己和这句话的语言选模型。"""
-    claim, words = found.claim, found.words
+    reading, words = found.reading, found.words
     best: tuple[float, int] | None = None
     for number in index_of.candidates(words.distinct, found.numbers):
-        support = support_of(claim.body, words, number, index_of)
-        model = support_model(calibration_of(claim.body, [index_of(number)]))
+        support = support_of(reading, words, number, index_of)
+        model = support_model(calibration_of(reading.text, [index_of(number)]))
         other = model.score(support.features)
         if rule.name == "tutorial":
-            measured = tutorial_overlap(claim.body, index_of(number))
+            measured = tutorial_overlap(reading.text, index_of(number))
             passes = measured is not None and measured >= rule.limit(model)
         else:
             passes = other >= rule.limit(model)

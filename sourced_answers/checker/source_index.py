@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from sourced_answers.checker.quantities import Known, Quantity, quantities_in
-from sourced_answers.checker.terminal import strip_terminal
+from sourced_answers.checker.reading import Seen, read
 from sourced_answers.checker.tokens import plain_units, source_languages, token_set
 from sourced_answers.checker.types import Source
 
@@ -31,14 +31,28 @@ SOURCE_SENTENCE = re.compile(r"[^。！？!?；;\n]*(?:[。！？!?；;\n]|$)")
 ENGLISH_SENTENCE_BREAK = re.compile(r"(?<=\.)\s+")
 
 
-def source_sentences(text: str) -> list[str]:
-    """把资料切成句子（按 。！？；和换行，以及英文句点后的空白）。"""
-    sentences = []
-    for piece in SOURCE_SENTENCE.findall(text):
-        for part in ENGLISH_SENTENCE_BREAK.split(piece):
-            if part.strip():
-                sentences.append(part.strip())
-    return sentences
+Span = tuple[int, int]
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """资料里每一句的位置（按 。！？；和换行，以及英文句点后的空白切开，两头的空白不算）。"""
+    spans = []
+    for piece in SOURCE_SENTENCE.finditer(text):
+        cuts = [piece.start()] + [point for gap in ENGLISH_SENTENCE_BREAK.finditer(text, piece.start(), piece.end())
+                                  for point in gap.span()] + [piece.end()]
+        for start, end in zip(cuts[::2], cuts[1::2], strict=True):
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if end > start:
+                spans.append((start, end))
+    return spans
+
+
+def source_sentences(text: Seen) -> list[Seen]:
+    """把资料（读出来的文字）切成句子。"""
+    return [Seen(text[start:end]) for start, end in sentence_spans(text)]
 
 
 @dataclass
@@ -61,15 +75,20 @@ class SourceIndex:
     """一条资料的内容词、数字和逐句的倒排索引。"""
 
     def __init__(self, source: Source) -> None:
-        title = strip_terminal(source.title or "")  # 和回答一样：终端控制序列整个去掉再读
-        text = strip_terminal(source.text or "")
-        self.sentences = ([title.strip()] if title.strip() else []) + source_sentences(text)
+        # 和回答里的句子一样读（reading.py）：每条规则比的都是读出来的文字；给人看的证据句是资料原来的写法
+        title_reading, text_reading = read(source.title or ""), read(source.text or "")
+        title, text = title_reading.text, text_reading.text
+        spans = sentence_spans(text)
+        heading = [Seen(title.strip())] if title.strip() else []
+        self.sentences = heading + [Seen(text[start:end]) for start, end in spans]
+        self.written = [title_reading.original.strip()] * len(heading) + [
+            text_reading.origin_span(start, end) for start, end in spans]
         self.postings: defaultdict[str, list[int]] = defaultdict(list)
         for number, sentence in enumerate(self.sentences):
             for token in token_set(sentence):
                 self.postings[token].append(number)
         # 主要语言（给人看）和里面有正文的语言（判断句子能不能和它按字面比较）
-        self.language, self.languages = source_languages(title + "\n" + text)
+        self.language, self.languages = source_languages(Seen(title + "\n" + text))
         self.sentence_quantities: dict[int, set[Quantity]] = {}
         self.title, self.text = title, text
         self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）
@@ -78,12 +97,12 @@ class SourceIndex:
     @cached_property
     def quantities(self) -> Known:
         """整条资料里的数量（句子里有数字时才用得到，第一次用到时才读）。"""
-        return Known(quantities_in(self.title + "\n" + self.text))
+        return Known(quantities_in(Seen(self.title + "\n" + self.text)))
 
     @cached_property
     def units(self) -> list[str]:
         """整条资料的“字”（见 tokens.plain_units），第一次用到时才切。"""
-        return plain_units(self.title + "\n" + self.text)
+        return plain_units(Seen(self.title + "\n" + self.text))
 
     def unit_grams(self, size: int) -> set[tuple[str, ...]]:
         """整条资料里连着的 size 个“字”（见 tokens.plain_units）组成的全部片段，第一次用到时才建。"""
@@ -161,6 +180,11 @@ def index_of_source(source: Source) -> SourceIndex:
         if len(recent) > RECENT_INDEXES:
             recent.popitem(last=False)
     return built
+
+
+def written_sentences(source: Source) -> list[str]:
+    """资料（标题算第一句）里每一句原来的写法：核对给出的证据句都在里面（审阅页凭它在正文里高亮）。"""
+    return index_of_source(source).written
 
 
 class SourceIndexes:

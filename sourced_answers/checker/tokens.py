@@ -3,15 +3,15 @@
   · 中文按相邻两字（一个字的片段按单字），两个字都是虚词用字的二元组（“因为”“可以”）不算内容词；
   · 拉丁文按单词（小写，去掉复数的 s），the、of 这类不算内容词；“RAID 5”和“RAID5”是同一个词；
   · 纯数字、英文数词不算内容词（数字由 quantities 单独核对）。
-全角字符先换成半角（一个字换一个字，位置不变）。所有正则都不会在长串数字、字母上来回回溯：时间和长度成线性。
+这里的函数都读 reading.py 读出来的文字（Seen：全角已经换成半角、记号和看不见的字符已经去掉），自己不再换什么。
+所有正则都不会在长串数字、字母上来回回溯：时间和长度成线性。
 """
 import re
 from dataclasses import dataclass
 
+from sourced_answers.checker.reading import Seen
 from sourced_answers.checker.text import CJK, count_chinese, is_chinese_char
 
-# 全角的数字、字母、符号换成半角（一个字换一个字，位置不变）；全角空格换成空格
-NARROW = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 # 一个词：一串汉字；大写缩写接数字（RAID 5、USB3，缩写要从头开始，免得在一长串大写字母上逐位回溯）；
 # 一个拉丁单词（可以带数字和撇号）；数字紧跟字母（4K、2.5GbE，数字也要从头开始）
 TOKEN = re.compile(rf"[{CJK}]+|(?<![A-Z])[A-Z]{{2,}}[ ]?[0-9]+[A-Za-z]*|[A-Za-z][A-Za-z0-9]*(?:['’][A-Za-z]+)?"
@@ -42,24 +42,16 @@ LANGUAGE_NAMES = {"zh": "中文", "en": "英文", "": "另一种语言"}
 Token = tuple[str, int, int, bool]  # (词, 开始, 结束, 是不是内容词)
 
 
-FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]+")
+def plain_units(text: Seen) -> list[str]:
+    """按字比较两段文字时的“字”：汉字一个字一个，拉丁文一个单词一个，数字一串一个（小写，空白和标点不算）。
+    这样中文和英文的句子都能按同一种方式算片段的重合。"""
+    return UNIT.findall(text.lower())
 
 
-def narrow(text: str) -> str:
-    """全角换半角，长度不变（所以在它上面算出来的位置对原文也成立）。只换全角的那几段：比逐字 translate 整段快一倍。"""
-    return FULL_WIDTH.sub(lambda match: match.group().translate(NARROW), text)
-
-
-def plain_units(text: str) -> list[str]:
-    """按字比较两段文字时的“字”：汉字一个字一个，拉丁文一个单词一个，数字一串一个（全角换半角、小写，
-    空白和标点不算）。这样中文和英文的句子都能按同一种方式算片段的重合。"""
-    return UNIT.findall(narrow(text).lower())
-
-
-def tokens_with_spans(text: str) -> list[Token]:
+def tokens_with_spans(text: Seen) -> list[Token]:
     """内容词和它们在 text 里的位置：中文按相邻两字（一字的片段按单字），拉丁文按单词（小写）。"""
     found: list[Token] = []
-    for match in TOKEN.finditer(narrow(text)):
+    for match in TOKEN.finditer(text):
         word = match.group()
         start = match.start()
         if is_chinese_char(word[0]):
@@ -86,10 +78,10 @@ def latin_token(word: str) -> str | None:
     return word
 
 
-def token_set(text: str) -> set[str]:
+def token_set(text: Seen) -> set[str]:
     """text 里出现的全部词（含虚词组成的），和 tokens_with_spans 给出的一样，只是不要位置（建资料索引时用，快一些）。"""
     found: set[str] = set()
-    for word in TOKEN.findall(narrow(text)):
+    for word in TOKEN.findall(text):
         if is_chinese_char(word[0]):
             if len(word) == 1:
                 found.add(word)
@@ -116,20 +108,20 @@ LEAD_IN_WORDS = re.compile(
 NOT_CONTENT = re.compile(r"[^\w\-/\\#@&*%$+=<>|^~`]|_|`")
 
 
-def content_characters(text: str) -> int:
+def content_characters(text: Seen) -> int:
     """句子里内容的字数：字母、数字、汉字和代码里的符号，不算空白、标点和引导语用的词（资料、提到、according to……）。"""
-    return len(NOT_CONTENT.sub("", LEAD_IN_WORDS.sub("", narrow(text))))
+    return len(NOT_CONTENT.sub("", LEAD_IN_WORDS.sub("", text)))
 
 
-def too_short(text: str) -> bool:
+def too_short(text: Seen) -> bool:
     """内容少于 MIN_CONTENT 个字的句子（引导语、“是的”）不判支持分。"""
     return content_characters(text) < MIN_CONTENT
 
 
-def material(text: str) -> int:
+def material(text: Seen) -> int:
     """句子有多少“字料”：中文二元组算 1，拉丁文单词算 2。太短的句子不判支持分。"""
     total = 0
-    for match in TOKEN.finditer(narrow(text)):
+    for match in TOKEN.finditer(text):
         word = match.group()
         total += len(word) - 1 if is_chinese_char(word[0]) else 2
     return total
@@ -143,7 +135,7 @@ class ClaimWords:
     all_distinct: list[str]  # 含虚词组成的二元组（修正时看句子是不是差不多照着资料写的）
 
 
-def claim_words(body: str) -> ClaimWords:
+def claim_words(body: Seen) -> ClaimWords:
     tokens = tokens_with_spans(body)
     content = [t for t in tokens if t[3]]
     return ClaimWords(content, list(dict.fromkeys(t[0] for t in content)),
@@ -152,16 +144,15 @@ def claim_words(body: str) -> ClaimWords:
 
 # ---------- 语言 ----------
 
-def script_counts(text: str) -> tuple[int, int]:
+def script_counts(text: Seen) -> tuple[int, int]:
     """text 里有几个汉字、几个拉丁单词。"""
-    text = narrow(text)
     return count_chinese(text), len(LATIN_WORD.findall(text))
 
 
-def language_of(text: str) -> str | None:
+def language_of(text: Seen) -> str | None:
     """按内容判断句子是中文（zh）还是拉丁字母的语言（en）：汉字数和拉丁单词数比。夹着英文产品名的中文句子仍是中文；
     说不清（太短、两样差不多又都很少）时为 None。"""
-    chinese, latin = script_counts(text[:4000])
+    chinese, latin = script_counts(Seen(text[:4000]))
     if chinese >= 3 or (chinese and chinese >= latin):
         return "zh"
     if latin >= 2 and not chinese:
@@ -174,7 +165,7 @@ def language_of(text: str) -> str | None:
 SOME_TEXT = 20
 
 
-def source_languages(text: str) -> tuple[str | None, frozenset[str]]:
+def source_languages(text: Seen) -> tuple[str | None, frozenset[str]]:
     """一条资料的主要语言（给人看：汉字不太少就是中文，否则有拉丁单词时是英文），以及它里面有哪些语言的正文。
     数的是整条资料（线性时间），不只是开头。"""
     chinese, latin = script_counts(text)

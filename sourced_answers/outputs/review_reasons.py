@@ -14,10 +14,11 @@ from sourced_answers.checker import (
     claim_words,
     compare,
     problem_places,
-    source_sentences,
+    read_claim,
     strip_terminal,
     support_model,
     without_citations,
+    written_sentences,
 )
 from sourced_answers.outputs.records import Record
 
@@ -111,7 +112,7 @@ class Evidence:
         for number in numbers:
             source = self.sources[number - 1]
             if number not in self.sentences:
-                self.sentences[number] = set(source_sentences(str(source.get("text") or "")))
+                self.sentences[number] = set(written_sentences(Source(str(source.get("text") or ""))))
             if sentence in self.sentences[number] and sentence != str(source.get("title") or "").strip():
                 return self.anchor(number, sentence)
         return None
@@ -190,8 +191,9 @@ class Reasons:
         if self.indexes is None:
             self.indexes = SourceIndexes([Source.from_json(source) for source in self.sources])
         index = self.indexes(number)
-        support = compare(body, claim_words(body), index, number)
-        model = support_model(calibration_of(body, [index]))
+        reading = read_claim(body)
+        support = compare(reading, claim_words(reading.text), index, number)
+        model = support_model(calibration_of(reading.text, [index]))
         return f"重合度 {support.overlap:.0%}，支持分 {model.score(support.features):.2f}"
 
 

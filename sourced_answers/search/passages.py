@@ -4,7 +4,7 @@
 """
 import re
 
-from sourced_answers.checker import tokens_with_spans
+from sourced_answers.checker import seen, tokens_with_spans
 
 NAVIGATION_MARK = re.compile(r"[|｜>›»]")
 LONG_BLOCK = 400
@@ -36,12 +36,12 @@ class Passages:
     def __init__(self, text: str, question: str) -> None:
         self.text = text
         self.blocks = split_blocks(text)
-        wanted = {token for token, _, _, content in tokens_with_spans(question) if content}
+        wanted = {token for token, _, _, content in tokens_with_spans(seen(question)) if content}
         ranked = []
         for position, block in enumerate(self.blocks):
             if is_navigation(block):
                 continue
-            found = {token for token, _, _, _ in tokens_with_spans(block)}
+            found = {token for token, _, _, _ in tokens_with_spans(seen(block))}
             ranked.append((-len(wanted & found), position))
         self.order = [position for _, position in sorted(ranked)]
 

@@ -24,6 +24,8 @@ from sourced_answers.checker import (
     claims_with_positions,
     numbers_in,
     quote,
+    read_claim,
+    seen,
     strip_terminal,
     token_set,
 )
@@ -64,15 +66,16 @@ def places_of(answer: str, report: Report) -> Places:
             status = report.claims[index].status if index < len(report.claims) else "too_short"
             if status == "too_short":
                 continue  # 太短、不判：不核对的地方
-            (passing if status == "supported" else flagged).append(claim.body)
+            (passing if status == "supported" else flagged).append(read_claim(claim.body).text)
         elif position in uncited_claims:
-            flagged.append(claim.body)
+            flagged.append(read_claim(claim.body).text)
         else:
             continue  # 引导语之类：不核对的地方
         if span:
             blanked[span[0]:span[1]] = " " * (span[1] - span[0])
-    rest = "".join(blanked)
-    return Places(token_set(" ".join(passing)), token_set(" ".join(flagged)), token_set(rest), numbers_in(rest))
+    rest = seen("".join(blanked))  # 不核对的地方也按同一种读法读：藏在 **粗体** 里、零宽字符中间的说法照样认得出
+    return Places(token_set(seen(" ".join(passing))), token_set(seen(" ".join(flagged))), token_set(rest),
+                  numbers_in(rest))
 
 
 def flagged_texts(answer: str, report: Report) -> list[str]:
@@ -111,10 +114,11 @@ class Identity:
 
 def identifying(text: str, indexes: SourceIndexes) -> Identity:
     """认得出这句话的东西（见 Identity）。"""
-    words = set(claim_words(text).distinct)
+    reading = seen(text)
+    words = set(claim_words(reading).distinct)
     known = [indexes(number) for number in range(1, len(indexes) + 1)]
     novel = {word for word in words if not any(word in index.postings for index in known)}
-    numbers = {value for value in numbers_in(text) if not any(value in index.quantities.values for index in known)}
+    numbers = {value for value in numbers_in(reading) if not any(value in index.quantities.values for index in known)}
     return Identity(novel, words, numbers)
 
 

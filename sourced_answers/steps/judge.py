@@ -43,6 +43,7 @@ from sourced_answers.checker import (
     SourceTerms,
     SupportRule,
     risks_in,
+    seen,
     support_model,
     without_citations,
     without_thinking,
@@ -184,8 +185,8 @@ class RiskFinder:
     def __call__(self, check: ClaimCheck) -> list[Risk]:
         for number in check.citations:
             if number not in self.terms:
-                self.terms[number] = SourceTerms(self.sources[number - 1].text)
-        return risks_in(without_citations(check.sentence), [self.terms[number] for number in check.citations])
+                self.terms[number] = SourceTerms(seen(self.sources[number - 1].text))
+        return risks_in(seen(without_citations(check.sentence)), [self.terms[number] for number in check.citations])
 
 
 def same_sentence(check: ClaimCheck | JudgeCall) -> tuple[str, tuple[int, ...]]:
@@ -213,9 +214,10 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
                   for check in report.claims)
 
     def one(check: ClaimCheck) -> JudgeCall:
-        source_text = "\n\n".join(sources[n - 1].text for n in check.citations)
+        # 评判模型读的也是读出来的文字：“**不**能”问成“不能”，零宽字符、HTML 标签不进提示词
+        source_text = "\n\n".join(seen(sources[n - 1].text) for n in check.citations)
         started = time.monotonic()
-        reply = ask(judge_messages(model, without_citations(check.sentence), source_text, window, rate))
+        reply = ask(judge_messages(model, seen(without_citations(check.sentence)), source_text, window, rate))
         return JudgeCall(check.paragraph, check.sentence, check.citations, reply, parse_verdict(reply),
                          round(time.monotonic() - started, 3), check.score, list(risks.get(id(check), ())))
 

@@ -33,6 +33,7 @@ from sourced_answers.checker import (
     citations_in,
     claim_words,
     claims_with_positions,
+    read_claim,
     strip_terminal,
     too_short,
     without_citations,
@@ -97,7 +98,7 @@ class Sources:
     def passing(self, claim: Claim, numbers: Sequence[int]) -> Fit | None:
         """claim 改引 numbers 时能否完全通过（支持分、数字、语言）而且差不多是照着资料写的；能时返回 Fit，否则 None。
         太短的句子不判支持分，谁都“通过”，所以不替它们找来源。"""
-        if too_short(claim.body) or not numbers:
+        if too_short(read_claim(claim.body).text) or not numbers:
             return None
         check, problem = check_claim(Claim(claim.paragraph, claim.text, claim.body, list(numbers)), self.sources,
                                      self.index_of, self.rule)
@@ -111,7 +112,7 @@ class Sources:
         """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
         key = ("coverage", claim.body, number)
         if key not in self.index_of.memo:
-            tokens = claim_words(claim.body).all_distinct
+            tokens = claim_words(read_claim(claim.body).text).all_distinct
             hits = self.index_of(number).best_window(tokens)[0] if tokens else 0
             self.index_of.memo[key] = hits / len(tokens) if tokens else 0.0
         found: float = self.index_of.memo[key]
@@ -127,7 +128,7 @@ class Sources:
 
     def find_best(self, claim: Claim) -> tuple[int, Fit] | None:
         found: tuple[int, Fit] | None = None
-        for number in self.index_of.candidates(claim_words(claim.body).distinct):
+        for number in self.index_of.candidates(claim_words(read_claim(claim.body).text).distinct):
             fit = self.passing(claim, [number])
             if fit is not None and (found is None or (fit.score or 0.0) > (found[1].score or 0.0)):
                 found = (number, fit)
@@ -243,7 +244,7 @@ def add_citation_edits(located: Located, uncited: Sequence[Unit], pool: Sources,
     for unit in uncited if budget is None else uncited[:budget]:
         planned: list[Edit] = []
         for claim, span in (located[position] for position in unit.claims):
-            if too_short(claim.body):
+            if too_short(read_claim(claim.body).text):
                 continue
             best = pool.best(claim) if span else None
             if best is None or span is None:
