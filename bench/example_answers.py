@@ -3,7 +3,9 @@
 每个例子是一条 --verify 的输入（answer、sources）加上一个认真的读者期待的结论：
   expect = "pass"           这个回答应当通过；
   expect = ("kind", …)      应当被标出，而且问题里有这几种（可以还有别的）；
-  expect = "flag"           应当被标出（哪一种都行：比如编造的一句话，说“对不上”“数字不符”都对）。
+  expect = "flag"           应当被标出（哪一种都行：比如编造的一句话，说“对不上”“数字不符”都对）；
+  miss = "为什么"           核对现在判不对它（知道的漏判、误报，写明原因）：测试断言它仍然判错，哪天判对了测试会提醒
+                            把 miss 去掉。
 bench/compare_verdicts.py 在两个版本上跑它们（连同 CiteCheck dev），列出结论变了的；tests/test_example_answers.py
 断言每一个都符合期待。新的形状、新的伪装、用户报来的回答，都加在这里。
 这些回答和资料是为本项目写的（资料大多是 --demo 的虚构网页），不来自任何数据集。
@@ -47,13 +49,13 @@ EXAMPLES: list[dict[str, Any]] = [
     {"id": "zh-copied-tags", "sources": NAS, "expect": ("copied_markup",), "answer": (
         '<source id="1">家用 NAS 至少选两盘位，方便做 RAID1 镜像。</source>')},
     # ---------- 说反了，以及否定的各种伪装 ----------
-    {"id": "zh-flip", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，不能容忍一块盘损坏 [2]。"},
-    {"id": "zh-flip-bold", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，**不**能容忍一块盘损坏 [2]。"},
-    {"id": "zh-flip-html", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，<b>不</b>能容忍一块盘损坏 [2]。"},
-    {"id": "zh-flip-zero-width", "sources": NAS, "expect": "flag",
+    {"id": "zh-flip", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，不能容忍一块盘损坏 [2]。"},
+    {"id": "zh-flip-bold", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，**不**能容忍一块盘损坏 [2]。"},
+    {"id": "zh-flip-html", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，<b>不</b>能容忍一块盘损坏 [2]。"},
+    {"id": "zh-flip-zero-width", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag",
      "answer": "RAID5 至少三块盘，不\u200b能容忍一块盘损坏 [2]。"},
-    {"id": "zh-flip-space", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，不 能容忍一块盘损坏 [2]。"},
-    {"id": "zh-flip-brackets", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，（不）能容忍一块盘损坏 [2]。"},
+    {"id": "zh-flip-space", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，不 能容忍一块盘损坏 [2]。"},
+    {"id": "zh-flip-brackets", "miss": "说反了是支持分的一个特征，不是确定的规则：重写过的规则在没见过的数据上 5 次里 2 次对（验证部分的 2 条没依据的陈述，和验证部分回答里 3 句有依据的话），达不到硬规则要的 80%。用 --judge 时这句会问评判模型（contradicts）", "sources": NAS, "expect": "flag", "answer": "RAID5 至少三块盘，（不）能容忍一块盘损坏 [2]。"},
     {"id": "zh-flip-traditional", "sources": NAS, "expect": "flag",
      "answer": "NAS 並不適合作為家裡的主備份，電腦和手機裡的照片沒有必要同步到 NAS 上 [5]。"},
     {"id": "zh-negation-agrees", "sources": NAS, "expect": "pass",

@@ -72,7 +72,7 @@ def row_of(data: dict) -> Row:
         if not cites_existing(claim, len(sources)):
             continue
         found = assess(claim, indexes)
-        row.certain |= bool(found.number_problem or found.cross_language or found.polarity_problem)
+        row.certain |= bool(found.number_problem or found.cross_language)
         for support in found.supports:
             row.claims.append(([support.features[name] for name in FEATURES], found.eligible))
     return row

@@ -117,8 +117,13 @@ def test_text_output_says_how_many_were_asked_for_their_risk(tmp_path, model_ser
             "支持 0，不支持 2，没有意见 0；支持分有把握的 5 句没有问）") in result.stdout
 
 
-def test_a_polarity_flip_is_settled_by_the_rule_not_the_judge(tmp_path, model_server):
-    """“不能容忍一块”对资料的“可以容忍一块”：确定的规则标出，risky 也不再问评判模型（它撤不掉）。"""
+@pytest.mark.parametrize("ask", ["band", "risky"])
+def test_a_polarity_flip_is_asked_whatever_its_score_and_the_judge_settles_it(tmp_path, model_server, ask):
+    """“不能容忍一块”对资料的“可以容忍一块”：说反了是支持分的一个特征，不是确定的规则（issue 36：没见过的数据上
+    5 次里只对 2 次）。支持分在区间之上也要问评判模型，由它定。"""
     flipped = GOOD_ANSWER + "\n\nRAID5 至少三块盘，不能容忍一块盘损坏 [2]。"
-    data = json.loads(verify(tmp_path, model_server, "judge-yes", flipped, "--json", "--judge-ask", "risky").stdout)
-    assert [p["kind"] for p in data["problems"]] == ["polarity_mismatch"] and data["judge"]["calls"] == []
+    said_no = json.loads(verify(tmp_path, model_server, "judge-no", flipped, "--json", "--judge-ask", ask).stdout)
+    [call] = [c for c in said_no["judge"]["calls"] if "不能容忍" in c["sentence"]]
+    assert call["verdict"] is False and [p["kind"] for p in said_no["problems"]] == ["judge_unsupported"]
+    said_yes = json.loads(verify(tmp_path, model_server, "judge-yes", flipped, "--json", "--judge-ask", ask).stdout)
+    assert said_yes["passed"] and any("不能容忍" in c["sentence"] for c in said_yes["judge"]["calls"])

@@ -151,9 +151,11 @@ def test_polarity_reads_every_disguise(name, how):
 def test_the_verdict_and_score_read_every_disguise(name, how):
     plain = check_answer(FLIPPED + " [1]。", NAS)
     hidden = check_answer(disguised(FLIPPED, "不能", how) + " [1]。", NAS)
-    assert not plain.passed and not hidden.passed
-    assert [c.score for c in hidden.claims] == [c.score for c in plain.claims]
+    assert plain.claims[0].contradicts and hidden.claims[0].contradicts
+    assert [(c.score, c.status) for c in hidden.claims] == [(c.score, c.status) for c in plain.claims]
     assert {p.kind for p in hidden.problems} == {p.kind for p in plain.problems}
+    invented = "RAID5 至少三块盘，可以同时容忍所有的盘一起损坏，数据永远不会丢"
+    assert not check_answer(disguised(invented, "所有", how) + " [1]。", NAS).passed
 
 
 @pytest.mark.parametrize("name, how", DISGUISES)

@@ -7,10 +7,11 @@
   4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
   5. 空的回答（或者只有短标题、代码块，没有一句可以核对的话）——empty_answer，从不通过；
   6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup；
-  7. 句子和资料里最接近的一句在同一处说反了（“不能容忍”对“可以容忍”）——polarity_mismatch（polarity.py）。
 学来的判断：
-  8. 每个带引用的句子有一个支持分（score.py；英文句子引英文资料时用英文的模型，见 calibration.py）；低于切点就是
-     weak_support。--rule tutorial 改用原教程的规则（句子的字二元组在所引资料里出现的比例不低于 0.35）。
+  7. 每个带引用的句子有一个支持分（score.py；英文句子引英文资料时用英文的模型，见 calibration.py）；低于切点就是
+     weak_support。句子和资料里最接近的一句在同一处说反了（“不能容忍”对“可以容忍”，polarity.py）是支持分的一个特征：
+     因此低于切点时问题的种类是 polarity_mismatch，说明里写出两边的说法（评判模型可以撤销它，和 weak_support 一样）。
+     --rule tutorial 改用原教程的规则（句子的字二元组在所引资料里出现的比例不低于 0.35）。
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
 from collections.abc import Sequence
@@ -20,7 +21,6 @@ from typing import Any, TypeVar
 from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
-from sourced_answers.checker.polarity import polarity_flip
 from sourced_answers.checker.quantities import (
     Known,
     contradicting_quantities,
@@ -82,7 +82,6 @@ class Assessment:
     eligible: bool = True
     number_problem: str | None = None
     cross_language: str | None = None
-    polarity_problem: str | None = None
     calibration: str = CHINESE
 
     def scores(self, model: SupportModel) -> list[float]:
@@ -150,13 +149,6 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     found.supports = [support_of(reading, words, n, index_of) for n in numbers]
     closest = max(found.supports, key=lambda support: support.overlap)
     found.closest = closest
-    evidence = index_of(closest.source).sentences[closest.sentence] if closest.sentence is not None else None
-    flip = polarity_flip(text, evidence) if evidence else None
-    if flip and evidence:
-        said = reading.origin_span(*flip.claim)
-        there = evidence[flip.source[0]:flip.source[1]]
-        found.polarity_problem = (f"“{quote(claim.text)}” 说“{quote(said)}”，资料 [{closest.source}]"
-                                  f"{cited_label(claim, [])} 在同一处说的是“{quote(there)}”：意思正好相反")
     if not claimed:
         return found
     missing = sorted(set(unmatched_quantities(claimed, known)))
@@ -215,22 +207,32 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
     else:
         weak = found.eligible and score < rule.limit(model)
     check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
-                       certain=found.number_problem is not None or found.polarity_problem is not None,
-                       calibration=found.calibration)
+                       certain=found.number_problem is not None, calibration=found.calibration,
+                       contradicts=found.supports[best].flip is not None)
     if weak:
-        check.status = "weak_support"
+        flipped = found.supports[best] if found.supports[best].flip else None
+        kind = "polarity_mismatch" if flipped and rule.name != "tutorial" else "weak_support"
+        check.status = kind
         better = better_source(found, index_of, scores[best], rule)
-        message = weak_message(found, overlap, rule)
+        message = flip_message(found, flipped, index_of) if kind == "polarity_mismatch" and flipped \
+            else weak_message(found, overlap, rule)
         if better:
             message += f"，可能应引用 [{better}]"
-        return check, Problem("weak_support", message, *where, overlap, evidence, better, score)
+        return check, Problem(kind, message, *where, overlap, evidence, better, score)
     if found.number_problem:
         check.status = "number_mismatch"
         return check, Problem("number_mismatch", found.number_problem, *where, overlap, evidence, score=score)
-    if found.polarity_problem:
-        check.status = "polarity_mismatch"
-        return check, Problem("polarity_mismatch", found.polarity_problem, *where, overlap, evidence, score=score)
     return check, None
+
+
+def flip_message(found: Assessment, support: Support, index_of: SourceIndexes) -> str:
+    """说反了：两边的说法都写出来（句子这边是用户写的原文）。"""
+    flip = support.flip
+    assert flip is not None and support.sentence is not None
+    said = found.reading.origin_span(*flip.claim)
+    there = index_of(support.source).sentences[support.sentence][flip.source[0]:flip.source[1]]
+    return (f"“{quote(found.claim.text)}” 说“{quote(said)}”，资料 [{support.source}]{cited_label(found.claim, [])} "
+            f"在同一处说的是“{quote(there)}”：意思正好相反")
 
 
 def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:

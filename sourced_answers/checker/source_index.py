@@ -80,6 +80,7 @@ class SourceIndex:
         title, text = title_reading.text, text_reading.text
         spans = sentence_spans(text)
         heading = [Seen(title.strip())] if title.strip() else []
+        self.has_title = bool(heading)  # 第 0 句是标题
         self.sentences = heading + [Seen(text[start:end]) for start, end in spans]
         self.written = [title_reading.original.strip()] * len(heading) + [
             text_reading.origin_span(start, end) for start, end in spans]

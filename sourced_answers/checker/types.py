@@ -107,7 +107,9 @@ class ClaimCheck:
     overlap：重合度（--rule tutorial 时是原教程的字二元组重合度）；source：给出这个分的资料编号；
     status：supported（通过）、too_short（太短，不判支持分）或问题的种类；
     certain：确定的规则（数字对不上）也标出了这句话——评判模型不问它，也撤不掉它；
-    calibration：支持分用的是哪一份模型，zh（中文）或 en（英文句子引英文资料时），没有支持分时为 None。"""
+    calibration：支持分用的是哪一份模型，zh（中文）或 en（英文句子引英文资料时），没有支持分时为 None；
+    contradicts：它和给出支持分的那条资料里最接近的一句在同一处说反了（支持分的一个特征，不是确定的规则；
+    用了 --judge 时这样的句子总要问评判模型）。"""
     paragraph: int
     sentence: str
     citations: list[int]
@@ -117,6 +119,7 @@ class ClaimCheck:
     status: str
     certain: bool = False
     calibration: str | None = None
+    contradicts: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))  # 字段都是简单的值（比 asdict 的深拷贝快得多：一个回答可能有上万个问题）
