@@ -243,3 +243,50 @@ def test_the_general_counter_matches_any_chinese_measure_word():
 def test_numerals_too_long_to_be_numbers_do_not_break_the_check(text):
     quantities_in(seen(text))
     assert kinds(f"RAID5 至少三块盘，可以容忍一块盘损坏，{text} [1]。", "RAID5 至少三块盘，可以容忍一块盘损坏。" + text) == []
+
+
+# ---------- 人们写数字的样子（issue 36：没见过的数据上数字不符的误报） ----------
+
+def test_an_ordinal_matches_its_chinese_numeral_and_another_counter():
+    source = "第60届格莱美奖颁奖典礼于纽约举行。他是第二位获得该奖项的华人歌手。"
+    assert kinds("第六十届格莱美奖颁奖典礼于纽约举行 [1]。", source) == []
+    assert kinds("他是第2名获得该奖项的华人歌手 [1]。", source) == []
+    assert kinds("第五十届格莱美奖颁奖典礼于纽约举行 [1]。", source) == ["number_mismatch"]
+
+
+def test_an_ordinal_is_not_contradicted_by_another_ordinal_nearby():
+    """“第三季第二集”对最接近的一句里的“第三集”：说的是另一集，不是矛盾；资料里有第二集就行。"""
+    source = "神探夏洛克第三季第二集的评价很高，看完第三集之后再回头看更有感触。"
+    assert kinds("神探夏洛克第三季第二集的评价很高 [1]。", source) == []
+
+
+@pytest.mark.parametrize("claim", [
+    "如果一块盘 500 元，四盘位的 NAS 装满要花不少钱 [1]。",
+    "以一台 3000 元的 NAS 为例，加上硬盘的花费不少 [1]。",
+    "打个比方，每月存 100 GB 照片，一年就要一块新盘 [1]。",
+])
+def test_amounts_given_as_an_example_are_not_claims(claim):
+    source = "四盘位的 NAS 装满硬盘花费不少，加上硬盘的花费也不少，一年就要一块新盘。"
+    assert "number_mismatch" not in kinds(claim, source)
+
+
+def test_a_date_matches_the_same_day_written_another_way():
+    source = "本届比赛于10月15日至16日进行决赛，颁奖在10月18、19日。第二天是3月1日。"
+    assert kinds("本届比赛10月16日进行决赛 [1]。", source) == []
+    assert kinds("颁奖在10月19日 [1]。", source) == []
+    assert kinds("比赛在16日进行决赛 [1]。", source) == []
+    assert kinds("本届比赛10月17日进行决赛 [1]。", source) == ["number_mismatch"]
+    assert kinds("第二天是3月1号 [1]。", "第二天是1日。") == []
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("全年国内生产总值为272100亿元 [1]。", "全年国内生产总值为27.21万亿元。"),
+    ("社会消费品零售总额3.07829万亿元 [1]。", "社会消费品零售总额30782.9亿元。"),
+    ("铁路营业里程达到3万公里 [1]。", "铁路营业里程达到30000公里。"),
+    ("这笔贷款是1.1亿元 [1]。", "这笔贷款是11000万元。"),
+    ("项目总投资4.35亿元 [1]。", "项目总投资43500万元。"),
+    ("售价 2 999 元 [1]。", "售价 2999 元。"),
+    ("售价 2,999 元 [1]。", "售价 2 999 元。"),
+])
+def test_magnitudes_and_grouped_digits_are_the_same_number(claim, source):
+    assert kinds(claim, source) == []

@@ -37,20 +37,27 @@ GLUED_NAME = re.compile(r"(?<=[a-z])[A-Z]+$")
 CHAIN = re.compile(r"[ \t]*[/／~～–-][ \t]*")
 DIMENSION = re.compile(r"[ \t]*[xX×][ \t]*")
 JOINERS = set(" \t/／~～–-xX×")  # CHAIN、DIMENSION 能开头的字符
-# 序数：“第七条”=“第 7 条”，读成 (7, "第条")，两边一样地比；“第 5 步”“第 3 点”“第二部分”“Step 5”“步骤 3”
-# 是讲解的步骤，不是事实，不算数量
+# 序数：“第七条”=“第 7 条”，读成 (7, "第条")；资料里有同一个序数（量词可以不同：“第二位”=“第二名”）或者同一个数
+# 就对得上。序数是编号、不是数量，不拿来和最接近的一句里别的序数比（“第三季第二集”对“看完第三集”不是矛盾）。
+# “第 5 步”“第 3 点”“第二部分”“Step 5”“步骤 3”是讲解的步骤，不是事实，不算数量
 ORDINAL = re.compile(rf"第[ \t]*([0-9]+|[零〇一二两三四五六七八九十百千]+)[ \t]*([{CJK}])")
 PROCEDURAL_ORDINALS = ("步", "点", "部分", "阶段")
 STEP = re.compile(r"(?<![A-Za-z])[Ss]tep[ \t]*[0-9]+|步骤[ \t]*[0-9]+")
 # 日期作为一个整体：“2015年8月23日”“2015-08-23”“8月23日”“二〇一五年八月二十三日”都是 (823, "日期")。
 # 年份不比（回答常给资料里的事补上年份，见 YEAR），月和日一起比
 _CHINESE_DIGIT = "零〇一二两三四五六七八九十"
+_DAY = rf"(?:[0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})"
+# 日期后面接着说的另一天：“10月15日至16日”“10月15、16日”里的 16 日也是 10 月的
+_AND = r"[ \t]*(?:至|到|和|及|与|、|-|–|~|～)[ \t]*"
+DATE_CONTINUED = re.compile(rf"{_AND}({_DAY})[ \t]*[日号]")
 DATE = re.compile(rf"(?:(?<![0-9])[0-9]{{4}}[ \t]*年[ \t]*|[{_CHINESE_DIGIT}]{{4}}年[ \t]*)?"
                   rf"(?<![0-9{_CHINESE_DIGIT}])([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*月[ \t]*"
-                  rf"([0-9]{{1,2}}|[{_CHINESE_DIGIT}]{{1,3}})[ \t]*[日号]"
+                  rf"({_DAY})(?:[ \t]*[日号]|(?={_AND}{_DAY}[ \t]*[日号]))"
                   r"|(?<![0-9])[0-9]{4}[-/.]([0-9]{1,2})[-/.]([0-9]{1,2})(?![0-9])")
 ISO_DATE = re.compile(r"[0-9]{4}[-/.][0-9]")
 DATE_UNIT = "日期"
+# 只说了几日的（“16日”）：资料里哪一个日期是这一天就对得上
+DAY = "日"
 MAX_DIGITS = 30
 # 数字后面的“万”“亿”是数的一部分：“42万人”= 420000 人，“1.75万亿”= 1.75e12
 MAGNITUDES = {"万": 10_000, "亿": 100_000_000}
@@ -59,8 +66,9 @@ TOTAL = re.compile(r"(?:总共|一共|合计|总计|共计|总数[为是]?|共�
                    r"|(?<![A-Za-z])(?:in total|a total of|total of))[ \t]*", re.IGNORECASE)
 TOTAL_REACH = 12
 # 举例用的数：“例如 100 元的商品……”说的是规则，不是事实，不拿来比
-EXAMPLE = re.compile(r"(?:例如|比如|譬如|举例来说|举个例子|假如|假设|e\.g\.|for example|for instance)[^。；;！？!?\n]*",
-                     re.IGNORECASE)
+EXAMPLE = re.compile(r"(?:例如|比如|譬如|诸如|举例来说|举个例子|举例|打个比方|比方说|假如|假设|如果|假若|倘若|要是"
+                     r"|以[^。；;，,！？!?\n]{1,20}为例|e\.g\.|for example|for instance|suppose|if you)"
+                     r"[^。；;！？!?\n]*", re.IGNORECASE)
 # 四个字母以上、却是计量单位的缩写
 MEASURE_UNITS = {"mbps", "gbps", "kbps", "iops", "kwh", "mhz", "ghz", "khz", "rpm", "inch", "byte", "bytes"}
 # 不当作复数去掉 s 的单位
@@ -155,7 +163,25 @@ def read_dates(text: str, found: set[Quantity]) -> str:
             return match.group()
         found.add((float(month * 100 + day), DATE_UNIT))
         return " " * len(match.group())
-    return DATE.sub(replace, text)
+
+    def replace_continued(match: re.Match[str]) -> str:
+        """日期和它后面接着说的另一天（“至16日”）：同一个月的那一天也是一个日期（那几个字留着，读成“16日”，
+        只说几日的句子也对得上它）。"""
+        replaced = replace(match)
+        month = numeral_value(match.group(1)) if match.group(1) and replaced != match.group() else None
+        end = match.end()
+        while month is not None and (more := DATE_CONTINUED.match(text, end)):
+            day = numeral_value(more.group(1))
+            if day is not None and 1 <= day <= 31:
+                found.add((float(month * 100 + day), DATE_UNIT))
+            end = more.end()
+        return replaced
+    return DATE.sub(replace_continued, text)
+
+
+def exact(value: float) -> float:
+    """乘上“万”“亿”之后的数取 12 位有效数字：1.1亿（1.1 × 10⁸ = 110000000.00000001）= 11000万。"""
+    return float(f"{value:.12g}")
 
 
 def magnitude_at(text: str, position: int) -> tuple[float, int]:
@@ -195,7 +221,7 @@ def quantities_in(seen_text: Seen, claim: bool = False) -> set[Quantity]:
             if len(digits) > MAX_DIGITS:
                 continue  # 几十位以上的一串数字不是一个数量（编号、哈希之类）；float() 读它还要花平方级的时间
             value = float(digits + (match.group(2) or "")[:MAX_DIGITS]) * factor
-            found.add((value, unit))
+            found.add((exact(value), unit))
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
         after = text[match.end():match.end() + 1]
@@ -230,19 +256,39 @@ class Known:
         self.quantities = frozenset(quantities)
         self.values = frozenset(value for value, _ in self.quantities)
         self.counted = frozenset(value for value, unit in self.quantities if unit and is_chinese_char(unit[0]))
+        self.ordinals = frozenset(value for value, unit in self.quantities if is_ordinal(unit))
+        self.days = frozenset(value % 100 for value, unit in self.quantities if unit == DATE_UNIT) | frozenset(
+            value for value, unit in self.quantities if unit == DAY)
 
     def __contains__(self, quantity: object) -> bool:
         return quantity in self.quantities
 
 
+def is_ordinal(unit: str | None) -> bool:
+    return unit is not None and unit.startswith("第")
+
+
+def found_in(quantity: Quantity, known: Known) -> bool:
+    """资料里有这个数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值；
+    通用的量词“个”和别的汉字量词算同一个单位（“两个盘位” = “两盘位”）；序数的量词可以不同（“第二位” = “第二名”）；
+    日期对得上资料里说同一天的另一种写法：只说几日的（“16日”）对资料里这一天的日期，日期对资料里只说了几日的这一天。"""
+    value, unit = quantity
+    if quantity in known or (value, None) in known:
+        return True
+    if (unit is None or is_noun_unit(unit)) and value in known.values:
+        return True
+    if unit == "个" and value in known.counted or (value, "个") in known and unit and is_chinese_char(unit[0]):
+        return True
+    if is_ordinal(unit):
+        return value in known.ordinals
+    if unit == DAY:
+        return value in known.days
+    return unit == DATE_UNIT and (value % 100, DAY) in known
+
+
 def unmatched_quantities(claimed: Set[Quantity], known: Known) -> list[float]:
-    """句子里在资料中找不到的数量。单位相同才算同一个数量；任何一边没有单位、或单位只是个名词时只比数值；
-    通用的量词“个”和别的汉字量词算同一个单位（“两个盘位” = “两盘位”）。"""
-    return sorted(value for value, unit in claimed
-                  if (value, unit) not in known and (value, None) not in known
-                  and not ((unit is None or is_noun_unit(unit)) and value in known.values)
-                  and not (unit == "个" and value in known.counted) and not ((value, "个") in known and unit
-                                                                            and is_chinese_char(unit[0])))
+    """句子里在资料中找不到的数量（见 found_in）。"""
+    return sorted(value for value, unit in claimed if not found_in((value, unit), known))
 
 
 def totals_in(text: Seen) -> set[Quantity]:
@@ -259,11 +305,12 @@ def contradicting_quantities(claimed: set[Quantity], nearby: set[Quantity], know
 
     nearby：最接近的那一句里的数量；known：整条资料里的数量；totals：句子里作为总数说出的数量。
     一个数出现在资料别处一般不算数（“RAID1 是两块盘”支持不了“RAID5 至少两块盘”）。只有两种例外，资料别处
-    一字不差地说过就不算矛盾：日期（最接近的一句可能在说同一本书的另一个日期），和总数（最接近的一句可能只说了一部分）。"""
+    一字不差地说过就不算矛盾：日期（最接近的一句可能在说同一本书的另一个日期），和总数（最接近的一句可能只说了一部分）。
+    序数不比：它是编号，最接近的一句里的另一个序数说的是另一集、另一届，不是矛盾（找不到它由 found_in 管）。"""
     found: list[float] = []
-    exempt = {quantity for quantity in claimed if quantity[1] == DATE_UNIT or quantity in totals}
-    checked = claimed - {quantity for quantity in exempt if not unmatched_quantities({quantity}, known)}
-    for unit in {unit for _, unit in checked if unit}:
+    exempt = {quantity for quantity in claimed if quantity[1] in (DATE_UNIT, DAY) or quantity in totals}
+    checked = claimed - {quantity for quantity in exempt if found_in(quantity, known)}
+    for unit in {unit for _, unit in checked if unit and not is_ordinal(unit)}:
         said = {value for value, u in checked if u == unit}
         there = {value for value, u in nearby if u == unit}
         if there and not said & there:
