@@ -110,6 +110,17 @@ EXAMPLES: list[dict[str, Any]] = [
         "- 管理员账号要开启两步验证，关闭默认的 admin 账号")},
     {"id": "zh-emoji-citation", "sources": NAS, "expect": ("uncited_paragraph",),
      "answer": "群晖的 NAS 系统比威联通稳定得多，适合所有家庭。👍 [1]"},
+    {"id": "zh-table-long-header", "sources": NAS, "expect": "pass", "answer": (
+        "| 型号规格 | 硬盘盘位数量 | 适合什么样的家庭 |\n| --- | :---: | ---: |\n| 两盘位 | 做 RAID1 镜像 [1] | 小家庭 [1] |")},
+    {"id": "zh-long-lead-in", "sources": NAS, "expect": "pass", "answer": (
+        "根据资料，家用 NAS 在选购时需要重点考虑下面这几个方面 [1]：\n\n- 家用至少选两盘位，方便做 RAID1 镜像\n"
+        "- 需要转码 4K 视频时选带核显的 Intel 型号")},
+    {"id": "zh-bold-lead-in-numbered", "sources": NAS, "expect": ("weak_support",), "answer": (
+        "**选购家用 NAS 要看这几点 [1]：**\n1. 家用至少选两盘位，方便做 RAID1 镜像\n2. RAID5 换盘后要重建阵列，大容量硬盘重建时间长")},
+    {"id": "zh-closing-quote-citation", "sources": NAS, "expect": "pass",
+     "answer": "“家用 NAS 至少选两盘位！方便做 RAID1 镜像！”[1]"},
+    {"id": "en-emoji-citation", "sources": NAS_EN, "expect": ("uncited_paragraph",),
+     "answer": "A NAS is the best device for every family. 👍 [1]"},
     {"id": "zh-heading-and-bold", "sources": NAS, "expect": "pass", "answer": (
         "## 硬盘位\n\n**家用至少选两盘位**，方便做 RAID1 镜像 [1]。\n\n## 安全\n\n"
         "管理员账号要**开启两步验证**，关闭默认的 admin 账号 [3]。")},

@@ -10,7 +10,7 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     """编号存在、抄了提示词标签、每段（每个列表项）有引用、没被引用的资料。
     返回 (问题, 没用到的编号, 引用过的编号, 结构)。"""
     structure = analyse(answer)
-    places: dict[int, list[int]] = {}  # 编号 → 引用它的段落（按顺序，不重复）
+    places: dict[int, list[int]] = {}  # 编号 → 写了它的段落（按顺序，不重复）
     for unit in structure.units:
         for number in unit_citations(unit):
             paragraphs = places.setdefault(number, [])
@@ -23,7 +23,9 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
         text = "\n".join(unit.lines).strip()
         problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
                                 paragraph=unit.paragraph, sentence=text))
-    cited = set(places)
+    # 用到的资料：回答里算数的引用（只有表情、符号的“👍 [3]”不算用到了 [3]）；不存在的编号由上面的规则报
+    cited = {number for unit in structure.units for number in unit.own} | {
+        number for number in places if not 1 <= number <= source_count}
     unused = [n for n in range(1, source_count + 1) if n not in cited]
     return problems, unused, cited, structure
 

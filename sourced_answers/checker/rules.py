@@ -15,7 +15,7 @@
 另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from sourced_answers.checker.calibration import calibration_of
@@ -105,7 +105,7 @@ def cited_label(claim: Claim, numbers: list[int]) -> str:
 def assess(claim: Claim, index_of: SourceIndexes) -> Assessment:
     """比较一个句子和它引用的每条资料（编号都存在）：重合度、特征、数字、语言。
     同一组资料上一字不差的句子（引用也一样）只比较一次：回答常常整句重复，修正时还要再核对几遍。"""
-    key = ("assess", claim.text, tuple(claim.citations), claim.inherited, claim.shared)
+    key = ("assess", claim.text, tuple(claim.citations), claim.inherited, claim.shared, claim.context)
     if key not in index_of.memo:
         index_of.memo[key] = assess_once(claim, index_of)
     found: Assessment = index_of.memo[key]
@@ -125,11 +125,13 @@ def known_quantities(numbers: Sequence[int], index_of: SourceIndexes) -> Known:
 
 def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     numbers = list(dict.fromkeys(claim.citations))
-    reading = read_claim(claim.body)  # 每条规则读的都是这一份（reading.py）；说明里引用的是原文
-    text = reading.text
-    words = claim_words(text)
+    own = read_claim(claim.body)  # 每条规则读的都是这一份（reading.py）；说明里引用的是原文
+    text = own.text
+    # 引出列表的那一句（“要看这几点 [1]：”）连同它列出的一项一起判支持分（check_claim 挑最好的一种）；数字只看它自己
+    reading = read_claim(f"{claim.body} {claim.context[0]}") if claim.context else own
+    words = claim_words(reading.text)
     # 太短的句子（内容不到 MIN_CONTENT 个字）、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
-    eligible = not too_short(text) and bool(words.distinct)
+    eligible = not too_short(reading.text) and bool(words.distinct)
     found = Assessment(claim, numbers, words, reading, eligible=eligible)
     cited = cited_label(claim, numbers)
     claimed = quantities_in(text, claim=True)
@@ -145,7 +147,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
         found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
         return found
-    found.calibration = calibration_of(text, [index_of(n) for n in numbers])
+    found.calibration = calibration_of(reading.text, [index_of(n) for n in numbers])
     found.supports = [support_of(reading, words, n, index_of) for n in numbers]
     closest = max(found.supports, key=lambda support: support.overlap)
     found.closest = closest
@@ -275,12 +277,22 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
                 rule: SupportRule = DEFAULT_RULE) -> tuple[ClaimCheck, Problem | None]:
     """核对一个带引用、编号都存在的句子：它的结果和它的问题（没有问题时为 None）。
     一字不差的句子（引用也一样）在同一组资料、同一条规则下只下一次结论，别处照抄一份、换上自己的段落号。"""
-    key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, claim.shared, rule)
+    key = ("conclude", claim.text, tuple(claim.citations), claim.inherited, claim.shared, claim.context, rule)
     if key not in index_of.memo:
-        found = assess(claim, index_of)
-        index_of.memo[key] = conclude(found, index_of, rule, support_model(found.calibration))
+        index_of.memo[key] = best_reading(claim, index_of, rule)
     check, problem = index_of.memo[key]
     return at_paragraph(check, claim.paragraph), at_paragraph(problem, claim.paragraph) if problem else None
+
+
+def best_reading(claim: Claim, index_of: SourceIndexes, rule: SupportRule) -> tuple[ClaimCheck, Problem | None]:
+    """下结论。引出列表的那一句（有 context）有几种读法：它自己，和它连同列表里的每一项；哪一种通过就通过，
+    都不通过时取支持分最高的那一种的结论。"""
+    variants = [replace(claim, context=())] + [replace(claim, context=(item,)) for item in claim.context]
+    results = []
+    for variant in variants:
+        found = assess(variant, index_of)
+        results.append(conclude(found, index_of, rule, support_model(found.calibration)))
+    return max(results, key=lambda result: (result[1] is None, result[0].score or 0.0))
 
 
 T = TypeVar("T", ClaimCheck, Problem)

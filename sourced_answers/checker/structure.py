@@ -3,6 +3,7 @@
 核对、修正、文字输出和审阅页都用这里切出来的同一份句子。全部是线性时间。
 """
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -14,6 +15,7 @@ from sourced_answers.checker.citations import (
     normalize_citations,
     without_citations,
 )
+from sourced_answers.checker.reading import seen
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.thinking import strip_think, think_spans
 from sourced_answers.checker.types import Claim
@@ -28,6 +30,10 @@ SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 # 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
 CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*)[ \t]*$")
 LEAD_IN_END = re.compile(r"[:：]\s*$")
+# 表格：表头下面的分隔行（| --- | :---: |，两边的竖线可以不写）；它和它上面的表头都不是要核对的话
+TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# 读出来之后还有一个字母、数字或汉字的句子才说了什么
+CONTENT = re.compile(r"[^\W_]")
 
 Span = tuple[int, int]
 
@@ -35,11 +41,12 @@ Span = tuple[int, int]
 @dataclass
 class Unit:
     """需要有引用的一块：段落里连续的正文行，或一个列表项（item 是它在段落里是第几项）。
-    claims：它的句子在 Structure.claims 里的位置。"""
+    claims：它的句子在 Structure.claims 里的位置；own：它自己写的、算数的引用（“👍 [1]”里的不算）。"""
     paragraph: int
     item: int | None
     lines: list[str]
     claims: range = range(0)
+    own: tuple[int, ...] = ()
 
     @property
     def where(self) -> str:
@@ -101,7 +108,21 @@ def split_paragraphs(answer: str) -> list[list[str]]:
             current = []
     if current:
         paragraphs.append(current)
-    return paragraphs
+    return [kept for kept in map(without_table_headings, paragraphs) if kept]
+
+
+def without_table_headings(lines: list[str]) -> list[str]:
+    """去掉表格的表头和分隔行：表头是列名（“| 型号 | 盘位 |”），不是一句要引用、要核对的话。"""
+    if not any(TABLE_SEPARATOR.match(line) and "-" in line and "|" in line for line in lines):
+        return lines
+    kept = []
+    for number, line in enumerate(lines):
+        separator = TABLE_SEPARATOR.match(line) and "|" in line
+        heading = number + 1 < len(lines) and "|" in line and bool(TABLE_SEPARATOR.match(lines[number + 1])) \
+            and "|" in lines[number + 1]
+        if not (separator or heading):
+            kept.append(line)
+    return kept
 
 
 def split_units(lines: list[str], paragraph: int) -> list[Unit]:
@@ -122,8 +143,20 @@ def split_units(lines: list[str], paragraph: int) -> list[Unit]:
 
 
 def is_lead_in(text: str) -> bool:
-    """“以下几点：”这样引出列表的一行：本身不需要引用，它的引用传给下面的列表项。"""
-    return bool(LEAD_IN_END.search(without_citations(text)))
+    """“以下几点：”这样引出列表的一行（读出来的样子：“**要点：**”也是）：本身不需要引用，它的引用传给下面的列表项。"""
+    return bool(LEAD_IN_END.search(seen(without_citations(text))))
+
+
+def says_something(claim: Claim) -> bool:
+    """读出来之后还有内容（字母、数字、汉字）的句子。"""
+    return bool(CONTENT.search(seen(claim.body)))
+
+
+def is_decoration(claim: Claim) -> bool:
+    """没有内容、却有表情或符号的一截（“👍 [1]”“🎉 [2]”）：不是一句话，它的引用也不算数。只有标点、记号的一截
+    （“……！”[1]”里引号后面的“”[1]”、“**[1]**”、“方面 [1]：”里的“：”）是前面那句话的尾巴，引用照样算这一段的。"""
+    text = seen(claim.body)
+    return not CONTENT.search(text) and any(unicodedata.category(char).startswith("S") for char in text)
 
 
 def claims_in_line(line: str, paragraph: int) -> list[Claim]:
@@ -132,7 +165,11 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
     line = CITATION_AFTER_LINE_END.sub(r"\2\1", line)
     claims: list[Claim] = []
     start = 0
+    marker = LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line)
+    marker_end = marker.end() if marker else 0  # “1. ”里的点是列表的记号，不是句号
     for end_mark in SENTENCE_END.finditer(line + "。"):
+        if end_mark.start() < marker_end:
+            continue
         segment_end = end_mark.start()
         cursor = start
         leading: list[int] = []
@@ -156,7 +193,8 @@ def analyse(answer: str) -> Structure:
     """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。核对、修正、审阅页常常要拆同一个回答
     好几遍：拆的结果缓存起来，每次给出一份新的句子（改了它也不影响下一次）。"""
     cached = analysed(answer)
-    claims = [Claim(c.paragraph, c.text, c.body, list(c.citations), c.inherited, c.shared) for c in cached.claims]
+    claims = [Claim(c.paragraph, c.text, c.body, list(c.citations), c.inherited, c.shared, c.context)
+              for c in cached.claims]
     return Structure(cached.units, claims, cached.uncited)
 
 
@@ -165,32 +203,45 @@ def analysed(answer: str) -> Structure:
     """analyse 的缓存（只读）。
 
     “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
-    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。段落（列表项）里没写引用的句子用这一段的引用核对。"""
+    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。引出行自己连同这些列表项一起判支持分（context）。
+    段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：不核对，
+    它的引用也不算这一段的引用。"""
     answer = normalize_citations(strip_think(strip_terminal(answer)))
     units: list[Unit] = []
     claims: list[Claim] = []
     uncited: list[Unit] = []
     lead_in_citations: list[int] = []
+    lead_in: Claim | None = None
     for number, lines in enumerate(split_paragraphs(answer), 1):
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
-            own = [n for c in unit_claims for n in c.citations]
+            own = [n for c in unit_claims if not is_decoration(c) for n in c.citations]
+            unit.own = tuple(own)
             for claim in unit_claims:
-                if own and not claim.citations:
+                if not says_something(claim):
+                    claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
+            for claim in unit_claims:
+                if own and not claim.citations and says_something(claim):
                     # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
                     # （一段末尾写一个引用的写法很常见）
                     claim.citations = list(dict.fromkeys(own))
                     claim.shared = True
             if unit.item is None:
-                lead_in = is_lead_in("\n".join(unit.lines))
-                lead_in_citations = own if lead_in else []
-                if not own and not lead_in:
+                leads = is_lead_in("\n".join(unit.lines))
+                lead_in_citations = own if leads else []
+                # 引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）
+                lead_in = next((c for c in reversed(unit_claims) if c.citations), None) if leads else None
+                if lead_in is not None:
+                    lead_in.context = ()
+                if not own and not leads:
                     uncited.append(unit)
             elif not own:
                 if lead_in_citations:
                     for claim in unit_claims:
                         claim.citations = list(lead_in_citations)
                         claim.inherited = True
+                    if lead_in is not None and unit_claims:
+                        lead_in.context += (" ".join(c.body for c in unit_claims),)
                 else:
                     uncited.append(unit)
             unit.claims = range(len(claims), len(claims) + len(unit_claims))

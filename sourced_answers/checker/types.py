@@ -43,13 +43,16 @@ class Source:
 @dataclass
 class Claim:
     """一个要核对的句子：原文（已统一引用写法）、去掉引用后的文字、依据的资料编号。
-    inherited：引用是从引出列表的那一行继承来的；shared：句子自己没写引用，用的是它所在段落（列表项）的引用。"""
+    inherited：引用是从引出列表的那一行继承来的；shared：句子自己没写引用，用的是它所在段落（列表项）的引用；
+    context：以冒号结尾、引出列表的那一句（“要看这几点 [1]：”）后面列出的每一项：它连同它引出的列表一起判，
+    自己、或者连同其中任何一项能通过就通过（一项编造的内容由那一项自己被标出，不在引出行上再标一次）。"""
     paragraph: int
     text: str
     body: str
     citations: list[int]
     inherited: bool = False
     shared: bool = False
+    context: tuple[str, ...] = ()
 
 
 @dataclass

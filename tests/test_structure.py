@@ -1,0 +1,117 @@
+"""回答的结构（checker/structure.py）：表格的表头不是话、引出列表的一行连同列表一起判、列表项继承引出行的引用
+并照样被核对、没有内容的句子不算一句话。中文和英文，也有小模型真会写成的样子（粗体的引出行、1. 编号、* 列表）。"""
+import pytest
+
+from sourced_answers.checker import DEFAULT_RULE, Source, analyse, check_answer
+from sourced_answers.search.demo_pages import ENGLISH_PAGES, NAS_PAGES
+from sourced_answers.steps.repair import fix_citations
+
+NAS = [Source(title=page["title"], text=page["text"]) for page in NAS_PAGES]
+NAS_EN = [Source(title=page["title"], text=page["text"]) for page in ENGLISH_PAGES]
+INVENTED_ITEM = "RAID5 换盘后要重建阵列，大容量硬盘重建时间长"  # 在资料 [2]，不在 [1]
+
+
+def kinds(answer, sources=NAS):
+    return sorted({problem.kind for problem in check_answer(answer, sources).problems})
+
+
+def sentences(answer):
+    return [claim.text for claim in analyse(answer).claims]
+
+
+# ---------- 表格 ----------
+
+@pytest.mark.parametrize("table", [
+    "| 型号规格 | 硬盘盘位数量 | 适合什么样的家庭 |\n| --- | :---: | ---: |\n| 两盘位 | 做 RAID1 镜像 [1] | 小家庭 [1] |",
+    "型号规格 | 硬盘盘位数量 | 适合什么样的家庭\n--- | --- | ---\n两盘位 | 做 RAID1 镜像 [1] | 小家庭 [1]",
+])
+def test_a_table_header_and_its_separator_are_not_claims(table):
+    assert not any("型号规格" in text or "---" in text for text in sentences(table))
+    assert kinds(table) == []
+
+
+def test_an_english_table_header_is_not_a_claim():
+    table = ("| Which RAID level to pick | How many disks it needs |\n|---|---|\n"
+             "| RAID 5 | needs at least three disks [2] |")
+    assert kinds(table, NAS_EN) == []
+
+
+def test_a_table_row_is_still_checked():
+    table = "| 盘位 | 适合 |\n| --- | --- |\n| 两盘位 | 做 RAID1 镜像 [1] |\n| 四盘位 | 群晖的系统比威联通稳定得多 [1] |"
+    assert kinds(table) == ["weak_support"]
+
+
+# ---------- 引出列表的一行 ----------
+
+@pytest.mark.parametrize("lead_in", [
+    "根据资料，家用 NAS 在选购时需要重点考虑下面这几个方面 [1]：",
+    "**选购家用 NAS 要看这几点 [1]：**",
+    "选购家用 NAS 要看这几点：[1]",
+    "[1] 家用 NAS 选购要点：",
+])
+def test_a_lead_in_is_judged_together_with_the_list_it_introduces(lead_in):
+    answer = f"{lead_in}\n\n- 家用至少选两盘位，方便做 RAID1 镜像\n- 需要转码 4K 视频时选带核显的 Intel 型号"
+    assert kinds(answer) == []
+
+
+def test_an_english_lead_in_is_judged_together_with_its_list():
+    answer = ("Based on the sources, when you choose a home NAS you should think about these points [1]:\n\n"
+              "- pick at least two bays so that you can mirror your data with RAID 1\n"
+              "- 8GB of RAM is a sensible start if you plan to run Docker containers")
+    assert kinds(answer, NAS_EN) == []
+
+
+@pytest.mark.parametrize("items", [
+    "- 家用至少选两盘位，方便做 RAID1 镜像\n- {invented}",
+    "1. 家用至少选两盘位，方便做 RAID1 镜像\n2. {invented}",
+    "1、家用至少选两盘位，方便做 RAID1 镜像\n2、{invented}",
+    "* 家用至少选两盘位，方便做 RAID1 镜像\n* {invented}",
+    "- **硬盘位**：家用至少选两盘位，方便做 RAID1 镜像\n- **重建**：{invented}",
+])
+def test_an_uncited_item_inherits_the_lead_in_citation_and_is_flagged_alone(items):
+    answer = "选购家用 NAS 要看这几点 [1]：\n" + items.format(invented=INVENTED_ITEM)
+    report = check_answer(answer, NAS)
+    [problem] = report.problems
+    assert problem.kind == "weak_support" and INVENTED_ITEM in problem.sentence
+    assert problem.message.endswith("可能应引用 [2]") and "继承自上文" in problem.message
+    assert not any(text.strip() in ("1", "2") for text in sentences(answer))  # “1.”是编号，不是一句话
+
+
+def test_fix_recites_an_inherited_item_that_its_lead_in_does_not_support():
+    answer = f"选购家用 NAS 要看这几点 [1]：\n\n- 家用至少选两盘位，方便做 RAID1 镜像\n- {INVENTED_ITEM}"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed.endswith(f"- {INVENTED_ITEM} [2]") and report.passed
+    assert [repair.kind for repair in repairs] == ["recite"]
+
+
+def test_a_list_under_a_source_title_line_inherits_its_number():
+    answer = "[2] RAID1 和 RAID5 的区别：\n- RAID5 至少三块盘，可以容忍一块盘损坏\n- 管理员账号要开启两步验证，关闭默认的 admin 账号"
+    [problem] = check_answer(answer, NAS).problems
+    assert problem.kind == "weak_support" and "管理员账号" in problem.sentence and "可能应引用 [3]" in problem.message
+
+
+# ---------- 没有内容的句子 ----------
+
+@pytest.mark.parametrize("empty", ["👍 [1]", "🙂🎉 [1][2]", "**👍** [1]", "✅ [1]"])
+def test_a_sentence_without_content_carries_no_claim_and_its_citation_counts_for_nothing(empty):
+    answer = f"群晖的 NAS 系统比威联通稳定得多，适合所有家庭。{empty}"
+    report = check_answer(answer, NAS)
+    assert [problem.kind for problem in report.problems] == ["uncited_paragraph"]
+    assert report.claims == [] and report.unused == [1, 2, 3, 4, 5]
+
+
+def test_an_english_sentence_without_content_carries_no_claim():
+    report = check_answer("A NAS is the best device for every family. 👍 [1]", NAS_EN)
+    assert [problem.kind for problem in report.problems] == ["uncited_paragraph"] and report.claims == []
+
+
+@pytest.mark.parametrize("tail", ["”[1]", "**[1]**", "）[1]"])
+def test_a_citation_after_closing_punctuation_belongs_to_the_sentence_before_it(tail):
+    """“……以后一定常来！”[1]”：引号后面的引用是前面那几句的，不是一句没有内容的话。"""
+    answer = f"“家用 NAS 至少选两盘位！方便做 RAID1 镜像！{tail}"
+    report = check_answer(answer, NAS)
+    assert "uncited_paragraph" not in {problem.kind for problem in report.problems} and 1 not in report.unused
+
+
+def test_a_nonexistent_number_behind_an_emoji_is_still_reported():
+    assert "missing_source" in kinds("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。👍 [9]")
