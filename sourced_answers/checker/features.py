@@ -90,7 +90,7 @@ def compare(body: Reading, words: ClaimWords, index: SourceIndex, number: int) -
     if not distinct:
         return Support(number, 1.0, None, None, features=features_of(body.text, words, index, 1.0, 0, None))
     match = index.match(distinct)
-    evidence = index.written[match.sentence] if match.sentence is not None else None
+    evidence = index.written(match.sentence) if match.sentence is not None else None
     flip = flip_against(body.text, index, match.sentence)
     span, longest = novel_span(words, index)
     overlap = round(match.window_hits / len(distinct), 4)

@@ -3,8 +3,8 @@
 回答和资料先在这里读一遍，读成一个人看渲染出来的回答时看到的样子：
   · 去掉 Markdown 的强调记号（**粗体**、__粗体__、*斜体*、~~删除线~~、`代码`）、行内的 HTML 标签（<b>、<span …>），
     HTML 实体换成它表示的字（&nbsp; → 空格，&#x4e0d; → 不），Markdown 链接 [文字](网址) 只留文字；
-  · 去掉看不见的字符：零宽字符、软连字符、双向控制符、BOM、标签字符、组合用的附加符号（终端控制序列在更早的一步
-    由 terminal.py 整个去掉）；分行符 U+2028/U+2029 当作换行；
+  · 去掉看不见的字符：零宽字符、软连字符、双向控制符、BOM、标签字符、变体选择符（终端控制序列整个去掉，
+    和 terminal.py 同一条规则）；分行符 U+2028/U+2029 当作换行；
   · 各种文字的十进制数字（数学粗体 𝟑、阿拉伯-印度 ٣、天城文 ३、全角 ３……）都换成 ASCII 的 0-9；上标的数字
     （³⁹⁹⁹）是数时也换，紧跟在字母或数字后面的上标是指数、化学式（m²、H₂O），不动，紧跟在字后面、后面是标点的上标
     是脚注记号，去掉；
@@ -29,7 +29,7 @@ from typing import NewType
 
 from sourced_answers.checker.terminal import CONTROL, strip_terminal
 from sourced_answers.checker.text import CJK
-from sourced_answers.checker.unicode_ranges import LINE_UNSAFE, MARKS, parsed
+from sourced_answers.checker.unicode_ranges import LINE_UNSAFE, parsed
 
 Seen = NewType("Seen", str)
 
@@ -75,9 +75,10 @@ def fold_run(match: re.Match[str]) -> str:
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
 SCRIPT_DIGITS = {char: str(value) for chars in (SUPERSCRIPTS, SUBSCRIPTS) for value, char in enumerate(chars)}
-# 看不见的字符：控制字符（换行和制表符除外）、格式字符、组合用的附加符号（U+2028/U+2029 在第一遍已经换成换行）
-INVISIBLE_RANGES = [(start, end) for start, end in parsed(LINE_UNSAFE) + parsed(MARKS) if start > 0x1F] + [
-    (0x00, 0x08), (0x0B, 0x1F)]
+# 看不见的字符：控制字符（换行和制表符除外）、格式字符（零宽字符、软连字符、双向控制、BOM、标签字符）、
+# 变体选择符和组合用字素连接符（U+2028/U+2029 在第一遍已经换成换行）。带着显示出来的附加符号（重音）不算看不见
+INVISIBLE_RANGES = [(start, end) for start, end in parsed(LINE_UNSAFE) if start > 0x1F] + [
+    (0x00, 0x08), (0x0B, 0x1F), (0x034F, 0x034F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
 INVISIBLE = "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in INVISIBLE_RANGES)
 NEGATION_WORD = "没有|不|没|无|未|非|别|勿"
 MARKUP = re.compile(
@@ -92,8 +93,8 @@ SPACING = re.compile(
     rf"|(?P<number>(?<![A-Za-z0-9.])[0-9]+(?:\.[0-9]+)?)[ \t]+(?=[{CJK}])"
     rf"|(?P<grouped>(?<![0-9.,])[0-9]{{1,3}}(?:[ ,'’][0-9]{{3}})+(?![0-9])(?:[ \t]+(?=[{CJK}]))?)"
     rf"|(?P<bracketed>[（(【\[][ \t]*(?P<negation>{NEGATION_WORD})[ \t]*[）)】\]])")
-TRIGGER = re.compile(f"[*_~`<&\\[{SUPERSCRIPTS}{SUBSCRIPTS}{INVISIBLE}]|[{CJK}0-9][ \t]|[0-9][,'’][0-9]"
-                     f"|[（(【][ \t]*(?:{NEGATION_WORD})")
+# 有没有要第二遍、第三遍做的事（没有就不做：绝大多数句子两遍都不用）
+MARKUP_TRIGGER = re.compile(f"[*_~`<&\\[{SUPERSCRIPTS}{SUBSCRIPTS}{INVISIBLE}]")
 LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 
 
@@ -103,9 +104,14 @@ def emphasis(text: str, start: int, end: int) -> str:
     before = text[start - 1] if start else ""
     after = text[end] if end < len(text) else ""
     if run[0] == "*":
-        left = text[:start].rstrip(" ")[-1:]
-        right = text[end:].lstrip(" ")[:1]
-        return run if left.isdigit() and right.isdigit() else ""
+        left = start - 1
+        while left >= 0 and text[left] == " ":
+            left -= 1
+        right = end
+        while right < len(text) and text[right] == " ":
+            right += 1
+        digits = left >= 0 and text[left].isdigit() and right < len(text) and text[right].isdigit()
+        return run if digits else ""
     if run[0] == "_":
         return run if LATIN_OR_DIGIT.fullmatch(before or " ") and LATIN_OR_DIGIT.fullmatch(after or " ") else ""
     return ""
@@ -248,13 +254,14 @@ def read(text: str, track: bool = True) -> Reading:
     终端控制序列整个去掉（terminal.py）；回答在拆成句子之前已经去掉了，所以句子的位置照样对得上原文。"""
     if CONTROL.search(text):
         text = strip_terminal(text)
-    if not TRIGGER.search(text) and not FOLD.search(text):
-        return Reading(Seen(text), text)
-    folded = FOLD.sub(fold_run, text)
-    if not TRIGGER.search(folded):
-        return Reading(Seen(folded), text)
-    middle, first = edited(folded, MARKUP, markup_replacement, track)
+    folded = FOLD.sub(fold_run, text) if FOLD.search(text) else text
+    if MARKUP_TRIGGER.search(folded):
+        middle, first = edited(folded, MARKUP, markup_replacement, track)
+    else:
+        middle, first = folded, ()
     final, second = edited(middle, SPACING, spacing_replacement, track)
+    if not first and not second:
+        return Reading(Seen(final), text)
     return Reading(Seen(final), text, composed(second, Reading(Seen(middle), text, first)) if track else ())
 
 

@@ -36,17 +36,20 @@ Span = tuple[int, int]
 
 def sentence_spans(text: str) -> list[Span]:
     """资料里每一句的位置（按 。！？；和换行，以及英文句点后的空白切开，两头的空白不算）。"""
-    spans = []
+    spans: list[Span] = []
     for piece in SOURCE_SENTENCE.finditer(text):
-        cuts = [piece.start()] + [point for gap in ENGLISH_SENTENCE_BREAK.finditer(text, piece.start(), piece.end())
-                                  for point in gap.span()] + [piece.end()]
-        for start, end in zip(cuts[::2], cuts[1::2], strict=True):
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if end > start:
-                spans.append((start, end))
+        if "." in piece.group():
+            cuts = [piece.start()] + [point for gap in ENGLISH_SENTENCE_BREAK.finditer(text, piece.start(), piece.end())
+                                      for point in gap.span()] + [piece.end()]
+            parts = list(zip(cuts[::2], cuts[1::2], strict=True))
+        else:
+            parts = [piece.span()]
+        for start, end in parts:
+            part = text[start:end]
+            kept = part.strip()
+            if kept:
+                left = start + len(part) - len(part.lstrip())
+                spans.append((left, left + len(kept)))
     return spans
 
 
@@ -80,10 +83,9 @@ class SourceIndex:
         title, text = title_reading.text, text_reading.text
         spans = sentence_spans(text)
         heading = [Seen(title.strip())] if title.strip() else []
-        self.has_title = bool(heading)  # 第 0 句是标题
         self.sentences = heading + [Seen(text[start:end]) for start, end in spans]
-        self.written = [title_reading.original.strip()] * len(heading) + [
-            text_reading.origin_span(start, end) for start, end in spans]
+        self.has_title = bool(heading)
+        self.readings = (title_reading, text_reading, spans)  # 给人看的证据句用到时才取原文（written）
         self.postings: defaultdict[str, list[int]] = defaultdict(list)
         for number, sentence in enumerate(self.sentences):
             for token in token_set(sentence):
@@ -94,6 +96,15 @@ class SourceIndex:
         self.title, self.text = title, text
         self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）
         self.grams: dict[int, set[tuple[str, ...]]] = {}
+
+    def written(self, sentence: int) -> str:
+        """第 sentence 句原来的写法（标题是第 0 句，如果有标题）：给人看的证据句。"""
+        title_reading, text_reading, spans = self.readings
+        if self.has_title:
+            if sentence == 0:
+                return title_reading.original.strip()
+            sentence -= 1
+        return text_reading.origin_span(*spans[sentence])
 
     @cached_property
     def quantities(self) -> Known:
@@ -185,7 +196,8 @@ def index_of_source(source: Source) -> SourceIndex:
 
 def written_sentences(source: Source) -> list[str]:
     """资料（标题算第一句）里每一句原来的写法：核对给出的证据句都在里面（审阅页凭它在正文里高亮）。"""
-    return index_of_source(source).written
+    index = index_of_source(source)
+    return [index.written(number) for number in range(len(index.sentences))]
 
 
 class SourceIndexes:

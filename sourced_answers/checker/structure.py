@@ -25,6 +25,7 @@ RULE = re.compile(r"^\s{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,3}[.)、]|[（(]\d{1,3}[)）])\s+")
 LIST_ITEM_CJK = re.compile(r"^\s*(?:\d{1,3}[、]|[（(]\d{1,3}[)）])")
+NUMBERED = set("0123456789(（")  # 编号列表项的第一个字
 QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
 SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 # 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
@@ -34,6 +35,8 @@ LEAD_IN_END = re.compile(r"[:：]\s*$")
 TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 # 读出来之后还有一个字母、数字或汉字的句子才说了什么
 CONTENT = re.compile(r"[^\W_]")
+# 读的时候会被去掉的记号（强调、标签、实体、链接）：没有它们的文字，读之前和读之后有没有字、结尾是什么都一样
+MARKED_UP = re.compile(r"[*_~`<&\[]")
 
 Span = tuple[int, int]
 
@@ -108,12 +111,14 @@ def split_paragraphs(answer: str) -> list[list[str]]:
             current = []
     if current:
         paragraphs.append(current)
+    if "|" not in answer:
+        return paragraphs  # 没有表格（绝大多数回答）
     return [kept for kept in map(without_table_headings, paragraphs) if kept]
 
 
 def without_table_headings(lines: list[str]) -> list[str]:
     """去掉表格的表头和分隔行：表头是列名（“| 型号 | 盘位 |”），不是一句要引用、要核对的话。"""
-    if not any(TABLE_SEPARATOR.match(line) and "-" in line and "|" in line for line in lines):
+    if not any("|" in line and "--" in line and TABLE_SEPARATOR.match(line) for line in lines):
         return lines
     kept = []
     for number, line in enumerate(lines):
@@ -144,19 +149,31 @@ def split_units(lines: list[str], paragraph: int) -> list[Unit]:
 
 def is_lead_in(text: str) -> bool:
     """“以下几点：”这样引出列表的一行（读出来的样子：“**要点：**”也是）：本身不需要引用，它的引用传给下面的列表项。"""
-    return bool(LEAD_IN_END.search(seen(without_citations(text))))
+    plain = without_citations(text)
+    if LEAD_IN_END.search(plain):
+        return True
+    return bool(MARKED_UP.search(plain)) and bool(LEAD_IN_END.search(seen(plain)))  # 没有记号就不必再读一遍
 
 
 def says_something(claim: Claim) -> bool:
     """读出来之后还有内容（字母、数字、汉字）的句子。"""
-    return bool(CONTENT.search(seen(claim.body)))
+    return has_content(claim.body)
+
+
+@lru_cache(maxsize=4096)
+def has_content(body: str) -> bool:
+    """（回答常常整句重复：同一句只判断一次。）"""
+    if not MARKED_UP.search(body):
+        return bool(CONTENT.search(body))  # 绝大多数句子：没有记号，不必再读一遍
+    return bool(CONTENT.search(seen(body)))
 
 
 def is_decoration(claim: Claim) -> bool:
     """没有内容、却有表情或符号的一截（“👍 [1]”“🎉 [2]”）：不是一句话，它的引用也不算数。只有标点、记号的一截
     （“……！”[1]”里引号后面的“”[1]”、“**[1]**”、“方面 [1]：”里的“：”）是前面那句话的尾巴，引用照样算这一段的。"""
-    text = seen(claim.body)
-    return not CONTENT.search(text) and any(unicodedata.category(char).startswith("S") for char in text)
+    if says_something(claim):
+        return False
+    return any(unicodedata.category(char).startswith("S") for char in seen(claim.body))
 
 
 def claims_in_line(line: str, paragraph: int) -> list[Claim]:
@@ -165,10 +182,12 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
     line = CITATION_AFTER_LINE_END.sub(r"\2\1", line)
     claims: list[Claim] = []
     start = 0
-    marker = LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line)
+    first = line[:1]
+    numbered = first in NUMBERED or first in " \t" and line.lstrip()[:1] in NUMBERED
+    marker = (LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line)) if numbered else None
     marker_end = marker.end() if marker else 0  # “1. ”里的点是列表的记号，不是句号
     for end_mark in SENTENCE_END.finditer(line + "。"):
-        if end_mark.start() < marker_end:
+        if marker_end and end_mark.start() < marker_end:
             continue
         segment_end = end_mark.start()
         cursor = start
@@ -215,13 +234,14 @@ def analysed(answer: str) -> Structure:
     for number, lines in enumerate(split_paragraphs(answer), 1):
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
-            own = [n for c in unit_claims if not is_decoration(c) for n in c.citations]
+            contentful = [has_content(c.body) for c in unit_claims]
+            own = [n for c, said in zip(unit_claims, contentful, strict=True) if said or not is_decoration(c)
+                   for n in c.citations]
             unit.own = tuple(own)
-            for claim in unit_claims:
-                if not says_something(claim):
+            for claim, said in zip(unit_claims, contentful, strict=True):
+                if not said:
                     claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
-            for claim in unit_claims:
-                if own and not claim.citations and says_something(claim):
+                elif own and not claim.citations:
                     # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
                     # （一段末尾写一个引用的写法很常见）
                     claim.citations = list(dict.fromkeys(own))
