@@ -151,7 +151,8 @@ def main(argv=None):
                   + ("（目标 ≤ 10 秒）" if count == 200_000 else ""), flush=True)
         for unique, label in ((False, "语料（每条同样 5 个网页）"), (True, "语料（每条的网页都不一样）")):
             path, count = write_corpus(folder, corpus_size, unique)
-            seconds = side_by_side({name: tree for name, tree in trees.items() if name in ("现在", BEFORE_SCORE)},
+            seconds = side_by_side({name: tree for name, tree in trees.items()
+                                    if name in ("现在", BEFORE_READING, BEFORE_SCORE)},
                                    path, max(1, args.rounds - 1), "--jobs", "1")
             speed = {name: count / value for name, value in seconds.items()}
             shown_speed = "，".join(f"{name} {value:.0f} 条/秒" for name, value in speed.items())
