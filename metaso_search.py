@@ -9,14 +9,16 @@ from sourced_answers.cli.launch import guard_startup, masked_printer, run
 guard_startup(__name__)  # 最先做：导入期间按 Ctrl-C 也安静地结束
 
 import os
+import sys
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url
 from sourced_answers.core.environment import METASO_BASE
 from sourced_answers.core.errors import ENDINGS, ExitCode, MetasoError, MissingKeyError, exit_code_of
+from sourced_answers.core.masking import masked_json
+from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import SEARCH_DEFAULTS, SIZE_RANGE
-from sourced_answers.core.text import masked_json
 from sourced_answers.search.metaso_search import (
     DEFAULT_BASE,
     Client,
@@ -55,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
                           on_retry=say)
     except ENDINGS as ending:
         return exit_code_of(ending, say)
-    print(masked_json(response, secrets, indent=2), end="")
+    output = SafeWriter(sys.stdout, secrets, terminal_safe=False)  # JSON 原样（控制字符已经转义），密钥遮掉
+    output.write(masked_json(response, secrets, indent=2))
+    output.finish()
     return ExitCode.PASSED
 
 

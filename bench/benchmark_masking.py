@@ -9,9 +9,9 @@
 import io
 import time
 
+from sourced_answers.core.masking import mask
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import MAX_KEY_LENGTH
-from sourced_answers.core.text import mask
 
 KEY = "sk-MODEL-CANARY-0123456789"
 PAGE = "家用 NAS 至少选两盘位，方便做 RAID1 镜像。需要转码 4K 视频时选带核显的 Intel 型号。\n"

@@ -68,6 +68,8 @@ SCRIPTS = {
     "echo-auth-hidden": {"echo_auth": True, "hidden": True},
     # 流式回答说了两段之后在流里报错，错误的说明里回显请求头（带着密钥）
     "error-echoes-auth": {"content": GOOD_ANSWER, "error_after": 2},
+    # 还没回答就报错（500），错误的说明里回显请求头，密钥的每两个字之间夹着 model_server.echo_separator
+    "fail-echoes-auth": {"status_echo": 500},
     # 各种不守规矩的 OpenAI 兼容服务
     "parts": {"content": GOOD_ANSWER, "as_parts": True},                 # content 是“内容片段”列表
     "content-number": {"content": GOOD_ANSWER, "content_value": 42},     # content 是个数字
@@ -250,6 +252,10 @@ class ScriptedModel:
                                          f"{header} 这里 [1]。"}
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
+                if script and script.get("status_echo"):
+                    header = model_server.echo_separator.join(self.headers.get("Authorization") or "")
+                    script = {"status": script["status_echo"],
+                              "error": {"error": {"message": f"上游出错，收到的请求头：{header}"}}}
                 if script and script.get("minicheck"):
                     messages = body["messages"]
                     trained_form = (len(messages) == 1 and messages[0]["role"] == "user"

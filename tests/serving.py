@@ -133,3 +133,26 @@ def shows(text: str, *keys: str) -> bool:
     （参照的做法，和程序遮密钥的实现无关。）"""
     visible = "".join(char for char in text if unicodedata.category(char) not in ("Cc", "Cf", "Mn", "Me", "Zl", "Zp"))
     return any(key in visible for key in keys)
+
+
+class InProcess:
+    """--serve 的整个应用（门加接口）在测试进程里，经 Starlette 的测试客户端请求：协议、错误、流式、门的规矩都这样测，
+    不起进程、不开端口。主机名是 127.0.0.1（服务在听的地址；别的主机名门会拒绝）。log 收着访问日志和说明。"""
+
+    def __init__(self, env: dict[str, str], *flags: str) -> None:
+        from starlette.testclient import TestClient
+
+        from sourced_answers.cli.config import build_settings
+        from sourced_answers.cli.parser import build_parser
+        from sourced_answers.servers.openai_server import asgi_app
+        settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "127.0.0.1:0", *flags]),
+                                  env, [])
+        self.log: list[str] = []
+        self.client = TestClient(asgi_app(settings, self.log.append), base_url="http://127.0.0.1",
+                                 raise_server_exceptions=False)
+
+    def post(self, path: str, body: object = None, **options: object):
+        return self.client.post("/v1" + path, json=body, **options)
+
+    def close(self) -> None:
+        self.client.close()

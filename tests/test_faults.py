@@ -10,8 +10,8 @@ import time
 import pytest
 
 from fake_metaso import FAULTS, INJECTION_PAGES, FakeMetaso
+from sourced_answers.core.masking import REDACTED
 from sourced_answers.core.safe_output import SafeWriter
-from sourced_answers.core.text import REDACTED
 from tests.support import CANARY_KEY, GOOD_ANSWER, HERE, TextSink, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"

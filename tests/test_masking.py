@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_metaso import FakeMetaso
+from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_data, masked_json
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import MAX_KEY_LENGTH
-from sourced_answers.core.text import REDACTED, json_unescaped, mask, mask_data, masked_json
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -141,9 +141,37 @@ def test_a_key_that_is_mostly_invisible_is_too_short_to_mask_with():
     assert mask("回显 sk-model-key", secrets_to_mask({"ANS_API_KEY": "sk-\u200bmodel-key"})) == f"回显 {REDACTED}"
 
 
+# 夹在密钥中间、去掉之后还是那个密钥的东西：看不见的字符，也有空格、终端控制序列、literal 写出的转义
+SEPARATORS = ["\u200b", "\u00ad", "\u2060", "\u034f", "\U000e0041", "\u0301", " ", "\x1b[1m", "\x1b]8;;http://x\x07",
+              "\\u200b", "\n", "\t"]
+
+
+@pytest.mark.parametrize("separator", SEPARATORS)
+def test_a_key_split_by_spaces_terminal_sequences_or_written_escapes_is_masked(separator):
+    text = f"回显 {separator.join(MODEL_KEY)} 完"
+    assert mask(text, [MODEL_KEY]) == f"回显 {REDACTED} 完"
+
+
+@pytest.mark.parametrize("escape", ["\\u{:04x}", "\\u{:04X}", "\\x{:02x}", "\\U{:08x}"])
+def test_a_key_written_as_escapes_is_masked(escape):
+    written = "".join(escape.format(ord(char)) for char in MODEL_KEY)
+    assert mask(f'{{"k": "{written}"}}', [MODEL_KEY]) == f'{{"k": "{REDACTED}"}}'
+
+
+def test_a_key_with_its_own_backslash_is_still_masked():
+    key = "mk-back\\slash\\n-0123456789"
+    assert mask(f"回显 {key} 完", [key]) == f"回显 {REDACTED} 完"
+
+
+def test_a_terminal_sequence_that_ends_in_a_letter_of_the_key_does_not_hide_it():
+    """\x9b 后面的 m 可以是控制序列的结尾，也可以是密钥的第一个字：两种看法都找。"""
+    key = "mk-PROPERTY-key-12345"
+    assert key not in mask("\x9b" + key, [key]) and key not in mask("\x1b" + key, [key])
+
+
 # ---------- 每个入口 ----------
 
-@pytest.mark.parametrize("separator", ["\u200b", "\u00ad", "\u2060", "\u034f", "\U000e0041", "\u0301"])
+@pytest.mark.parametrize("separator", SEPARATORS)
 def test_a_model_echoing_its_key_with_invisible_characters_is_masked_in_every_output(fake_metaso, model_server,
                                                                                     tmp_path, separator):
     model_server.echo_separator = separator
@@ -162,6 +190,38 @@ def saved_record(tmp_path, text):
     record = {"answer": GOOD_ANSWER + f"\n\n调试信息：{text} [1]。", "sources": NAS_RECORD_SOURCES}
     path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.mark.parametrize("separator", ["\u200b", " ", "\x1b[1m"])
+def test_the_last_error_line_masks_a_key_the_model_server_echoed(fake_metaso, model_server, separator):
+    """模型服务报错，错误说明里回显了请求头（密钥夹着零宽空格、空格、控制序列）：最后一行的报错不显示它。"""
+    model_server.echo_separator = separator
+    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="fail-echoes-auth",
+                                            ANS_API_KEY=MODEL_KEY))
+    assert result.returncode == 3 and "上游出错" in result.stderr
+    assert not shows(result.stdout + result.stderr.replace(separator, ""), MODEL_KEY)
+
+
+@pytest.mark.parametrize("separator", ["\u200b", " "])
+def test_an_error_the_python_api_raises_is_masked(fake_metaso, model_server, separator):
+    from answer_with_sources import answer_question
+    from sourced_answers.core.errors import ServiceError
+    model_server.echo_separator = separator
+    environ = cli_env(fake_metaso, model_server, ANS_MODEL="fail-echoes-auth", ANS_API_KEY=MODEL_KEY)
+    with pytest.raises(ServiceError) as raised:
+        answer_question(QUESTION, environ=environ, model="fail-echoes-auth")
+    shown = str(raised.value).replace(separator, "")
+    assert "上游出错" in shown and "Bearer" in shown and REDACTED in shown and not shows(shown, MODEL_KEY)
+
+
+def test_the_review_page_masks_a_key_split_by_a_terminal_sequence(tmp_path):
+    page = tmp_path / "page.html"
+    split = MODEL_KEY[:6] + "\x1b[31m" + MODEL_KEY[6:]
+    path = saved_record(tmp_path, split)
+    result = run_cli("--verify", str(path), "--html", str(page), env=cli_env(ANS_API_KEY=MODEL_KEY))
+    assert result.returncode in (0, 1), result.stderr
+    assert not shows(page.read_text(encoding="utf-8").replace("\x1b[31m", ""), MODEL_KEY)
+    assert MODEL_KEY[:6] not in page.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("variable", ["ANS_API_KEY", "ANS_JUDGE_API_KEY", "METASO_API_KEY"])
@@ -313,3 +373,62 @@ def test_the_key_limit_is_documented_where_the_variables_are():
     reference = (HERE / "docs" / "reference.md").read_text(encoding="utf-8")
     rows = [line for line in reference.splitlines() if line.startswith(("| `METASO_API_KEY`", "| `ANS_API_KEY`"))]
     assert len(rows) == 2 and all(str(MAX_KEY_LENGTH) in row for row in rows)
+
+
+# ---------- 遮挡是门的构造，不是每道门自己记得 ----------
+
+# 门模块：把东西写给人、写给别的程序的模块。它们写出去的每样东西都要经过 core.masking（或者用它的 SafeWriter、
+# servers.replies）；直接 json.dumps、print、写 sys.stdout/sys.stderr、构造 Starlette 的回应，就是绕过了遮挡——
+# 真要这样做，那一行要写明 “# 不经过遮挡：理由”，让人一眼看得见
+DOOR_FOLDERS = ("sourced_answers/servers", "sourced_answers/api")
+DOOR_FILES = ("sourced_answers/cli/run.py", "sourced_answers/cli/python_api.py", "sourced_answers/cli/launch.py",
+              "sourced_answers/cli/cluster_command.py", "sourced_answers/outputs/review_page.py",
+              "sourced_answers/batch/verification.py", "sourced_answers/batch/evaluation.py",
+              "sourced_answers/batch/cluster.py", "metaso_search.py", "answer_with_sources.py")
+MECHANISM = ("sourced_answers/servers/replies.py",)
+RESPONSES = {"JSONResponse", "StreamingResponse", "HTMLResponse", "PlainTextResponse", "Response"}
+
+
+def door_modules():
+    paths = {HERE / name for name in DOOR_FILES}
+    for folder in DOOR_FOLDERS:
+        paths |= set((HERE / folder).glob("*.py"))
+    return sorted(path for path in paths if str(path.relative_to(HERE)) not in MECHANISM)
+
+
+def unmasked_writes(source):
+    """source 里绕过遮挡的写法：(行号, 写法)。"""
+    import ast
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "json" \
+                and func.attr == "dumps":
+            name = "json.dumps"
+        elif isinstance(func, ast.Name) and func.id == "print":
+            name = "print"
+        elif isinstance(func, ast.Attribute) and func.attr == "write" and isinstance(func.value, ast.Attribute) \
+                and isinstance(func.value.value, ast.Name) and func.value.value.id == "sys":
+            name = f"sys.{func.value.attr}.write"
+        elif isinstance(func, ast.Name) and func.id in RESPONSES:
+            name = func.id
+        if name and "不经过遮挡：" not in lines[node.lineno - 1]:
+            found.append((node.lineno, name))
+    return found
+
+
+def test_no_door_writes_around_the_masker():
+    bypasses = {str(path.relative_to(HERE)): unmasked_writes(path.read_text(encoding="utf-8"))
+                for path in door_modules()}
+    assert {name: found for name, found in bypasses.items() if found} == {}
+
+
+@pytest.mark.parametrize("written", ["json.dumps(record)", "print(text)", "sys.stderr.write(text)",
+                                     "JSONResponse(record)", "StreamingResponse(events)"])
+def test_the_door_check_notices_each_way_around_the_masker(written):
+    assert unmasked_writes(f"import json, sys\n{written}\n") != []
+    assert unmasked_writes(f"import json, sys\n{written}  # 不经过遮挡：测试\n") == []

@@ -22,7 +22,7 @@ from sourced_answers.checker import (
     read_claim,
     support_model,
 )
-from sourced_answers.core.text import REDACTED
+from sourced_answers.core.masking import REDACTED
 from sourced_answers.outputs.review_page import render_page
 from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
 

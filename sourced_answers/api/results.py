@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sourced_answers.checker import strip_terminal
-from sourced_answers.core.text import mask, mask_data
+from sourced_answers.core.masking import mask, mask_data
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.render import render_result
 from sourced_answers.steps.check_steps import Checked

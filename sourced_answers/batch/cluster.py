@@ -38,10 +38,11 @@ from sourced_answers.batch.cluster_client import (
 from sourced_answers.batch.local_cluster import START_SECONDS, local_cluster
 from sourced_answers.batch.result_folder import ResultFolder, filesystem, is_remote
 from sourced_answers.core.errors import InputError, ServiceError, UsageError
+from sourced_answers.core.masking import masked_excerpt, masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
-from sourced_answers.core.text import literal, masked_excerpt, masked_json
+from sourced_answers.core.text import literal
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, block_line, parse_line, split_block
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary

@@ -14,12 +14,13 @@ from typing import Any, NamedTuple
 
 from sourced_answers.checker import PROBLEM_KINDS, Source
 from sourced_answers.core.errors import ExitCode, InputError, ModelError, ModelUnreachable, NoResults, UsageError
+from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.questions import MAX_QUESTION, clean_question
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import ModelSettings, RunSettings, Settings
-from sourced_answers.core.text import literal, masked_json
+from sourced_answers.core.text import literal
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.model_client import chat
 from sourced_answers.model.preflight import check_before_paying, ollama_name

@@ -21,11 +21,12 @@ from typing import IO, Any
 from sourced_answers.batch.workers import Workers
 from sourced_answers.checker import RULES
 from sourced_answers.core.errors import ExitCode, InputError
+from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
-from sourced_answers.core.text import literal, masked_json
+from sourced_answers.core.text import literal
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, check_saved, saved_answer
 from sourced_answers.outputs.render import render_result

@@ -14,10 +14,10 @@ from sourced_answers.cli.arguments import (
     in_range,
 )
 from sourced_answers.core.errors import ENDINGS, ExitCode, UsageError, exit_code_of
+from sourced_answers.core.masking import masked_json
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.text import masked_json
 
 
 def build_parser() -> ChineseArgumentParser:

@@ -143,8 +143,7 @@ def check_flags(args: argparse.Namespace) -> None:
     if args.serve is not None or args.mcp:
         check_serving_flags(args)
         return
-    if args.concurrency is not None or args.queue is not None:
-        raise UsageError("--concurrency 和 --queue 用于 --serve")
+    refuse_serve_only(args)
     if args.verify:
         if args.question or args.eval:
             raise UsageError("--verify 只核对文件，不要同时给出问题或 --eval")
@@ -237,8 +236,16 @@ def check_serving_flags(args: argparse.Namespace) -> None:
                         ("--jobs", args.jobs)):
         if value:
             raise UsageError(f"{door} 的结果在每个请求的回应里：不要同时用 {flag}")
-    if args.mcp and (args.concurrency is not None or args.queue is not None):
+    if args.mcp:
+        refuse_serve_only(args)
+
+
+def refuse_serve_only(args: argparse.Namespace) -> None:
+    """只有 --serve 用得上的参数，用在别处是用法错误。"""
+    if args.concurrency is not None or args.queue is not None:
         raise UsageError("--concurrency 和 --queue 用于 --serve")
+    if args.allow_origin is not None or args.read_timeout is not None:
+        raise UsageError("--allow-origin 和 --read-timeout 用于 --serve")
 
 
 SERVE_SPEC = re.compile(r"(?:(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(?P<port>[0-9]{1,5})")
@@ -262,7 +269,27 @@ def serve_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> Serv
                          "每个请求都要带 Authorization: Bearer 这个值（只听本机时可以不设）")
     return ServeSettings(host=host, port=int(found["port"]), key=key,
                          concurrency=args.concurrency or SERVE_DEFAULTS.concurrency,
-                         queue=SERVE_DEFAULTS.queue if args.queue is None else args.queue)
+                         queue=SERVE_DEFAULTS.queue if args.queue is None else args.queue,
+                         read_timeout=float(args.read_timeout or SERVE_DEFAULTS.read_timeout),
+                         allowed_origins=tuple(dict.fromkeys(origin_of(value) for value in args.allow_origin or ())))
+
+
+ORIGIN = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?/?")
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def origin_of(value: str) -> str:
+    """--allow-origin 的值 → 浏览器在 Origin 头里写的样子：http://localhost:3000（小写，默认端口不写，末尾没有 /）；
+    桌面程序（Electron 从文件加载的页面）发的是 null。别的写法（带路径、没有协议）是用法错误。"""
+    text = value.strip()
+    if text.lower() == "null":
+        return "null"
+    found = ORIGIN.fullmatch(text)
+    if not found or (found[3] and not 0 < int(found[3]) <= 65535):
+        raise UsageError(f"--allow-origin 的值“{literal(value)}”不是一个网页来源：要写成 协议://主机[:端口]"
+                         "（http://localhost:3000、https://chat.example.com），或者 null（桌面程序）")
+    scheme, host, port = found[1].lower(), found[2].lower(), found[3]
+    return f"{scheme}://{host}" + (f":{port}" if port and port != DEFAULT_PORTS[scheme] else "")
 
 
 def build_settings(args: argparse.Namespace, environ: Mapping[str, str],

@@ -45,8 +45,16 @@ def program_name(argv0: str | None = None) -> str:
 
 
 def print_error(text: str) -> None:
+    """最后一道防线写的一行（已中断、程序自己的错误）：也遮掉环境里的每个密钥（异常的说明里可能夹着它）。
+    遮挡的模块还没导入完（导入期间按了 Ctrl-C）时，这一行是固定的中文，没有要遮的。"""
     try:
-        sys.stderr.write(text + "\n")
+        from sourced_answers.core.masking import mask
+        from sourced_answers.core.secrets import secrets_to_mask
+        text = mask(text, secrets_to_mask(os.environ))
+    except Exception:  # noqa: BLE001  导入本身被打断了：照原样写那一句固定的说明
+        pass
+    try:
+        sys.stderr.write(text + "\n")  # 不经过遮挡：上面已经遮过（遮挡的模块在导入期间还不能用）
         sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass  # 连标准错误都写不进去了：只能安静地结束

@@ -13,7 +13,8 @@ from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer as verify_with
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.core.errors import UsageError
+from sourced_answers.core.errors import AppError, UsageError
+from sourced_answers.core.masking import mask, masked_error
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import CHECK_DEFAULTS, CheckSettings
 from sourced_answers.model.local_serving import bundled_model
@@ -60,7 +61,8 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
     local_model=True、timeout=60……密钥和服务地址从 environ（默认 os.environ）读，和命令行一样。
     log：进度和提醒（命令行写在标准错误上的那些）交给它；不给就不说。"""
     environ = checked_environ(environ)
-    say = log or (lambda message: None)
+    secrets = secrets_to_mask(environ)
+    say: Log = (lambda message: log(mask(message, secrets))) if log else (lambda message: None)
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
     parser = build_parser(PROG)
@@ -73,10 +75,13 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
                              "参数名要和命令行的一字不差（read、size、model、fix、judge、demo、local_model……）")
     # 问题放在 -- 后面：“-20℃的车库能放NAS吗”“--help”也是问题，不是参数（不然会打印帮助、退出调用它的程序）
     args = parser.parse_args(["--json", *flags_of(options), "--", question])
-    settings = build_settings(args, environ, [])
-    with bundled_model(settings, say) as settings:
-        answered = answer(settings, say)
-    return result_of(answered.checked, answered.record, secrets_to_mask(environ))
+    try:
+        settings = build_settings(args, environ, [])
+        with bundled_model(settings, say) as settings:
+            answered = answer(settings, say)
+    except AppError as error:  # 抛给调用方的说明也经过遮挡：服务回显的密钥（Bearer sk-…）不会出现在异常里
+        raise masked_error(error, secrets) from None
+    return result_of(answered.checked, answered.record, secrets)
 
 
 def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, rule: str = CHECK_DEFAULTS.rule,
@@ -88,4 +93,8 @@ def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, rul
     flags = build_parser(PROG).parse_args(["--verify", "-", f"--rule={rule}",
                                            *([f"--threshold={threshold}"] if threshold is not None else [])])
     check = CheckSettings(rule=flags.rule, threshold=flags.threshold, fix=bool(fix))
-    return verify_with(answer_text, sources, check, question, None, secrets_to_mask(environ))
+    secrets = secrets_to_mask(environ)
+    try:
+        return verify_with(answer_text, sources, check, question, None, secrets)
+    except AppError as error:
+        raise masked_error(error, secrets) from None

@@ -25,10 +25,11 @@ from sourced_answers.core.errors import (
     UsageError,
     exit_code_of,
 )
+from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import Settings
-from sourced_answers.core.text import literal, masked_json
+from sourced_answers.core.text import literal
 from sourced_answers.model import local_model
 from sourced_answers.model.local_model import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model

@@ -125,6 +125,10 @@ class ServeSettings:
     queue: int = 16
     max_body: int = 16 * 1024 * 1024
     request_timeout: float = 300.0  # 没给 --timeout 时，每个请求最多这么多秒（504）
+    # 收一个请求的请求头、请求体各最多这么多秒（--read-timeout）：慢吞吞的、只发半个请求的连接到时就关掉（408）
+    read_timeout: float = 15.0
+    # 带着 Origin 头的请求（网页里发出的）只接受这些来源（--allow-origin），回应带上 CORS 头；别的来源 403
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sourced_answers.core.abandoning import ClientGone, stop_if_gone
 from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable, out_of_time
+from sourced_answers.core.masking import mask
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
-from sourced_answers.core.text import excerpt, json_value, mask, one_line, truncate
+from sourced_answers.core.text import excerpt, json_value, one_line, truncate
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 
@@ -102,6 +104,9 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):
         try:
             reply = read_stream(response, received)
+        except ClientGone:
+            response.close()  # 断开连接：模型服务（llama.cpp、Ollama）就不再生成，不再花 token
+            raise
         except ModelError as error:
             left = limit.remaining()
             if left is not None and left <= 0:  # 读到一半是总时限先到了：说时限，不说“断开了”
@@ -159,6 +164,7 @@ def start_chat(url: str, body: dict[str, Any], model: str, timeout: float, deadl
 def post_chat(url: str, body: dict[str, Any], timeout: float, deadline: Deadline,
               key: ApiKey = NO_KEY) -> "requests.Response":
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    stop_if_gone()  # 提问的客户端（--serve）已经走了：不再请模型回答
     limits = deadline.timeout(10, timeout)
     try:
         return requests.post(url, json=body, stream=body["stream"], timeout=limits, headers=key.headers())
@@ -257,6 +263,7 @@ def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -
     done = False
     try:
         for raw in response.iter_lines():
+            stop_if_gone()
             line = raw.decode("utf-8", errors="replace").strip()
             if not line.startswith("data:"):
                 continue

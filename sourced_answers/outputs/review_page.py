@@ -16,8 +16,9 @@ from sourced_answers.checker import (
     claims_with_positions,
     strip_terminal,
 )
+from sourced_answers.core.masking import mask_data
 from sourced_answers.core.output_files import PlannedFile, write_file
-from sourced_answers.core.text import literal, mask_data
+from sourced_answers.core.text import literal
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.review_reasons import (
     Evidence,

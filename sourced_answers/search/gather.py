@@ -2,11 +2,13 @@
 
 读取失败的页面改用搜索摘要（并说明原因）；秘塔的结果经过本地缓存（见 metaso_cache.py）。
 """
+import contextvars
 import threading
 from collections.abc import Callable
 from types import TracebackType
 
 from sourced_answers.checker import Source
+from sourced_answers.core.abandoning import stop_if_gone
 from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
@@ -46,11 +48,14 @@ def read_pages(results: list[SearchResult], question: str, max_chars: int, clien
         except Exception as error:  # noqa: BLE001  一个页面出任何问题都不影响其他页面
             pages[index] = (result["snippet"], f"读取出错：{error}", None)
 
-    threads = [threading.Thread(target=work, args=(i, r), daemon=True) for i, r in enumerate(results)]
+    # 每个线程带着这一刻的上下文（各自一份）：--serve 的“客户端走了”的标记在读取的线程里也看得见（core.abandoning）
+    threads = [threading.Thread(target=contextvars.copy_context().run, args=(work, i, r), daemon=True)
+               for i, r in enumerate(results)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    stop_if_gone()  # 读的时候客户端走了：没读的页面没有读，也不再请模型回答
     return pages
 
 

@@ -9,13 +9,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sourced_answers.core.abandoning import stop_if_gone
 from sourced_answers.core.environment import METASO_API_KEY, METASO_BASE
 from sourced_answers.core.errors import DeadlineExceeded, MetasoError, MissingKeyError, out_of_time
+from sourced_answers.core.masking import mask, mask_data
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.settings import DEFAULT_METASO_BASE, SEARCH_DEFAULTS
-from sourced_answers.core.text import excerpt, json_value, literal, mask, mask_data
+from sourced_answers.core.text import excerpt, json_value, literal
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -102,6 +104,7 @@ def post(path: str, body: dict[str, Any], accept: str = "application/json", *, k
 def post_once(path: str, body: dict[str, Any], accept: str, key: str, base: str, timeout: Timeout,
               deadline: Deadline) -> Any:
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
+    stop_if_gone()  # 提问的客户端（--serve）已经走了：不再为它付费
     url = f"{base}/{path.lstrip('/')}"
     shown = literal(base)  # 说明里的地址：一行，控制字符看得见
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": accept}

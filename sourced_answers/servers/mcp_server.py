@@ -20,9 +20,10 @@ from sourced_answers.api.answering import answer
 from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer
 from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
+from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
-from sourced_answers.core.text import literal, mask
+from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.servers.background import in_background
 

@@ -23,21 +23,23 @@ from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
 from sourced_answers.api.answering import Answered, answer
 from sourced_answers.api.verifying import verify_answer
 from sourced_answers.checker import strip_terminal
 from sourced_answers.core.errors import AppError
+from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
-from sourced_answers.core.text import literal, mask, mask_data
+from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.render import render_result
 from sourced_answers.servers.background import in_background
 from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
+from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, sse
 
 Log = Callable[[str], None]
 T = TypeVar("T")
@@ -112,11 +114,11 @@ class Service:
         except AppError as error:
             raise problem_of(error) from None
         content = self.shown(render_result(answered.checked))
-        return JSONResponse(self.envelope(settings, answered, {
+        return MaskedJSON(self.envelope(settings, answered, {
             "object": "chat.completion",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "finish_reason": "stop"}],
-        }))
+        }), self.secrets)
 
     def admit(self, call: Callable[..., T], *args: Any) -> "asyncio.Task[T]":
         """进门（满了是 503），在后台做 call(*args)：占着一个名额，直到那一步真的做完才离开——客户端走了、
@@ -162,8 +164,7 @@ class Service:
         if first[0] == "error":
             raise first[1]
         chunk_id = new_id()
-        return StreamingResponse(self.events(settings, chunk_id, first, pieces),
-                                 media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+        return event_stream(self.events(settings, chunk_id, first, pieces))
 
     async def events(self, settings: Settings, chunk_id: str, first: tuple[str, Any],
                      pieces: "asyncio.Queue[tuple[str, Any]]") -> AsyncIterator[str]:
@@ -173,11 +174,11 @@ class Service:
         def chunk(delta: Mapping[str, Any], finish: str | None = None, **extra: Any) -> str:
             data = {"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
                     "choices": [{"index": 0, "delta": dict(delta), "finish_reason": finish}], **extra}
-            return f"data: {json.dumps(mask_data(data, self.secrets), ensure_ascii=False)}\n\n"
+            return sse(data, self.secrets)
 
         def failure(problem: RequestProblem) -> str:
             # 错误的说明可能带着服务回显的原话（模型服务在流里报的错）：和别处一样先遮掉密钥
-            return f"data: {json.dumps(mask_data(error_body(problem), self.secrets), ensure_ascii=False)}\n\n"
+            return sse(error_body(problem), self.secrets)
 
         yield chunk({"role": "assistant", "content": ""})
         item = first
@@ -201,9 +202,9 @@ class Service:
                 # 再结束这个流，取消照样往上传
                 yield failure(RequestProblem(503, "服务正在停止，这个回答没有说完、没有核对：请稍后再问一次",
                                              "server_error", "shutting_down"))
-                yield "data: [DONE]\n\n"
+                yield DONE
                 raise
-        yield "data: [DONE]\n\n"
+        yield DONE
 
     # ---------- 回答之外的附件 ----------
 
@@ -214,12 +215,12 @@ class Service:
     def attachments(self, answered: Answered) -> dict[str, Any]:
         record = answered.record
         sources = record["sources"]
-        return mask_data({
+        return {
             "citations": [source["link"] for source in sources],
             "search_results": [{"title": source["title"], "url": source["link"], "date": source["date"] or None}
                                for source in sources],
             "verification": {name: record[name] for name in ("passed", "problems", "claims", "unused")},
-        }, self.secrets)
+        }
 
     def envelope(self, settings: Settings, answered: Answered, body: Mapping[str, Any]) -> dict[str, Any]:
         usage = answered.result.completion_tokens
@@ -235,8 +236,8 @@ class Service:
             raise RequestProblem(503, f"模型服务 {model.url} 现在连不上或者没有给出模型列表", "server_error",
                                  "model_unreachable")
         names = list(dict.fromkeys(found.models or [model.name]))
-        return JSONResponse(mask_data({"object": "list", "data": [
-            {"id": name, "object": "model", "created": 0, "owned_by": OWNER} for name in names]}, self.secrets))
+        return MaskedJSON({"object": "list", "data": [
+            {"id": name, "object": "model", "created": 0, "owned_by": OWNER} for name in names]}, self.secrets)
 
     async def verify(self, request: Request) -> Response:
         body = await json_body(request, self.serve.max_body)
@@ -251,7 +252,7 @@ class Service:
                                          None, self.secrets)
         except AppError as error:
             raise problem_of(error) from None
-        return JSONResponse(result.record)
+        return MaskedJSON(result.record, self.secrets)
 
 
 # ---------- 请求体 ----------
@@ -323,15 +324,15 @@ def build_app(service: Service) -> Starlette:
                 failed = problem_of(error)
             except Exception as error:  # noqa: BLE001  程序自己的 bug 也回错误对象，不回英文的纯文字 500
                 failed = internal_problem(error)
-            return JSONResponse(mask_data(error_body(failed), service.secrets), status_code=failed.status)
+            return MaskedJSON(error_body(failed), service.secrets, failed.status)
         return endpoint
 
     async def not_found(request: Request, error: Exception) -> Response:
         status = getattr(error, "status_code", 404)
         text = "没有这个接口：只有 POST /v1/chat/completions、GET /v1/models、POST /v1/verify" if status in (404, 405) \
             else "请求不对"
-        return JSONResponse(error_body(RequestProblem(status, text, code="not_found" if status == 404 else None)),
-                            status_code=status)
+        return MaskedJSON(error_body(RequestProblem(status, text, code="not_found" if status == 404 else None)),
+                          service.secrets, status)
 
     routes = [Route("/v1/chat/completions", handled(service.completion), methods=["POST"]),
               Route("/v1/models", handled(service.models), methods=["GET"]),

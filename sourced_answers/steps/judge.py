@@ -25,6 +25,7 @@ Bespoke-MiniCheck（Ollama 上的 bespoke-minicheck）按它训练时的格式�
 
 这里只有纯逻辑和并发调度：真正发请求的函数由调用方传进来。
 """
+import contextvars
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -223,7 +224,8 @@ def judge_answer(sources: Sequence[Source], report: Report, ask: JudgeAsk, model
                          round(time.monotonic() - started, 3), check.score, list(risks.get(id(check), ())))
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(one, check) for check in wanted]
+        # 每个询问带着这一刻的上下文：--serve 的客户端走了，还没发出的询问就不再发（core.abandoning）
+        futures = [pool.submit(contextvars.copy_context().run, one, check) for check in wanted]
         try:
             calls = [future.result() for future in futures]
         except BaseException:

@@ -1,0 +1,247 @@
+"""--serve 的门（servers/guard.py）：网页碰不到它、不认识的主机名和不是 JSON 的请求在做任何事之前就拒绝、
+允许的来源有 CORS、慢的客户端和走了的客户端占不住它也花不了钱。在进程里测（Starlette 的测试客户端，见
+tests/serving.InProcess）；要真连接、真超时的几个在 tests/test_openai_server.py 和本文件标了 slow 的测试里。"""
+import json
+import socket
+import time
+
+import pytest
+
+from tests.serving import MODEL_KEY, InProcess, ServerProcess
+
+QUESTION = {"model": "good", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def app(backends, cache):
+    backends.reset()
+    made = InProcess(backends.env(cache))
+    yield made
+    made.close()
+
+
+def opened(backends, cache, *flags):
+    backends.reset()
+    return InProcess(backends.env(cache), *flags)
+
+
+def metaso_calls(backends):
+    return [path for _, path in backends.metaso.requests]
+
+
+# ---------- 网页 ----------
+
+def test_a_web_page_posting_text_plain_from_another_origin_is_refused_before_any_search(app, backends):
+    """浏览器不经预检就能发的“简单请求”：Content-Type: text/plain，Origin 是别的网页。"""
+    answered = app.client.post("/v1/chat/completions", content=json.dumps(QUESTION),
+                               headers={"Content-Type": "text/plain", "Origin": "http://evil.example"})
+    assert answered.status_code == 403 and answered.json()["error"]["code"] == "origin_not_allowed"
+    assert "--allow-origin" in answered.json()["error"]["message"]
+    assert metaso_calls(backends) == [] and backends.model.requests == []
+    assert "access-control-allow-origin" not in answered.headers
+
+
+@pytest.mark.parametrize("kind", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x", ""])
+def test_a_body_that_is_not_json_is_415_before_any_search(app, backends, kind):
+    headers = {"Content-Type": kind} if kind else {}
+    answered = app.client.post("/v1/chat/completions", content=json.dumps(QUESTION).encode(), headers=headers)
+    assert answered.status_code == 415 and answered.json()["error"]["code"] == "unsupported_media_type"
+    assert metaso_calls(backends) == []
+
+
+@pytest.mark.parametrize("origin", ["null", "http://localhost:3000", "https://chat.example.com"])
+def test_any_origin_is_refused_unless_allowed(app, backends, origin):
+    answered = app.post("/chat/completions", QUESTION, headers={"Origin": origin})
+    assert answered.status_code == 403 and metaso_calls(backends) == []
+    listed = app.client.get("/v1/models", headers={"Origin": origin})
+    assert listed.status_code == 403
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "192.168.1.5", "127.0.0.1.evil.example"])
+def test_a_host_that_is_not_this_server_is_421_dns_rebinding_cannot_read_it(app, backends, host):
+    answered = app.post("/chat/completions", QUESTION, headers={"Host": host})
+    assert answered.status_code == 421 and answered.json()["error"]["code"] == "misdirected_request"
+    assert metaso_calls(backends) == []
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:8000"])
+def test_loopback_names_are_accepted(app, host):
+    assert app.client.get("/v1/models", headers={"Host": host}).status_code == 200
+
+
+def test_a_program_without_an_origin_is_unaffected(app, backends):
+    answered = app.post("/chat/completions", QUESTION)
+    assert answered.status_code == 200 and "access-control-allow-origin" not in answered.headers
+
+
+def test_an_allowed_origin_gets_a_preflight_and_cors_headers(backends, cache):
+    """浏览器里的网页客户端先发预检（OPTIONS），再带着 Authorization、application/json 发真正的请求。"""
+    app = opened(backends, cache, "--allow-origin", "http://localhost:3000/", "--allow-origin", "null")
+    try:
+        preflight = app.client.options("/v1/chat/completions", headers={
+            "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type"})
+        assert preflight.status_code == 204
+        assert preflight.headers["access-control-allow-origin"] == "http://localhost:3000"
+        assert "POST" in preflight.headers["access-control-allow-methods"]
+        assert "content-type" in preflight.headers["access-control-allow-headers"]
+        answered = app.post("/chat/completions", QUESTION, headers={"Origin": "http://localhost:3000"})
+        assert answered.status_code == 200 and answered.headers["access-control-allow-origin"] == "http://localhost:3000"
+        assert app.client.get("/v1/models", headers={"Origin": "null"}).headers["access-control-allow-origin"] == "null"
+        other = app.client.options("/v1/chat/completions", headers={"Origin": "http://evil.example",
+                                                                     "Access-Control-Request-Method": "POST"})
+        assert other.status_code == 403 and "access-control-allow-origin" not in other.headers
+    finally:
+        app.close()
+
+
+def test_the_host_of_an_allowed_origin_is_an_accepted_host_name(backends, cache):
+    app = opened(backends, cache, "--allow-origin", "https://chat.example.com")
+    try:
+        assert app.client.get("/v1/models", headers={"Host": "chat.example.com"}).status_code == 200
+    finally:
+        app.close()
+
+
+@pytest.mark.parametrize("value", ["localhost:3000", "http://", "ftp://x.example", "http://x.example/path", "*"])
+def test_a_malformed_allowed_origin_is_a_usage_error(value):
+    from sourced_answers.cli.config import origin_of
+    from sourced_answers.core.errors import UsageError
+    with pytest.raises(UsageError, match="--allow-origin"):
+        origin_of(value)
+
+
+# ---------- 密钥 ----------
+
+def test_a_model_named_like_the_key_is_masked_in_the_non_streamed_reply(backends, cache):
+    """请求的 model 写成了密钥（回答时原样写回 model 字段）：非流式的回答和流式的一样遮掉。"""
+    app = opened(backends, cache)
+    try:
+        backends.model.served_as = MODEL_KEY
+        answered = app.post("/chat/completions", dict(QUESTION, model=MODEL_KEY))
+        assert MODEL_KEY not in answered.text and "mk-***" in answered.text
+    finally:
+        app.close()
+
+
+# ---------- 慢的、走了的客户端（真的连接） ----------
+
+@pytest.fixture
+def slow_server(backends, tmp_path):
+    backends.reset()
+    process = ServerProcess(backends.env(tmp_path / "cache"), "--read-timeout", "1", "--concurrency", "1")
+    yield process
+    process.stop()
+
+
+def half_requests(port, count, body=False):
+    sockets = []
+    for _ in range(count):
+        connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+        if body:
+            connection.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                               b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\"")
+        else:
+            connection.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.")
+        sockets.append(connection)
+    return sockets
+
+
+def closed_within(connection, seconds):
+    """连接在 seconds 秒内被服务关掉（收到回应后关掉，或者直接关掉）：返回收到的字节。"""
+    connection.settimeout(seconds)
+    received = b""
+    limit = time.monotonic() + seconds
+    try:
+        while time.monotonic() < limit:
+            chunk = connection.recv(4096)
+            if not chunk:
+                return received
+            received += chunk
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        return received
+    return None
+
+
+@pytest.mark.slow
+def test_two_hundred_half_sent_headers_are_all_closed_within_the_read_timeout(slow_server):
+    sockets = half_requests(slow_server.port, 200)
+    started = time.monotonic()
+    try:
+        results = [closed_within(connection, 6) for connection in sockets]
+    finally:
+        for connection in sockets:
+            connection.close()
+    assert all(result is not None for result in results), "有的连接过了时限还开着"
+    assert time.monotonic() - started < 8
+    import requests
+    assert requests.get(slow_server.base + "/models", timeout=10).status_code == 200  # 服务照样能回答
+
+
+@pytest.mark.slow
+def test_a_half_sent_body_gets_408_within_the_read_timeout(slow_server, backends):
+    [connection] = half_requests(slow_server.port, 1, body=True)
+    try:
+        received = closed_within(connection, 6)
+    finally:
+        connection.close()
+    assert received is not None and received.startswith(b"HTTP/1.1 408")
+    assert json.loads(received.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "request_timeout"
+    assert metaso_calls(backends) == []
+
+
+def asked_then_left(port, question, model="good", after=0.2):
+    """发一个完整的请求，after 秒后就断开（不等回答）。"""
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": question}]}).encode()
+    connection = socket.create_connection(("127.0.0.1", port), timeout=5)
+    connection.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    time.sleep(after)
+    connection.close()
+
+
+def searched(backends, question):
+    return [path for path in metaso_calls(backends) if "search" in path], question
+
+
+@pytest.mark.slow
+def test_a_queued_request_whose_client_left_costs_no_search(slow_server, backends):
+    """--concurrency 1：第一个请求在等一个慢模型，第二个在排队，它的客户端 0.2 秒后就走了。第一个答完之后，
+    第二个不再开始：秘塔一次也没为它搜索。"""
+    import threading
+
+    import requests
+    first = threading.Thread(target=lambda: requests.post(slow_server.base + "/chat/completions", timeout=60, json={
+        "model": "slow-answer", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}))
+    first.start()
+    limit = time.monotonic() + 10
+    while not backends.model.requests and time.monotonic() < limit:  # 第一个已经在请模型回答
+        time.sleep(0.02)
+    asked_then_left(slow_server.port, "RAID5 要几块盘")
+    first.join(60)
+    mark = slow_server.settle(1.0)
+    searches = [path for path in metaso_calls(backends) if "search" in path]
+    assert len(searches) == 1, searches  # 只有第一个问题的那一次
+    assert slow_server.mark() == mark
+
+
+@pytest.mark.slow
+def test_a_running_request_whose_client_left_asks_no_judge(backends, tmp_path):
+    """客户端在模型回答的时候走了：之后要付费的一步（评判模型）不再做。"""
+    backends.reset()
+    process = ServerProcess(backends.env(tmp_path / "cache"), "--judge", "judge-yes", "--judge-ask", "all")
+    try:
+        asked_then_left(process.port, "家用 NAS 怎么选", model="slow-answer", after=1.0)
+        # 访问日志在这个请求的处理结束时才写：慢模型 5 秒后回答，回答之后本来要问评判模型
+        assert process.wait_for_line(lambda line: "POST /v1/chat/completions" in line, 30) is not None
+        models = [request["body"]["model"] for request in backends.model.requests]
+        assert models == ["slow-answer"], models
+    finally:
+        process.stop()
