@@ -1,8 +1,11 @@
 """--mcp 按协议回答格式不对的请求（issue 37）：每一行都有 JSON-RPC 规定的错误（-32700、-32600、-32602），
-认得出 id 就带上、认不出是 null；标准错误上写一行中文（遮过密钥）。
+认得出 id 就带上、认不出是 null，一秒之内；标准错误上写一行中文（遮过密钥）；服务接着回答下一个请求。
 
-read_line 是一行字节 → 交给 SDK 的消息或一个 Refusal，在本进程里测。"""
+read_line 是一行字节 → 交给 SDK 的消息或一个 Refusal，在本进程里测；同一张表再对真进程发一遍原始的字节。"""
 import json
+import queue
+import subprocess
+import threading
 
 import pytest
 from mcp_types import (
@@ -18,8 +21,8 @@ from mcp_types import (
 )
 
 from sourced_answers.servers.mcp_stdio import Refusal, frame_of, in_chinese, read_line, refusal_note
-from tests.serving import shows
-from tests.support import CANARY_KEY
+from tests.serving import KEYS, Backends, shows
+from tests.support import CANARY_KEY, cli_command
 
 NOT_JSON = "解析错误：这一行不是合法的 JSON"
 SURROGATE = "解析错误：字符串里有单独的代理码位（例如 \\ud800）"
@@ -155,3 +158,133 @@ def test_the_sdk_english_errors_are_said_in_chinese():
     assert in_chinese(missing).error == ErrorData(code=METHOD_NOT_FOUND, message="没有这个方法", data="foo/bar")
     other = JSONRPCError(jsonrpc="2.0", id=5, error=ErrorData(code=-32000, message="Connection closed"))
     assert in_chinese(other) == other
+
+
+# ---------- 真进程：原始的字节 ----------
+
+class Wire:
+    """python answer_with_sources.py --mcp 的进程，直接说字节：send(一行)、reply()（下一行回应，等一秒）、
+    note()（标准错误上的下一行，等一秒）。握手之后交给测试。"""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(cli_command("--mcp"), env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.replies: queue.Queue[bytes] = queue.Queue()
+        self.notes: queue.Queue[bytes] = queue.Queue()
+        self.readers = [threading.Thread(target=self._collect, args=(pipe, lines), daemon=True)
+                        for pipe, lines in ((self.process.stdout, self.replies), (self.process.stderr, self.notes))]
+        for reader in self.readers:
+            reader.start()
+        self.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                         "clientInfo": {"name": "测试", "version": "1"}}}).encode())
+        assert self.reply(30)["result"]["serverInfo"]["name"] == "answer-with-sources"
+        assert self.note().startswith("MCP 服务在标准输入输出上")
+        self.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        self.pings = 0
+
+    @staticmethod
+    def _collect(pipe, lines):
+        for line in pipe:
+            lines.put(line)
+
+    def send(self, line: bytes) -> None:
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def reply(self, seconds: float = 1) -> dict:
+        try:
+            return json.loads(self.replies.get(timeout=seconds).decode("utf-8"))
+        except queue.Empty:
+            pytest.fail(f"{seconds} 秒之内没有回应")
+
+    def note(self, seconds: float = 1) -> str:
+        try:
+            return self.notes.get(timeout=seconds).decode("utf-8").rstrip("\n")
+        except queue.Empty:
+            pytest.fail(f"{seconds} 秒之内标准错误上没有新的一行")
+
+    def still_serving(self) -> None:
+        """接着发的 ping 一秒之内有回答。"""
+        self.pings += 1
+        self.send(json.dumps({"jsonrpc": "2.0", "id": f"ping-{self.pings}", "method": "ping"}).encode())
+        assert self.reply() == {"jsonrpc": "2.0", "id": f"ping-{self.pings}", "result": {}}
+
+    def close(self) -> int:
+        """关掉标准输入（客户端走了）：返回退出码，之后 rest() 是标准错误上还没读的那些行。"""
+        self.process.stdin.close()
+        try:
+            return self.process.wait(10)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            for reader in self.readers:
+                reader.join(10)
+
+    def rest(self) -> str:
+        return b"".join(self.notes.queue).decode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def wire(tmp_path_factory):
+    backends = Backends()
+    made = Wire(backends.env(tmp_path_factory.mktemp("mcp-wire")))
+    try:
+        yield made
+        assert made.close() == 0
+        assert "Traceback" not in made.rest() and not shows(made.rest(), *KEYS)
+    finally:
+        if made.process.poll() is None:
+            made.process.kill()
+        backends.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("line", "code", "request_id", "message"), MALFORMED.values(), ids=MALFORMED.keys())
+def test_the_server_answers_a_malformed_line_within_a_second_and_goes_on(wire, line, code, request_id, message):
+    wire.send(line)
+    assert wire.reply() == {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    assert wire.note().startswith(f"拒绝了一个请求（{code} {message}）：")
+    wire.still_serving()
+
+
+@pytest.mark.slow
+def test_tools_list_is_answered_after_garbage(wire):
+    wire.send(b"\x00\x01 not json at all")
+    assert wire.reply()["error"]["code"] == PARSE_ERROR
+    wire.note()
+    wire.send('{"jsonrpc": "2.0", "id": "工具", "method": "tools/list"}'.encode())
+    reply = wire.reply()
+    assert reply["id"] == "工具"
+    assert sorted(tool["name"] for tool in reply["result"]["tools"]) == ["answer_question", "verify_answer"]
+
+
+@pytest.mark.slow
+def test_a_refused_line_with_a_key_is_logged_masked(wire):
+    wire.send(('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": "Bearer ' + CANARY_KEY + '"}').encode())
+    assert wire.reply()["error"]["code"] == INVALID_PARAMS
+    note = wire.note()
+    assert "Bearer mk-***" in note and not shows(note, *KEYS)
+    wire.still_serving()
+
+
+@pytest.mark.slow
+def test_an_unknown_method_is_method_not_found_in_chinese(wire):
+    wire.send(b'{"jsonrpc": "2.0", "id": 13, "method": "foo/bar"}')
+    assert wire.reply() == {"jsonrpc": "2.0", "id": 13,
+                            "error": {"code": METHOD_NOT_FOUND, "message": "没有这个方法", "data": "foo/bar"}}
+    wire.still_serving()
+
+
+@pytest.mark.slow
+def test_a_malformed_response_gets_no_reply_but_a_note(wire):
+    wire.send('{"jsonrpc": "2.0", "id": {"n": 3}, "result": "好"}'.encode())
+    assert wire.note().startswith("丢掉了一个格式不对的回应")
+    wire.still_serving()  # 下一行回应就是 ping 的：没有多出一个错误
+
+
+@pytest.mark.slow
+def test_a_blank_line_is_skipped_silently(wire):
+    wire.send(b"   \r")
+    wire.still_serving()
+    assert wire.notes.empty()

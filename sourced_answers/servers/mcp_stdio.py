@@ -1,19 +1,26 @@
-"""--mcp 的标准输入输出：一行一个 JSON-RPC 消息。要代替 SDK 的 stdio_server——它把看不懂的行悄悄丢掉（不合法的 JSON、
+"""--mcp 的标准输入输出：一行一个 JSON-RPC 消息。代替 SDK 的 stdio_server——它把看不懂的行悄悄丢掉（不合法的 JSON、
 id 是对象、批量、params 不是对象、没有 jsonrpc……），既不回话也不说一声，客户端就一直等下去。
 
 这里每一行先由 read_line 检查：合格的交给 SDK；不合格的按 JSON-RPC 回一个错误（-32700 解析错误、-32600 无效的请求、
 -32602 参数不对；认得出 id 就带上，认不出是 null），标准错误上写一行，接着读下一行。客户端的回应（result、error）
 格式不对时不回话（回应不能再回应），只写那一行。
 
-写出去的每一帧（frame_of）是一行 JSON：编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD，SDK 用英文说的两种错误
-换成中文（in_chinese）。
+往协议里写的只有 write_replies 一个任务：SDK 的回应和这里的错误走同一条流，一帧一行、写完就冲刷，帧不会交错；
+编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的两种错误换成中文。服务期间文件描述符 0 指向
+/dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
 """
 import json
-from collections.abc import Callable, Container, Sequence
+import os
+import sys
+from collections.abc import Callable, Container, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
+import anyio
 import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -28,6 +35,7 @@ from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METH
 from pydantic import ValidationError
 
 from sourced_answers.core.text import literal, masked_excerpt, without_surrogates
+from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
 RequestId = int | str
@@ -142,3 +150,75 @@ def frame_of(message: JSONRPCMessage) -> bytes:
         data = without_surrogates(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.encode("utf-8") + b"\n"
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """协议的两端：标准输入、输出的副本。服务期间 0 指向 /dev/null、1 指向标准错误，结束时还原。
+    复制不了就直接用它们（别处的 print 就可能混进协议，但服务照样能用）。"""
+    sys.stdout.flush()
+    try:
+        wire_in, wire_out = os.dup(0), os.dup(1)
+    except OSError:
+        wire_in = wire_out = -1
+    if wire_out < 0:
+        yield sys.stdin.buffer, sys.stdout.buffer
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    try:
+        # 副本不关：出了错提前结束时，读的线程可能还卡在 read 上，关掉的号码会被别的文件拿去
+        yield os.fdopen(wire_in, "rb", closefd=False), os.fdopen(wire_out, "wb", closefd=False)
+    finally:
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+
+
+async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[SessionMessage],
+                        replies: MemoryObjectSendStream[SessionMessage], log: Log, secrets: Sequence[str]) -> None:
+    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。
+    标准输入关掉（客户端走了）时关掉这两条流：SDK 结束服务，写完剩下的回应。"""
+    async with requests, replies:
+        while line := await in_background(wire.readline):
+            if not line.strip():
+                continue  # 空行不是请求
+            checked = read_line(line)
+            if isinstance(checked, Refusal):
+                log(refusal_note(checked, line, secrets))
+                if checked.answered:
+                    await replies.send(SessionMessage(checked.reply()))
+            else:
+                await requests.send(SessionMessage(checked))
+
+
+async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log) -> None:
+    """唯一往协议里写的地方。客户端不再读了（管道断了）就说一声，之后的回应都丢掉，等它关掉标准输入。"""
+    writable = True
+    async with replies:
+        async for reply in replies:
+            if not writable:
+                continue
+            try:
+                await in_background(send_frame, wire, frame_of(in_chinese(reply.message)))
+            except OSError:
+                writable = False
+                log("MCP 客户端不再读标准输出了：之后的回应都丢掉，等它关掉标准输入")
+
+
+def send_frame(wire: BinaryIO, frame: bytes) -> None:
+    wire.write(frame)
+    wire.flush()
+
+
+async def serve_stdio(server: Any, log: Log, secrets: Sequence[str]) -> None:
+    """在标准输入输出上服务 server（SDK 的底层 Server），直到标准输入关掉。"""
+    with claimed_stdio() as (wire_in, wire_out):
+        requests, received = anyio.create_memory_object_stream[SessionMessage](0)
+        replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(write_replies, to_write, wire_out, log)
+            # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
+            tasks.start_soon(read_requests, wire_in, requests, replies.clone(), log, secrets)
+            await server.run(received, replies, server.create_initialization_options())
