@@ -233,6 +233,14 @@ def test_flags_that_make_no_sense_with_mcp_are_usage_errors(fake_metaso, model_s
     assert fake_metaso.requests == [] and model_server.probes == []
 
 
+@pytest.mark.slow
+def test_stdin_closed_at_start_is_a_usage_error_before_serving(own_backends, tmp_path):
+    done = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *cli_command("--mcp")], capture_output=True, text=True,
+                          encoding="utf-8", env=own_backends.env(tmp_path / "cache"), timeout=60)
+    assert done.returncode == 2 and "--mcp 的请求从标准输入来，可它是关着的" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == "" and own_backends.model.probes == []
+
+
 @pytest.fixture
 def raw_server(own_backends, tmp_path):
     """raw_server()：不经客户端库、直接说 JSON-RPC 的服务进程（看它怎样结束），握手之后返回；测试结束时不管成败

@@ -9,6 +9,7 @@
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -136,6 +137,8 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     import anyio
 
     from sourced_answers.servers.mcp_stdio import serve_stdio  # 它在导入时就要 SDK
+    if sys.stdin is None:  # 启动时就关着（<&-）：号码 0 之后会分给别的文件，不能当成协议去读、去改
+        raise UsageError("--mcp 的请求从标准输入来，可它是关着的：没有客户端，服务没有开始")
     model = settings.model
     # 开始之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
