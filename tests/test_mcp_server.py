@@ -297,6 +297,20 @@ def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backend
 
 
 @pytest.mark.slow
+def test_a_client_that_stops_reading_does_not_crash_the_server(raw_server):
+    process = raw_server()
+    process.stdout.close()  # 客户端不再读回应，标准输入却还开着
+    for number in range(2, 5):
+        send(process, {"jsonrpc": "2.0", "id": number, "method": "ping"})  # 回应写不出去：管道断了
+    time.sleep(1)
+    assert process.poll() is None  # 还在，等客户端关掉标准输入
+    process.stdin.close()
+    assert process.wait(10) == 0
+    stderr = process.stderr.read()
+    assert "MCP 客户端不再读标准输出了" in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
     process = raw_server()
