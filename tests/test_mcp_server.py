@@ -23,10 +23,9 @@ from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, c
 class Session:
     """一个 MCP 客户端会话：起服务进程、握手，之后 call(工具, 参数) 同步地调用。服务的标准错误写进 errlog。"""
 
-    def __init__(self, env, errlog):
+    def __init__(self, env, errlog, command=(sys.executable, str(HERE / "answer_with_sources.py"), "--mcp")):
         self.errlog = errlog
-        params = StdioServerParameters(command=sys.executable, args=[str(HERE / "answer_with_sources.py"), "--mcp"],
-                                       env=env, cwd=str(HERE))
+        params = StdioServerParameters(command=command[0], args=list(command[1:]), env=env, cwd=str(HERE))
         self.handle = errlog.open("w", encoding="utf-8")
         self.portal_context = start_blocking_portal()
         self.portal = self.portal_context.__enter__()
@@ -52,8 +51,8 @@ class Session:
 
 
 @contextmanager
-def session_with(backends, tmp_path, **extra):
-    session = Session(backends.env(tmp_path / "cache", **extra), tmp_path / "mcp-stderr.txt")
+def session_with(backends, tmp_path, *command, **extra):
+    session = Session(backends.env(tmp_path / "cache", **extra), tmp_path / "mcp-stderr.txt", *command)
     try:
         yield session
     finally:
@@ -183,6 +182,35 @@ def test_a_key_the_model_echoes_is_masked_in_text_and_structured_content(tmp_pat
         backends.close()
 
 
+@pytest.mark.slow
+def test_the_session_works_after_the_server_got_garbage(backends, tmp_path):
+    """客户端连上之前，服务的标准输入先收到几行乱七八糟的（cat 把它们放在客户端发的前面）：每行一个错误、
+    一行说明，之后官方客户端照常握手、列出工具、调用工具。"""
+    garbage = tmp_path / "garbage.jsonl"
+    # 认得出的 id 用客户端自己不会用的字符串：错误回应带着它，不能被当成客户端那个请求的回应
+    garbage.write_bytes(b"\n".join([
+        b"hello", b'{"jsonrpc": "2.0", "id": "g1", "method": "tools/list", "params": "x"}',
+        b'{"jsonrpc": "2.0", "id": {"n": 2}, "method": "tools/list"}', b'[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]',
+        b'{"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"a": "\\ud800"}}', b"[" * 100000,
+        b'{"id": "g5", "method": "ping"}']) + b"\n")
+    server = (sys.executable, str(HERE / "answer_with_sources.py"), "--mcp")
+    with session_with(backends, tmp_path, ("sh", "-c", 'cat "$0" - | exec "$@"', str(garbage), *server)) as session:
+        assert sorted(session.tools()) == ["answer_question", "verify_answer"]
+        result = session.call("verify_answer", {"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES})
+        assert result.is_error is False and result.structured_content["passed"] is True
+        stderr = session.stderr()
+    refused = [line for line in stderr.splitlines() if line.startswith("拒绝了一个请求")]
+    assert [line.split("）：")[0] for line in refused] == [
+        "拒绝了一个请求（-32700 解析错误：这一行不是合法的 JSON",
+        "拒绝了一个请求（-32602 参数不对：params 应是对象",
+        "拒绝了一个请求（-32600 无效的请求：id 应是字符串或整数",
+        "拒绝了一个请求（-32600 无效的请求：MCP 没有批量请求，一行只发一个 JSON 对象",
+        "拒绝了一个请求（-32700 解析错误：字符串里有单独的代理码位（例如 \\ud800）",
+        "拒绝了一个请求（-32700 解析错误：JSON 嵌套太深（最多 200 层）",
+        '拒绝了一个请求（-32600 无效的请求：jsonrpc 应是 "2.0"']
+    assert "Traceback" not in stderr and not shows(stderr, *KEYS)
+
+
 # ---------- 开始之前、结束 ----------
 
 def test_a_missing_model_stops_before_serving_and_before_any_search(fake_metaso, model_server, monkeypatch):
@@ -203,6 +231,14 @@ def test_flags_that_make_no_sense_with_mcp_are_usage_errors(fake_metaso, model_s
     done = run_cli("--mcp", *flags, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert done.returncode == 2 and message in done.stderr
     assert fake_metaso.requests == [] and model_server.probes == []
+
+
+@pytest.mark.slow
+def test_stdin_closed_at_start_is_a_usage_error_before_serving(own_backends, tmp_path):
+    done = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *cli_command("--mcp")], capture_output=True, text=True,
+                          encoding="utf-8", env=own_backends.env(tmp_path / "cache"), timeout=60)
+    assert done.returncode == 2 and "--mcp 的请求从标准输入来，可它是关着的" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == "" and own_backends.model.probes == []
 
 
 @pytest.fixture
@@ -258,6 +294,20 @@ def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backend
     assert process.wait(10) == 0
     assert time.monotonic() - began < 3
     assert "Traceback" not in process.stderr.read()
+
+
+@pytest.mark.slow
+def test_a_client_that_stops_reading_does_not_crash_the_server(raw_server):
+    process = raw_server()
+    process.stdout.close()  # 客户端不再读回应，标准输入却还开着
+    for number in range(2, 5):
+        send(process, {"jsonrpc": "2.0", "id": number, "method": "ping"})  # 回应写不出去：管道断了
+    time.sleep(1)
+    assert process.poll() is None  # 还在，等客户端关掉标准输入
+    process.stdin.close()
+    assert process.wait(10) == 0
+    stderr = process.stderr.read()
+    assert "MCP 客户端不再读标准输出了" in stderr and "Traceback" not in stderr
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -134,6 +135,11 @@ def serve_mcp(settings: Settings, log: Log) -> int:
         import mcp.server.mcpserver  # noqa: F401
     except ImportError:
         raise UsageError("没有安装 --mcp 要的包：pip install '.[serve]'（官方的 MCP Python SDK）") from None
+    import anyio
+
+    from sourced_answers.servers.mcp_stdio import serve_stdio  # 它在导入时就要 SDK
+    if sys.stdin is None:  # 启动时就关着（<&-）：号码 0 之后会分给别的文件，不能当成协议去读、去改
+        raise UsageError("--mcp 的请求从标准输入来，可它是关着的：没有客户端，服务没有开始")
     model = settings.model
     # 开始之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
@@ -141,14 +147,15 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     server = build_server(settings)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
     with interrupts_end_at_once(log):
-        server.run("stdio")
+        # 不用 server.run("stdio")：SDK 的 stdio_server 对格式不对的行不回话。底层的服务还没有公开的名字，
+        # SDK 自己的内存客户端也这样取用它
+        anyio.run(serve_stdio, server._lowlevel_server, log, settings.run.secrets)
     return ExitCode.PASSED
 
 
 @contextmanager
 def interrupts_end_at_once(log: Log) -> Iterator[None]:
-    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130。SDK 在一个线程里读标准输入（不是守护线程），
-    客户端不关标准输入时它一直卡在 read 上；照常收尾（取消任务、解释器退出时等每个线程）就会永远等下去。
+    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130，不经过 SDK 的收尾（取消任务、关流）。
     没有要收尾的：标准输出是协议的通道，回答过的都已经发出去了，缓存（SQLite）不怕中途结束。"""
     if threading.current_thread() is not threading.main_thread():  # 信号只能在主线程里接
         yield

@@ -1,0 +1,224 @@
+"""--mcp 的标准输入输出：一行一个 JSON-RPC 消息。代替 SDK 的 stdio_server——它把看不懂的行悄悄丢掉（不合法的 JSON、
+id 是对象、批量、params 不是对象、没有 jsonrpc……），既不回话也不说一声，客户端就一直等下去。
+
+这里每一行先由 read_line 检查：合格的交给 SDK；不合格的按 JSON-RPC 回一个错误（-32700 解析错误、-32600 无效的请求、
+-32602 参数不对；认得出 id 就带上，认不出是 null），标准错误上写一行，接着读下一行。客户端的回应（result、error）
+格式不对时不回话（回应不能再回应），只写那一行。
+
+往协议里写的只有 write_replies 一个任务：SDK 的回应和这里的错误走同一条流，一帧一行、写完就冲刷，帧不会交错；
+编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的两种错误换成中文。服务期间文件描述符 0 指向
+/dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
+"""
+import json
+import os
+import sys
+from collections.abc import Callable, Container, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import anyio
+import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    jsonrpc_message_adapter,
+)
+from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
+from pydantic import ValidationError
+
+from sourced_answers.core.text import literal, masked_excerpt, without_surrogates
+from sourced_answers.servers.background import in_background
+
+Log = Callable[[str], None]
+RequestId = int | str
+
+# 协议里客户端能发的方法：params 不是对象时，这些方法算“参数不对”（-32602），别的名字算“无效的请求”（-32600）
+KNOWN_METHODS = SPEC_CLIENT_METHODS | SPEC_CLIENT_NOTIFICATION_METHODS
+# SDK 自己回的错误里和请求不对有关的两种（英文）→ 中文；data（没有的方法名）照旧
+SDK_MESSAGES = {(METHOD_NOT_FOUND, "Method not found"): "没有这个方法",
+                (INVALID_PARAMS, "Invalid request parameters"): "参数不对"}
+NOTE_EXCERPT = 100  # 标准错误上那一行引用收到的多少个字
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """一行不交给 SDK：回哪个错误。answered 为假的是格式不对的回应：不回话，只在标准错误上写一行。"""
+    code: int
+    message: str
+    request_id: RequestId | None = None
+    answered: bool = True
+
+    def reply(self) -> JSONRPCError:
+        return JSONRPCError(jsonrpc="2.0", id=self.request_id, error=ErrorData(code=self.code, message=self.message))
+
+
+def read_line(line: bytes, known_methods: Container[str] = KNOWN_METHODS) -> JSONRPCMessage | Refusal:
+    """一行输入 → 交给 SDK 的消息，或者一个 Refusal（回哪个错误）。"""
+    try:
+        # 和 SDK 同一个解析器：超过 200 层的嵌套、单独的代理码位（"\ud800"）、NaN 都是 ValueError，不会递归到崩溃
+        value = pydantic_core.from_json(line.decode("utf-8"), allow_inf_nan=False)
+    except UnicodeDecodeError:
+        return Refusal(PARSE_ERROR, "解析错误：这一行不是 UTF-8 编码的文字")
+    except ValueError as error:
+        return Refusal(PARSE_ERROR, parse_problem(str(error)))
+    if isinstance(value, list):
+        return Refusal(INVALID_REQUEST, "无效的请求：MCP 没有批量请求，一行只发一个 JSON 对象")
+    if not isinstance(value, dict):
+        return Refusal(INVALID_REQUEST, "无效的请求：一行应是一个 JSON 对象")
+    if "method" not in value and ("result" in value or "error" in value):
+        return response_of(value)
+    return request_of(value, known_methods)
+
+
+def parse_problem(error: str) -> str:
+    """pydantic-core 解析 JSON 时的报错（英文）→ 一句中文。"""
+    if "recursion limit" in error:
+        return "解析错误：JSON 嵌套太深（最多 200 层）"
+    if "surrogate" in error or "hex escape" in error:
+        return "解析错误：字符串里有单独的代理码位（例如 \\ud800）"
+    return "解析错误：这一行不是合法的 JSON"
+
+
+def is_request_id(value: Any) -> bool:
+    """MCP 的 id 只能是字符串或整数（不能是 null；true 在 Python 里也是整数，要排除）。"""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def request_of(value: dict[str, Any], known_methods: Container[str]) -> JSONRPCMessage | Refusal:
+    """请求或通知：先认 id（之后的错误都带上它），再看 jsonrpc、method、params。"""
+    request_id = value.get("id")
+    if "id" in value and not is_request_id(request_id):
+        return Refusal(INVALID_REQUEST, "无效的请求：id 应是字符串或整数")
+    if value.get("jsonrpc") != "2.0":
+        return Refusal(INVALID_REQUEST, '无效的请求：jsonrpc 应是 "2.0"', request_id)
+    method = value.get("method")
+    if "method" not in value:
+        return Refusal(INVALID_REQUEST, "无效的请求：缺少 method", request_id)
+    if not isinstance(method, str):
+        return Refusal(INVALID_REQUEST, "无效的请求：method 应是字符串", request_id)
+    params = value.get("params")
+    if params is not None and not isinstance(params, dict):  # null 和不给一样（SDK 也这样）
+        if method in known_methods:
+            return Refusal(INVALID_PARAMS, "参数不对：params 应是对象", request_id)
+        return Refusal(INVALID_REQUEST, "无效的请求：params 应是对象", request_id)
+    try:
+        return jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:  # 上面的检查之后不该再有：万一有，也回一句话而不是不响
+        return Refusal(INVALID_REQUEST, "无效的请求", request_id)
+
+
+def response_of(value: dict[str, Any]) -> JSONRPCMessage | Refusal:
+    """客户端的回应（回答服务发出的请求）：格式对的交给 SDK，不对的丢掉。"""
+    try:
+        return jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except ValidationError:
+        return Refusal(INVALID_REQUEST, "丢掉了一个格式不对的回应（回应不再回话）", answered=False)
+
+
+def refusal_note(refusal: Refusal, line: bytes, secrets: Sequence[str]) -> str:
+    """标准错误上的一行：回了什么、收到的开头一段（先遮密钥再截短，写成一行）。"""
+    received = masked_excerpt(line.rstrip(b"\r\n"), secrets, NOTE_EXCERPT + 1)
+    received = literal(received[:NOTE_EXCERPT], None) + ("…" if len(received) > NOTE_EXCERPT else "")
+    if not refusal.answered:
+        return f"{refusal.message}：{received}"
+    return f"拒绝了一个请求（{refusal.code} {refusal.message}）：{received}"
+
+
+def in_chinese(message: JSONRPCMessage) -> JSONRPCMessage:
+    """SDK 用英文说的“没有这个方法”“参数不对”换成中文（错误码、id、data 不变）。"""
+    if not isinstance(message, JSONRPCError):
+        return message
+    chinese = SDK_MESSAGES.get((message.error.code, message.error.message))
+    if chinese is None:
+        return message
+    return message.model_copy(update={"error": message.error.model_copy(update={"message": chinese})})
+
+
+def frame_of(message: JSONRPCMessage) -> bytes:
+    """一帧：一行 JSON（UTF-8）加换行。工具结果里单独的代理码位编不成 UTF-8：换成 U+FFFD，不让整个服务崩掉。"""
+    try:
+        text = message.model_dump_json(by_alias=True, exclude_unset=True)
+    except pydantic_core.PydanticSerializationError:
+        data = without_surrogates(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8") + b"\n"
+
+
+@contextmanager
+def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
+    """协议的两端：标准输入、输出的副本。服务期间 0 指向 /dev/null、1 指向标准错误，结束时还原。
+    复制不了就直接用它们（别处的 print 就可能混进协议，但服务照样能用）。"""
+    sys.stdout.flush()
+    try:
+        wire_in, wire_out = os.dup(0), os.dup(1)
+    except OSError:
+        wire_in = wire_out = -1
+    if wire_out < 0:
+        yield sys.stdin.buffer, sys.stdout.buffer
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    try:
+        # 副本不关：出了错提前结束时，读的线程可能还卡在 read 上，关掉的号码会被别的文件拿去
+        yield os.fdopen(wire_in, "rb", closefd=False), os.fdopen(wire_out, "wb", closefd=False)
+    finally:
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+
+
+async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[SessionMessage],
+                        replies: MemoryObjectSendStream[SessionMessage], log: Log, secrets: Sequence[str]) -> None:
+    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。
+    标准输入关掉（客户端走了）时关掉这两条流：SDK 结束服务，写完剩下的回应。"""
+    async with requests, replies:
+        while line := await in_background(wire.readline):
+            if not line.strip():
+                continue  # 空行不是请求
+            checked = read_line(line)
+            if isinstance(checked, Refusal):
+                log(refusal_note(checked, line, secrets))
+                if checked.answered:
+                    await replies.send(SessionMessage(checked.reply()))
+            else:
+                await requests.send(SessionMessage(checked))
+
+
+async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log) -> None:
+    """唯一往协议里写的地方。客户端不再读了（管道断了）就说一声，之后的回应都丢掉，等它关掉标准输入。"""
+    writable = True
+    async with replies:
+        async for reply in replies:
+            if not writable:
+                continue
+            try:
+                await in_background(send_frame, wire, frame_of(in_chinese(reply.message)))
+            except OSError:
+                writable = False
+                log("MCP 客户端不再读标准输出了：之后的回应都丢掉，等它关掉标准输入")
+
+
+def send_frame(wire: BinaryIO, frame: bytes) -> None:
+    wire.write(frame)
+    wire.flush()
+
+
+async def serve_stdio(server: Any, log: Log, secrets: Sequence[str]) -> None:
+    """在标准输入输出上服务 server（SDK 的底层 Server），直到标准输入关掉。"""
+    with claimed_stdio() as (wire_in, wire_out):
+        requests, received = anyio.create_memory_object_stream[SessionMessage](0)
+        replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(write_replies, to_write, wire_out, log)
+            # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
+            tasks.start_soon(read_requests, wire_in, requests, replies.clone(), log, secrets)
+            await server.run(received, replies, server.create_initialization_options())
