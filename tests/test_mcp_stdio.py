@@ -147,9 +147,17 @@ def test_a_lone_surrogate_in_a_tool_result_is_written_as_a_replacement_character
     assert json.loads(frame.decode("utf-8"))["result"]["content"][0]["text"] == "RAID5 \ufffd至少三块盘"
 
 
-def test_an_ordinary_frame_is_the_sdk_encoding_on_one_line():
+def test_an_ordinary_frame_is_the_sdk_message_on_one_line():
     response = JSONRPCResponse(jsonrpc="2.0", id=2, result={"text": "第一行\n第二行"})
-    assert frame_of(response) == response.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+    frame = frame_of(response)
+    assert frame.endswith(b"\n") and frame.count(b"\n") == 1
+    assert json.loads(frame) == json.loads(response.model_dump_json(by_alias=True, exclude_unset=True))
+
+
+def test_every_frame_is_masked_on_its_way_out():
+    key = "sk-MODEL-CANARY-0123456789"
+    response = JSONRPCResponse(jsonrpc="2.0", id=2, result={"text": "回显 " + "\u200b".join(key)})
+    assert key not in frame_of(response, [key]).decode().replace("\\u200b", "") and b"mk-***" in frame_of(response, [key])
 
 
 def test_the_sdk_english_errors_are_said_in_chinese():

@@ -9,7 +9,6 @@ id 是对象、批量、params 不是对象、没有 jsonrpc……），既不�
 编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的两种错误换成中文。服务期间文件描述符 0 指向
 /dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
 """
-import json
 import os
 import sys
 from collections.abc import Callable, Container, Iterator, Sequence
@@ -34,7 +33,8 @@ from mcp_types import (
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from pydantic import ValidationError
 
-from sourced_answers.core.text import literal, masked_excerpt, without_surrogates
+from sourced_answers.core.masking import masked_excerpt, masked_json_bytes
+from sourced_answers.core.text import literal
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
@@ -142,14 +142,11 @@ def in_chinese(message: JSONRPCMessage) -> JSONRPCMessage:
     return message.model_copy(update={"error": message.error.model_copy(update={"message": chinese})})
 
 
-def frame_of(message: JSONRPCMessage) -> bytes:
-    """一帧：一行 JSON（UTF-8）加换行。工具结果里单独的代理码位编不成 UTF-8：换成 U+FFFD，不让整个服务崩掉。"""
-    try:
-        text = message.model_dump_json(by_alias=True, exclude_unset=True)
-    except pydantic_core.PydanticSerializationError:
-        data = without_surrogates(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
-        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return text.encode("utf-8") + b"\n"
+def frame_of(message: JSONRPCMessage, secrets: Sequence[str] = ()) -> bytes:
+    """一帧：一行 JSON（UTF-8）加换行，先遮掉密钥再编码（core.masking：协议里的每一帧都经过它，工具结果、SDK 的错误
+    都一样）。工具结果里单独的代理码位编不成 UTF-8：换成 U+FFFD，不让整个服务崩掉。"""
+    data = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    return masked_json_bytes(data, secrets) + b"\n"
 
 
 @contextmanager
@@ -193,7 +190,8 @@ async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[Session
                 await requests.send(SessionMessage(checked))
 
 
-async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log) -> None:
+async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log,
+                        secrets: Sequence[str]) -> None:
     """唯一往协议里写的地方。客户端不再读了（管道断了）就说一声，之后的回应都丢掉，等它关掉标准输入。"""
     writable = True
     async with replies:
@@ -201,7 +199,7 @@ async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire
             if not writable:
                 continue
             try:
-                await in_background(send_frame, wire, frame_of(in_chinese(reply.message)))
+                await in_background(send_frame, wire, frame_of(in_chinese(reply.message), secrets))
             except OSError:
                 writable = False
                 log("MCP 客户端不再读标准输出了：之后的回应都丢掉，等它关掉标准输入")
@@ -218,7 +216,7 @@ async def serve_stdio(server: Any, log: Log, secrets: Sequence[str]) -> None:
         requests, received = anyio.create_memory_object_stream[SessionMessage](0)
         replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(write_replies, to_write, wire_out, log)
+            tasks.start_soon(write_replies, to_write, wire_out, log, secrets)
             # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
             tasks.start_soon(read_requests, wire_in, requests, replies.clone(), log, secrets)
             await server.run(received, replies, server.create_initialization_options())
