@@ -148,11 +148,12 @@ class InProcess:
         settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "127.0.0.1:0", *flags]),
                                   env, [])
         self.log: list[str] = []
-        self.client = TestClient(asgi_app(settings, self.log.append), base_url="http://127.0.0.1",
-                                 raise_server_exceptions=False)
+        app, self.closing = asgi_app(settings, self.log.append)
+        self.client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
 
     def post(self, path: str, body: object = None, **options: object):
         return self.client.post("/v1" + path, json=body, **options)
 
     def close(self) -> None:
         self.client.close()
+        self.closing()

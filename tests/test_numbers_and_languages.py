@@ -128,7 +128,7 @@ def test_chinese_sentence_citing_an_english_page_is_cross_language():
     report = check_answer("RAID5 至少需要三块盘，坏一块盘还能继续工作 [1]。", [Source(text=ENGLISH_SOURCE)])
     [problem] = report.problems
     assert problem.kind == "cross_language" and not report.passed
-    assert "资料 [1] 是英文、句子是中文，字面核对无法判断，请用 --judge 或人工核对" in problem.message
+    assert "资料 [1] 是英文、句子是中文，字面核对无法判断，请人工核对" in problem.message
     assert "重合度" not in problem.message
 
 

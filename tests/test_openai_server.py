@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from answer_with_sources import answer_question
+from sourced_answers.outputs.render import AGENT, CHAT
 from sourced_answers.servers import openai_server
 from tests.scripted_model import SCRIPTS
 from tests.serving import ACCESS, KEYS, SERVER_KEY, Backends, ServerProcess, shows
@@ -71,14 +72,40 @@ def error_of(raised):
 
 # ---------- 回答：和终端上看到的一样，外加 Perplexity 式的附件 ----------
 
+def marks_of(content, annotations):
+    """每条 annotation 指着的文字和它的编号、链接：(content[start:end], url)。"""
+    return [(content[a["url_citation"]["start_index"]:a["url_citation"]["end_index"]], a["url_citation"]["url"])
+            for a in annotations]
+
+
 @pytest.mark.slow
-def test_answer_content_is_what_the_terminal_shows_answer_sources_and_verdict(client, backends):
+def test_answer_content_is_the_terminal_answer_with_sources_as_markdown_links_and_the_verdict(client, backends):
     response = ask(client)
     content = response.choices[0].message.content
-    assert "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。" in content
-    assert f"[1] 家用 NAS 选购要点 {backends.metaso.origin}/page/1" in content
+    shown = terminal(backends).stdout
+    answer = shown[:shown.index("\n\n来源：")]
+    assert content.startswith(answer + "\n\n来源：\n\n")
+    origin = backends.metaso.origin
+    assert f"\n- [1] [家用 NAS 选购要点]({origin}/page/1)\n" in content
+    assert f"\n- [5] [家庭数据的 3\\-2\\-1 备份原则]({origin}/page/5)（未被引用）\n" in content \
+        or f"\n- [5] [家庭数据的 3-2-1 备份原则]({origin}/page/5)（未被引用）\n" in content
     assert content.rstrip().endswith("✓ 引用核对通过")
-    assert content == terminal(backends).stdout
+    assert "--json" not in content and "--fix" not in content
+
+
+@pytest.mark.slow
+def test_annotations_point_exactly_at_every_citation_mark_in_the_content(client, backends):
+    message = ask(client).choices[0].message
+    content, annotations = message.content, [a.model_dump() for a in message.annotations]  # 官方客户端认得的字段
+    origin = backends.metaso.origin
+    pointed = marks_of(content, annotations)
+    assert all(text == f"[{url.rsplit('/', 1)[1]}]" and url.startswith(origin) for text, url in pointed)
+    in_answer = [a for a in annotations if a["url_citation"]["start_index"] < content.index("\n\n来源：")]
+    assert len(in_answer) == content[:content.index("\n\n来源：")].count("[")  # 回答里的每个 [n] 一条
+    # 按编号排：按到达的先后给来源编号的窗口（Open WebUI）把 [n] 对到第 n 条来源
+    urls = list(dict.fromkeys(url for _, url in pointed))
+    assert urls == [f"{origin}/page/{n}" for n in range(1, 6)]
+    assert {a["url_citation"]["title"] for a in annotations} == set(NAS_TITLES)
 
 
 @pytest.mark.slow
@@ -88,7 +115,8 @@ def test_citations_search_results_and_verification_sit_beside_the_answer(client,
     assert extra["citations"] == [f"{backends.metaso.origin}/page/{n}" for n in range(1, 6)]
     assert [(item["title"], item["url"]) for item in extra["search_results"]] == list(zip(NAS_TITLES, extra["citations"], strict=True))
     assert extra["search_results"][0]["date"] == record["sources"][0]["date"]
-    assert extra["verification"] == {name: record[name] for name in ("passed", "problems", "claims", "unused")}
+    assert extra["verification"] == {**{name: record[name] for name in ("passed", "problems", "claims", "unused")},
+                                     "truncated": False}
     assert extra["verification"]["passed"] is True and extra["verification"]["unused"] == [4, 5]
 
 
@@ -98,18 +126,45 @@ def test_the_request_model_picks_the_local_model_and_its_verdict(client, backend
     assert response.model == "wrong-source"
     assert backends.model.requests[-1]["body"]["model"] == "wrong-source"
     assert response.model_extra["verification"]["passed"] is False
-    assert "⚠ 引用核对没通过" in response.choices[0].message.content
-    assert response.choices[0].message.content == terminal(backends, QUESTION, "wrong-source").stdout
+    content = response.choices[0].message.content
+    shown = terminal(backends, QUESTION, "wrong-source").stdout
+    assert shown.index("⚠ 引用核对没通过") and content.index("⚠ 引用核对没通过")
+    assert content.startswith(shown[:shown.index("\n\n来源：")])
+    # 终端上的结论最后提示可以 --fix；聊天窗口里没有命令行的参数，其余一样（每个问题一项）
+    assert "可以加 --fix" in shown and "--fix" not in content
+    problems = response.model_extra["verification"]["problems"]
+    assert problems and content.count("\n- 第 ") == len(problems)
 
 
 @pytest.mark.slow
-def test_streamed_deltas_add_up_to_the_terminal_text_and_the_last_chunk_carries_the_attachments(client, backends):
+def test_an_answer_cut_off_at_max_tokens_says_so_in_finish_reason_content_and_verification(client):
+    for stream in (False, True):
+        chunks = [ask(client, model="cut-short", max_tokens=77, stream=True)] if stream else []
+        if stream:
+            chunks = list(chunks[0])
+            finish, extra = chunks[-1].choices[0].finish_reason, chunks[-1].model_extra
+            content = "".join(chunk.choices[0].delta.content or "" for chunk in chunks)
+        else:
+            response = ask(client, model="cut-short", max_tokens=77)
+            finish, extra = response.choices[0].finish_reason, response.model_extra
+            content = response.choices[0].message.content
+        assert finish == "length"
+        assert extra["verification"]["truncated"] is True
+        assert "⚠ 回答到了长度上限（max_tokens 77）被截断了：最后一段没有写完" in content
+
+
+@pytest.mark.slow
+def test_streamed_deltas_add_up_to_the_whole_reply_and_the_last_chunk_carries_annotations_and_attachments(
+        client, backends):
+    whole = ask(client).choices[0].message
     chunks = list(ask(client, stream=True))
     text = "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
-    assert text == terminal(backends).stdout
+    assert text == whole.content
     assert len(chunks) > 5  # 边生成边发：回答是一段一段来的，不是最后一整块
     last = chunks[-1]
     assert last.choices[0].finish_reason == "stop"
+    assert last.choices[0].delta.content is None  # 只有 annotations 的一块不带 content（Cherry Studio 会跳过空的）
+    assert last.choices[0].delta.model_extra["annotations"] == [a.model_dump() for a in whole.annotations]
     assert last.model_extra["citations"] == [f"{backends.metaso.origin}/page/{n}" for n in range(1, 6)]
     assert [item["title"] for item in last.model_extra["search_results"]] == NAS_TITLES
     assert last.model_extra["verification"]["passed"] is True
@@ -272,10 +327,13 @@ def test_concurrent_requests_each_get_their_own_sources_and_verdict(client, back
         thread.join(60)
     for index, result in enumerate(expected):
         reply = replies[index]
-        assert reply.choices[0].message.content == result.text, asked[index]
+        # Python API 的 markdown 是给智能体的：列不下的问题指向结构化结果，聊天窗口的指向 verification
+        expected_content = result.markdown.replace(AGENT.all_problems_at, CHAT.all_problems_at)
+        assert reply.choices[0].message.content == expected_content, asked[index]
         assert reply.model_extra["citations"] == [source["link"] for source in result.sources]
-        assert reply.model_extra["verification"] == {name: result.record[name]
-                                                     for name in ("passed", "problems", "claims", "unused")}
+        assert reply.model_extra["verification"] == {**{name: result.record[name]
+                                                        for name in ("passed", "problems", "claims", "unused")},
+                                                     "truncated": False}
 
 
 @pytest.mark.slow

@@ -164,3 +164,12 @@ def test_verify_prints_the_problems_by_paragraph(tmp_path):
     assert result.returncode == 1
     verdict = result.stdout[result.stdout.index("⚠"):].splitlines()
     assert listed_paragraphs(verdict) == [1, 3, 4]
+
+
+def test_the_terminal_verdict_suggests_the_judge_for_cross_language_citations_and_chat_verdicts_do_not():
+    from sourced_answers.outputs.render import CHAT
+    english = [Source(text="RAID 5 needs at least three drives and survives one failed drive.")]
+    report = check_answer("RAID5 至少需要三块盘，坏一块盘还能继续工作 [1]。", english)
+    assert verdict_lines(report)[-1] == "跨语言引用的句子可以加 --judge 请评判模型看"
+    assert not any("--judge" in line for line in verdict_lines(report, reader=CHAT))
+    assert "请人工核对" in report.problems[0].message and "--" not in report.problems[0].message

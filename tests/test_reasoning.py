@@ -64,7 +64,7 @@ def test_streamed_reasoning_before_a_lone_closing_tag_is_marked_when_it_turns_ou
     """流式时落单的 </think> 到了才知道之前是思考：已经显示的那段后面标明一句，回答从那里开始。"""
     scripts(**{"template-opened": {"content": TEMPLATE_OPENED}})
     shown = ask(model_server, "template-opened", "--stream").stdout
-    reasoning, answer = shown.split("（以上是模型的思考过程，不是回答，不核对：它后面写了 </think>。回答从这里开始）")
+    reasoning, answer = shown.split("（以上是模型的思考过程，不是回答，不核对：它后面写了 `</think>`。回答从这里开始）")
     assert "群晖" in reasoning and GOOD_ANSWER in answer and "群晖" not in answer
     assert "</think>" not in reasoning
 
@@ -84,7 +84,7 @@ def test_unfinished_reasoning_is_kept_marked_and_not_checked(model_server, scrip
         assert "没有结束的思考过程" in data["problems"][0]["message"]
         assert len(data["sources"]) == 5  # 花钱得到的资料也在
     else:
-        note, text = result.stdout.split("（以下是没有结束的思考过程：模型写了 <think>，没有写 </think>。它不是回答，没有核对）\n")
+        note, text = result.stdout.split("（以下是没有结束的思考过程：模型写了 `<think>`，没有写 `</think>`。它不是回答，没有核对）\n")
         assert GOOD_ANSWER in text and "来源：" in text
         assert "引用核对通过" not in result.stdout and "引用核对没通过" not in result.stdout
 

@@ -17,7 +17,7 @@ from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import Record, checked_record
 from sourced_answers.outputs.render import REASONING_ABOVE
-from sourced_answers.search.gather import MetasoSession
+from sourced_answers.search.gather import DemoPool, MetasoSession
 from sourced_answers.steps.check_steps import Checked, answer_of, check_reply, judge_asker, rewriter
 
 Log = Callable[[str], None]
@@ -40,8 +40,9 @@ class Answered:
         return self.checked.exit_code
 
 
-def answer(settings: Settings, log: Log, show: Show | None = None) -> Answered:
+def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPool | None = None) -> Answered:
     """按 settings 回答 settings.run.question。show：流式时边生成边交给它的文字（没有就等整个回答）。
+    demo：--demo 时用这些一直开着的演示服务（服务里用：来源链接在服务运行时能打开），没有就临时开一个。
     出错时抛本程序的错误（AppError 的子类，带退出码）；付费之前先确认模型服务和模型都能用。"""
     run, model = settings.run, settings.model
     question = run.question or ""
@@ -49,7 +50,7 @@ def answer(settings: Settings, log: Log, show: Show | None = None) -> Answered:
     deadline = run.deadline()  # 预检的时间也算在 --timeout 里
     check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
-    with MetasoSession(settings.search, log, deadline) as metaso:
+    with MetasoSession(settings.search, log, deadline, demo) as metaso:
         sources = metaso.gather(question)
     # 2. 请模型回答
     messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,

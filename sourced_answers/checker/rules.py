@@ -139,13 +139,13 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     known = known_quantities(numbers, index_of) if claimed else Known()
     language = language_of(text)
     if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
-        # 字面重合说明不了什么：只比数值（三块 = three），其余交给人或 --judge
+        # 字面重合说明不了什么：只比数值（三块 = three），其余交给人（终端的结论提示可以 --judge）
         missing = sorted({value for value, _ in claimed} - known.values)
         if missing:
             found.number_problem = not_found(claim, missing, cited)
         source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
         found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
-                                f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请用 --judge 或人工核对")
+                                f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请人工核对")
         return found
     found.calibration = calibration_of(reading.text, [index_of(n) for n in numbers])
     found.supports = [support_of(reading, words, n, index_of) for n in numbers]

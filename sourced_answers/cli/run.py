@@ -60,7 +60,7 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
         # 先在数据上遮掉密钥，再编码成 JSON（编码之后密钥里的引号、反斜杠会变样，就找不到了）
         out.write(masked_json(record, run.secrets))
     else:
-        out.write(render_result(checked, answer_shown=stream))
+        out.write(render_result(checked, answer_shown=stream, demo=settings.search.demo))
     if answered.savings:
         log(answered.savings)
     if checked.no_answer:

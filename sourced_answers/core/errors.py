@@ -57,6 +57,14 @@ class UsageError(AppError):
     exit_code = ExitCode.USAGE
 
 
+class QuestionError(UsageError):
+    """问题本身不能问：不是有效的文字、没有任何字、太长（退出码 2）。code 是 --serve 回的错误码。"""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class ConfigError(UsageError):
     """环境变量或参数里的地址、密钥之类写错了（退出码 2）。"""
 

@@ -1,6 +1,8 @@
 """文字输出：来源列表、修正了什么、评判模型的汇总、核对结论。只拼字符串，打印由调用方做。"""
+import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sourced_answers.checker import PROBLEM_KINDS, Problem, Report, Source, citations_in, without_citations
 from sourced_answers.core.text import format_citations, quote
@@ -16,26 +18,72 @@ EVIDENCE_WIDTH = 100
 # “已修正”里引用的句子最多占这么多列
 REPAIR_WIDTH = 40
 # 流式显示时落单的 </think> 到了：之前显示的是思考过程
-REASONING_ABOVE = "（以上是模型的思考过程，不是回答，不核对：它后面写了 </think>。回答从这里开始）"
+# （标记写在反引号里：聊天窗口把裸的 <think> 当成标签或者自己的“思考”折叠块）
+REASONING_ABOVE = "（以上是模型的思考过程，不是回答，不核对：它后面写了 `</think>`。回答从这里开始）"
 # 没有结束的思考：保留下来给人看，标明它不是回答
-UNFINISHED_NOTE = "（以下是没有结束的思考过程：模型写了 <think>，没有写 </think>。它不是回答，没有核对）"
+UNFINISHED_NOTE = "（以下是没有结束的思考过程：模型写了 `<think>`，没有写 `</think>`。它不是回答，没有核对）"
 
 
-def source_lines(sources: Sequence[Source], unused: Sequence[int]) -> list[str]:
+@dataclass(frozen=True)
+class Reader:
+    """谁读这段文字。终端：链接原样写、提示命令行的参数（--fix、--judge、--json）。聊天窗口和智能体把文字当
+    Markdown 显示，命令行的参数对它们没有意义：来源写成 Markdown 链接，列不下的问题指向回应里的结构化结果。"""
+    markdown: bool
+    all_problems_at: str
+    command_hints: bool
+
+
+TERMINAL = Reader(markdown=False, all_problems_at="--json 或 --html 看全部", command_hints=True)
+CHAT = Reader(markdown=True, all_problems_at="全部问题在回应的 verification.problems 里", command_hints=False)
+AGENT = Reader(markdown=True, all_problems_at="全部问题在结构化结果的 problems 里", command_hints=False)
+# 照字面显示的文字里要转义的字符（CommonMark 的反斜杠转义认所有 ASCII 标点；只转义行中间会改变显示的那些：
+# HTML、实体、行内代码、强调、删除线、公式、表格；方括号只在不是 [n] 引用时转义，聊天窗口照样把 [n] 显示成来源）
+MARKDOWN_SPECIAL = str.maketrans({char: "\\" + char for char in "\\`*<>&|~$"})
+# 方括号（[n] 引用除外），和不在词中间的下划线（max_tokens 里的下划线不会变成强调，不转义）
+BRACKET = re.compile(r"(\[\d{1,40}\])|[\[\]]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# 行首会变成标题、列表、引用、分隔线的写法
+BLOCK_START = re.compile(r"^(?=[#>+=-])|^(\d+)(?=[.)])")
+# 链接地址里不能原样出现的字符：空白、尖括号、引号、反斜杠换成 %XX，括号转义（不配对的括号会提前结束链接）
+LINK_URL_SPECIAL = str.maketrans({" ": "%20", "<": "%3C", ">": "%3E", '"': "%22", "\\": "%5C",
+                                  "(": "\\(", ")": "\\)"})
+
+
+def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reader = TERMINAL) -> list[str]:
+    """“来源：”和每条资料一行：[n] 标题 链接（没被引用的在行末标明）。读者按 Markdown 显示时写成
+    [n] [标题](链接)：标明写在链接外面，点开的是原来的地址。"""
     lines = ["来源："]
     unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
         mark = "（未被引用）" if number in unused_numbers else ""
         # 标题和链接来自网页或 --verify 的输入：各种分行符（换行、U+2028……）合成空格，一条资料只占一行，伪造不出
         # 一行结论；终端控制序列由打印时的 SafeWriter 整个去掉（先换成空格的话，会剩下“[2J”这样的半截）
-        lines.append(" ".join(f"[{number}] {source.title} {source.link}".split()) + mark)
+        title, link = " ".join(source.title.split()), " ".join(source.link.split())
+        shown = markdown_source(title, link) if reader.markdown else " ".join(f"{title} {link}".split())
+        lines.append(f"[{number}] {shown}{mark}")
     return lines
 
 
-def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int = PROBLEM_LIST_LIMIT) -> list[str]:
+def markdown_source(title: str, link: str) -> str:
+    """[标题](链接)。只有 http、https 的地址写成链接（javascript: 之类不给点）；别的地址写在行内代码里。"""
+    text = markdown_text(title or link or "（没有标题）")
+    if link.lower().startswith(("http://", "https://")):
+        return f"[{text}]({link.translate(LINK_URL_SPECIAL)})"
+    if not link:
+        return text
+    return f"{text} {code_span(link)}"
+
+
+def code_span(text: str) -> str:
+    """行内代码：用比 text 里最长的一串反引号还多一个的反引号包起来。"""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
+
+
+def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int = PROBLEM_LIST_LIMIT,
+                  reader: Reader = TERMINAL) -> list[str]:
     """核对结论。问题按段落排（同一段里先说整段的，再按句子的顺序），每段只出现一次：一段只有一个问题时一行
     “第 N 段：……”，有几个时先一行“第 N 段有 k 个问题：”，下面每个问题一行。最多列 limit 个问题，
-    其余的按种类说个数。"""
+    其余的按种类说个数。终端的读者还会看到可以用的参数（--fix 能修几处，跨语言的句子可以 --judge）。"""
     if report.passed:
         return ["✓ 引用核对通过"]
     problems = by_paragraph(report.problems)
@@ -50,8 +98,10 @@ def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int
             lines += problem_lines(problem, "· " + without_place(problem), "    ")
     if len(problems) > limit:
         lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
-                     "--json 或 --html 看全部")
-    if fixable.count:
+                     f"{reader.all_problems_at}")
+    if reader.command_hints and any(problem.kind == "cross_language" for problem in problems):
+        lines.append("跨语言引用的句子可以加 --judge 请评判模型看")
+    if reader.command_hints and fixable.count:
         some = f"至少 {fixable.count}" if fixable.more else f"其中 {fixable.count}"
         lines.append(f"可以加 --fix 自动修正{some} 处引用（只改引用标记，不改一个字的正文）")
     return lines
@@ -140,24 +190,81 @@ def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> s
             f"没有意见 {said.count(None)}{saved}）")
 
 
-def render_result(checked: Checked, answer_shown: bool = False) -> str:
-    """回答（流式时已经打印过）、标明了的没结束的思考、来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、核对结论
-    （模型没有给出回答时是这句说明）。"""
+def answer_parts(checked: Checked, answer_shown: bool = False) -> list[str]:
+    """模型写的部分：回答（流式时已经显示过，不再给）、标明了的没结束的思考、（流式而且 --fix 改了时）修正后的回答。"""
     fix = checked.fix
     parts = [] if answer_shown or not checked.answer else [checked.answer]
     if checked.unfinished:
         parts.append(f"{UNFINISHED_NOTE}\n{checked.unfinished}")
     if answer_shown and fix and fix.answer != fix.original:
         parts.append("修正后的回答：\n" + checked.answer)
-    parts.append("\n".join(source_lines(checked.sources, checked.report.unused)))
+    return parts
+
+
+def report_parts(checked: Checked, reader: Reader = TERMINAL, notes: Sequence[str] = (),
+                 sources_note: str = "") -> list[str]:
+    """程序写的部分：来源列表、（--fix 时）改了什么、（--judge 时）评判汇总、notes（比如回答被截断了）、核对结论
+    （模型没有给出回答时是这句说明）。sources_note：来源列表最后的一句说明（比如 --demo 的页面是虚构的）。
+    读者按 Markdown 显示时，这些块里转引的网页、回答的文字都转义过，
+    缩进的行写成列表：它们改变不了显示的样子。"""
+    fix = checked.fix
+    blocks = [source_lines(checked.sources, checked.report.unused, reader)] + ([[sources_note]] if sources_note else [])
     if fix and fix.repairs:
-        parts.append("\n".join(repair_lines(fix.repairs)))
+        blocks.append(repair_lines(fix.repairs))
     if checked.judged and checked.judged.error:
-        parts.append(f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}")
+        blocks.append([f"评判模型 {checked.judged.model} 出错，这一步没有做完：{checked.judged.error}"])
     elif checked.judged:
-        parts.append(judge_summary(checked.judged.model, checked.judged.calls, checked.judged.skipped))
+        blocks.append([judge_summary(checked.judged.model, checked.judged.calls, checked.judged.skipped)])
+    blocks += [[note] for note in notes]
     if checked.no_answer:
-        parts.append(f"✗ {checked.no_answer}，没有可以核对的回答")
+        blocks.append([f"✗ {checked.no_answer}，没有可以核对的回答"])
     else:
-        parts.append("\n".join(verdict_lines(checked.report, checked.fixable)))
-    return "\n\n".join(parts) + "\n"
+        blocks.append(verdict_lines(checked.report, checked.fixable, reader=reader))
+    if not reader.markdown:
+        parts = ["\n".join(block) for block in blocks]
+        if sources_note:  # 终端上说明紧跟在来源列表下面
+            parts[:2] = [parts[0] + "\n" + parts[1]]
+        return parts
+    sources, *rest = blocks
+    return [markdown_list(sources, escaped=True)] + [markdown_list(block) for block in rest]
+
+
+def markdown_list(lines: Sequence[str], escaped: bool = False) -> str:
+    """一块终端上的文字 → Markdown：没有缩进的行是段落，缩进的行（每两格一层）是列表的一项，开头的“· ”不要了。
+    escaped：行里的文字已经是 Markdown（来源的链接）；否则整行转义，照字面显示。"""
+    out: list[str] = []
+    listing = False
+    for line in lines:
+        text = line.strip().removeprefix("· ")
+        text = text if escaped else markdown_text(text)
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        if depth or (escaped and out):
+            if not listing:
+                out.append("")
+            out.append("  " * max(depth - 1, 0) + "- " + text)
+            listing = True
+        else:
+            if out:
+                out.append("")
+            out.append(text)
+            listing = False
+    return "\n".join(out)
+
+
+def markdown_text(text: str) -> str:
+    """照字面显示的一行：HTML、行内代码、强调、不是 [n] 的方括号都转义，行首的“1.”“-”“#”“>”不会变成
+    列表、标题、引用。"""
+    text = BRACKET.sub(lambda found: found.group(1) or "\\" + found.group(), text.translate(MARKDOWN_SPECIAL))
+    return BLOCK_START.sub(lambda found: (found.group(1) or "") + "\\", text, count=1)
+
+
+# --demo 的来源：说清楚它们是虚构的（终端：程序结束时演示服务就关了；服务：开到服务停止）
+DEMO_SOURCES = "（--demo：这些来源是内置的虚构页面，不是真的网页；链接在程序结束后打不开）"
+DEMO_SOURCES_SERVED = "（演示：这些来源是内置的虚构页面，不是真的网页；链接在服务运行时能打开）"
+
+
+def render_result(checked: Checked, answer_shown: bool = False, demo: bool = False) -> str:
+    """终端上看到的结果：回答（流式时已经打印过）、标明了的没结束的思考、来源列表、（--fix 时）改了什么、
+    （--judge 时）评判汇总、核对结论（模型没有给出回答时是这句说明）。demo：来源是 --demo 的虚构页面。"""
+    note = DEMO_SOURCES if demo else ""
+    return "\n\n".join(answer_parts(checked, answer_shown) + report_parts(checked, sources_note=note)) + "\n"

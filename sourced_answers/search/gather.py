@@ -95,12 +95,40 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
     return sources
 
 
+class DemoPool:
+    """--serve、--mcp 的 --demo：每组页面一个演示服务，开到服务停止（回答里的来源链接在服务运行时都能打开）。
+    一次回答用完就关的是 MetasoSession 自己开的那个。可以当上下文管理器用。"""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: dict[str, DemoMetaso] = {}
+
+    def service(self, pages: str) -> DemoMetaso:
+        with self.lock:
+            if pages not in self.running:
+                self.running[pages] = DemoMetaso(PAGE_SETS[pages]).start()
+            return self.running[pages]
+
+    def close(self) -> None:
+        with self.lock:
+            for service in self.running.values():
+                service.close()
+            self.running.clear()
+
+    def __enter__(self) -> "DemoPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class MetasoSession:
     """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
-    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline) -> None:
-        self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面
+    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline, pool: DemoPool | None = None) -> None:
+        self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面（pool 给的不归这里关）
         self.fake_pages = ""
+        self.pool = pool
         self.client: metaso_search.Client | None
         self.cache: metaso_cache.MetasoCache | None = None
         self.log = log
@@ -136,6 +164,9 @@ class MetasoSession:
     def demo_client(self, question: str) -> metaso_search.Client:
         """--demo：启动（或换成）问题的语言那一组页面的模拟服务。--demo-pages 没给时，中文问题用 nas，其他用 nas-en。"""
         pages = self.search.demo_pages or ("nas" if has_chinese(question) else "nas-en")
+        if self.pool is not None:
+            fake = self.pool.service(pages)
+            return metaso_search.Client(fake.key, fake.base_url, self.deadline, self.on_retry)
         if self.fake is None or self.fake_pages != pages:
             if self.fake:
                 self.fake.close()

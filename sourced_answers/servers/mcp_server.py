@@ -3,7 +3,8 @@
 两个工具，都是 api 层上薄薄的一层：
   answer_question(question, read?, size?)   搜索、读取、回答、核对（和命令行同一段代码）；
   verify_answer(answer, sources)            核对一个带 [n] 引用的回答，sources 是 [{title, link, text}]。
-每个工具回的文字内容是终端上看到的回答、编号的来源和结论；structuredContent 是 --json 的那条记录。
+每个工具回的文字内容是回答、编号的来源和结论（Markdown：来源是链接，没有命令行的提示）；structuredContent 是
+--json 的那条记录。
 出错时回 isError 和一句中文说明（不带报错堆栈，也不带密钥）。标准输出是协议的通道：说明和日志都写在标准错误上。
 """
 import logging
@@ -26,6 +27,7 @@ from sourced_answers.core.questions import clean_question
 from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
 from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.search.gather import DemoPool
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
@@ -70,8 +72,8 @@ def arguments_problem(tool: str, error: Any) -> str:
     return f"{tool} 的参数不对：{'；'.join(parts)}"
 
 
-def build_server(settings: Settings) -> Any:
-    """MCP 服务和它的两个工具。"""
+def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
+    """MCP 服务和它的两个工具。demo：--demo 时开到服务停止的演示服务。"""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent
@@ -80,7 +82,8 @@ def build_server(settings: Settings) -> Any:
     secrets = settings.run.secrets
 
     def reply(result: Result) -> CallToolResult:
-        return CallToolResult(content=[TextContent(type="text", text=result.text)], structured_content=result.record)
+        return CallToolResult(content=[TextContent(type="text", text=result.markdown)],
+                              structured_content=result.record)
 
     def failed(error: AppError) -> CallToolResult:
         return CallToolResult(content=[TextContent(type="text", text="✗ " + mask(str(error), secrets))], is_error=True)
@@ -107,10 +110,11 @@ def build_server(settings: Settings) -> Any:
     async def answer_question(question: str, read: int | None = None, size: int | None = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size)
-            answered = await in_background(answer, asked, quiet)
+            answered = await in_background(answer, asked, quiet, None, demo)
         except AppError as error:
             return failed(error)
-        return reply(result_of(answered.checked, answered.record, secrets))
+        truncated = asked.model.max_tokens if answered.result.truncated else None
+        return reply(result_of(answered.checked, answered.record, secrets, truncated, demo is not None))
 
     @server.tool(name="verify_answer",
                  description="核对一个带 [n] 引用的回答（不搜索、不调用模型）：sources 的第 n 条就是 [n]，"
@@ -144,12 +148,17 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     # 开始之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
-    server = build_server(settings)
+    demo = DemoPool() if settings.search.demo else None
+    server = build_server(settings, demo)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
     with interrupts_end_at_once(log):
         # 不用 server.run("stdio")：SDK 的 stdio_server 对格式不对的行不回话。底层的服务还没有公开的名字，
         # SDK 自己的内存客户端也这样取用它
-        anyio.run(serve_stdio, server._lowlevel_server, log, settings.run.secrets)
+        try:
+            anyio.run(serve_stdio, server._lowlevel_server, log, settings.run.secrets)
+        finally:
+            if demo:
+                demo.close()
     return ExitCode.PASSED
 
 

@@ -36,7 +36,8 @@ from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
 from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import probe_models
-from sourced_answers.outputs.render import render_result
+from sourced_answers.outputs.chat import ChatReply, chat_reply
+from sourced_answers.search.gather import DemoPool
 from sourced_answers.servers.background import in_background
 from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
 from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, sse
@@ -77,6 +78,12 @@ class Service:
         self.log = log
         self.secrets = settings.run.secrets
         self.gate = Gate(serve.concurrency, serve.queue)
+        # --demo：演示服务开到服务停止，回答里的来源链接在服务运行时都能打开
+        self.demo = DemoPool() if settings.search.demo else None
+
+    def close(self) -> None:
+        if self.demo:
+            self.demo.close()
 
     # ---------- 请求 → 一次运行的设置 ----------
 
@@ -110,14 +117,14 @@ class Service:
         if stream:
             return await self.streamed(settings)
         try:
-            answered = await self.admitted(answer, settings, quiet)
+            answered = await self.admitted(answer, settings, quiet, None, self.demo)
         except AppError as error:
             raise problem_of(error) from None
-        content = self.shown(render_result(answered.checked))
+        reply = self.reply(answered, settings)
+        message = {"role": "assistant", "content": reply.content, "annotations": reply.annotations}
         return MaskedJSON(self.envelope(settings, answered, {
             "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(answered)}],
         }), self.secrets)
 
     def admit(self, call: Callable[..., T], *args: Any) -> "asyncio.Task[T]":
@@ -149,7 +156,7 @@ class Service:
 
         def answer_streaming() -> tuple[str, Any]:
             try:
-                answered = answer(settings, quiet, show)
+                answered = answer(settings, quiet, show, self.demo)
             except AppError as error:
                 return "error", problem_of(error)
             except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
@@ -182,18 +189,22 @@ class Service:
 
         yield chunk({"role": "assistant", "content": ""})
         item = first
+        streamed: list[str] = []  # 已经发出的回答：结论之后的 annotations 按整个回答算位置
         while True:
             kind, value = item
             if kind == "text":
+                streamed.append(value)
                 yield chunk({"content": value})
             elif kind == "error":
                 yield failure(value)
                 break
             else:
                 answered: Answered = value
-                tail = self.shown(render_result(answered.checked, answer_shown=True))
-                yield chunk({"content": tail})
-                yield chunk({}, "stop", **self.attachments(answered))
+                reply = self.reply(answered, settings, "".join(streamed))
+                yield chunk({"content": reply.content})
+                # 最后一块只有 annotations、没有 content（Cherry Studio 跳过 content 为空的 delta，LobeChat
+                # 只在带 finish_reason 的这一块里读 annotations），顶层是 citations、search_results、verification
+                yield chunk({"annotations": reply.annotations}, finish_reason(answered), **self.attachments(answered))
                 break
             try:
                 item = await pieces.get()
@@ -212,6 +223,13 @@ class Service:
         """给聊天窗口看的文字：和终端上一样去掉控制序列、遮掉密钥。"""
         return mask(strip_terminal(text), self.secrets)
 
+    def reply(self, answered: Answered, settings: Settings, streamed: str | None = None) -> ChatReply:
+        """聊天窗口看到的回答（回答、来源、结论；流式时是已经发出的 streamed 之后的部分）和 annotations。
+        先去掉控制序列、遮掉密钥，再算 annotations 的位置：位置指的是客户端真正收到的文字。"""
+        checked = answered.checked
+        truncated = settings.model.max_tokens if answered.result.truncated else None
+        return chat_reply(checked, streamed, truncated, shown=self.shown, demo=self.demo is not None)
+
     def attachments(self, answered: Answered) -> dict[str, Any]:
         record = answered.record
         sources = record["sources"]
@@ -219,7 +237,8 @@ class Service:
             "citations": [source["link"] for source in sources],
             "search_results": [{"title": source["title"], "url": source["link"], "date": source["date"] or None}
                                for source in sources],
-            "verification": {name: record[name] for name in ("passed", "problems", "claims", "unused")},
+            "verification": {**{name: record[name] for name in ("passed", "problems", "claims", "unused")},
+                             "truncated": bool(record["truncated"])},
         }
 
     def envelope(self, settings: Settings, answered: Answered, body: Mapping[str, Any]) -> dict[str, Any]:
@@ -305,6 +324,11 @@ def quiet(message: str) -> None:
 def internal_problem(error: Exception) -> RequestProblem:
     """程序自己的 bug：500 和一句中文说明（只有异常的类名，没有报错堆栈）。"""
     return RequestProblem(500, f"程序内部出错（{type(error).__name__}）", "server_error", "internal_error")
+
+
+def finish_reason(answered: Answered) -> str:
+    """模型到了长度上限被截断时是 "length"（和 OpenAI 一样），否则是 "stop"。"""
+    return "length" if answered.result.truncated else "stop"
 
 
 def new_id() -> str:

@@ -42,14 +42,16 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def asgi_app(settings: Settings, log: Log) -> ASGIApp:
-    """整个服务的 ASGI 应用：门（guard.Door）加上 OpenAI 兼容的接口（openai_app）。测试在进程里直接用它。"""
+def asgi_app(settings: Settings, log: Log) -> tuple[ASGIApp, Callable[[], None]]:
+    """整个服务的 ASGI 应用：门（guard.Door）加上 OpenAI 兼容的接口（openai_app），和服务停止时要调用的收尾
+    （关掉 --demo 的演示服务）。测试在进程里直接用它。"""
     from sourced_answers.servers.openai_app import Service, build_app
     options = settings.run.serve
     assert options is not None
     policy = Policy(options.key, frozenset(options.allowed_origins), host_names(options.host, options.allowed_origins),
                     options.max_body, options.read_timeout, settings.run.secrets)
-    return Door(build_app(Service(settings, options, log)), policy, log)
+    service = Service(settings, options, log)
+    return Door(build_app(service), policy, log), service.close
 
 
 def serve(settings: Settings, log: Log) -> int:
@@ -68,7 +70,7 @@ def serve(settings: Settings, log: Log) -> int:
     port = sock.getsockname()[1]
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)  # 英文的日志不混进来：访问日志由 Door 写
-    app = asgi_app(settings, log)
+    app, close = asgi_app(settings, log)
     # 同时开着的连接和在做的请求加起来最多这么多（再多的请求 uvicorn 回 503）：慢的客户端也只能占一份
     connections = (options.concurrency + options.queue) * 2 + 16
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
@@ -77,5 +79,8 @@ def serve(settings: Settings, log: Log) -> int:
     host = f"[{options.host}]" if ":" in options.host else options.host
     log(f"OpenAI 兼容的服务在 http://{host}:{port}/v1（回答用的模型 {model.name}，同时回答 {options.concurrency} 个、"
         f"最多排队 {options.queue} 个{'，要带 ANS_SERVER_KEY' if options.key else ''}）；Ctrl-C 停止")
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        close()
     return ExitCode.PASSED
