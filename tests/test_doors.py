@@ -160,6 +160,24 @@ def test_a_stream_that_stays_open_gets_each_verdict_within_a_second():
         process.wait()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_while_a_stream_waits_for_more_input_with_workers_is_130(sent):
+    """tail -f … | --verify - --jobs 2 在等下一行时被打断：读标准输入的守护线程正卡在 read 上，解释器退出时
+    不能因为它而“Fatal Python error”、退出码 -6（以前十次里有七次这样）。"""
+    for _ in range(5):
+        process = subprocess.Popen(cli_command("--verify", "-", "--json", "--jobs", "2"), cwd=HERE, env=cli_env(),
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write((LINE + "\n").encode())
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["passed"] is True  # 核对完第一条，在等下一条
+        process.send_signal(sent)
+        _, err = process.communicate(timeout=30)
+        text = err.decode("utf-8", "replace")
+        assert process.returncode == 130 and "已中断" in text and "Fatal" not in text, text[-800:]
+
+
 def descendants(pid):
     """一个进程的全部子孙进程（读 /proc）。"""
     children = {}
