@@ -248,55 +248,7 @@ def test_output_closed_early_with_workers_ends_quietly_and_promptly(tmp_path):
 
 # ---------- 每个入口的最后一道防线 ----------
 
-ENTRY_MODULES = ["answer_with_sources.py", "metaso_search.py", "sourced_answers/cluster.py",
-                 "sourced_answers/local_model.py", "sourced_answers/quickstart.py"]
-
-
-@pytest.mark.parametrize("module", ENTRY_MODULES)
-def test_every_entry_module_guards_ctrl_c_before_its_imports(module):
-    import ast
-    tree = ast.parse((HERE / module).read_text(encoding="utf-8"))
-    body = [node for node in tree.body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-    first, second = body[0], body[1]
-    assert isinstance(first, ast.ImportFrom) and first.module == "sourced_answers.cli.launch"
-    assert isinstance(second, ast.Expr) and ast.unparse(second) == "guard_startup(__name__)"
-    assert "run(main)" in ast.unparse(tree.body[-1])  # if __name__ == "__main__": run(main)
-
-
-# 每个入口在它的保护装好之后才导入的第一个重的模块：导入到它的那一刻按下 Ctrl-C
-FIRST_HEAVY_IMPORT = {
-    "answer_with_sources": "sourced_answers.checker",
-    "metaso_search": "sourced_answers.search.metaso_search",
-    "sourced_answers.cluster": "sourced_answers.cli.cluster_command",
-    "sourced_answers.local_model": "sourced_answers.cli.local_model_command",
-    "sourced_answers.quickstart": "sourced_answers.cli.quickstart",
-}
-# 导入 target 的那一刻发出 SIGINT（信号是在导入进行中到的，不是之前），再把入口当作程序运行
-CTRL_C_DURING_IMPORT = """
-import runpy, signal, sys
-class PressCtrlC:
-    def find_spec(self, name, path=None, target=None):
-        if name == sys.argv[2]:
-            sys.meta_path.remove(self)
-            signal.raise_signal(signal.SIGINT)
-        return None
-sys.meta_path.insert(0, PressCtrlC())
-runpy.run_module(sys.argv[1], run_name="__main__", alter_sys=True)
-"""
-
-
-@pytest.mark.parametrize("module", sorted(FIRST_HEAVY_IMPORT))
-def test_ctrl_c_while_importing_an_entry_point_is_130_and_interrupted(module):
-    done = subprocess.run([sys.executable, "-c", CTRL_C_DURING_IMPORT, module, FIRST_HEAVY_IMPORT[module]], cwd=HERE,
-                          env=cli_env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 130 and "已中断" in done.stderr and "Traceback" not in done.stderr, done.stderr
-
-
-def test_ctrl_c_during_import_fails_the_check_when_the_guard_is_missing():
-    """上面的测试真的能失败：没装保护的模块在导入期间按 Ctrl-C，是报错堆栈而不是 130。"""
-    done = subprocess.run([sys.executable, "-c", CTRL_C_DURING_IMPORT, "json.tool", "json.decoder"], cwd=HERE,
-                          env=cli_env(), capture_output=True, text=True, timeout=60)
-    assert done.returncode != 130 and "KeyboardInterrupt" in done.stderr
+# 每个入口开头的几行（导入本项目的模块之前就接住 Ctrl-C、SIGTERM、SIGHUP）在 test_launch.py 里测
 
 
 def test_an_unexpected_error_is_a_short_message_and_exit_4_and_debug_shows_the_traceback():

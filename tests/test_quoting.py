@@ -226,7 +226,17 @@ def test_cluster_door_quotes_hostile_paths(tmp_path, where):
     one_error_line(result)
 
 
-def test_an_internal_error_quoting_a_hostile_string_stays_on_one_line(capsys):
+@pytest.fixture
+def signals_restored():
+    """run() 是进程最外的一层：它接管信号。在测试进程里调用它之后放回原样。"""
+    import signal
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in previous.items():
+        signal.signal(number, handler)
+
+
+def test_an_internal_error_quoting_a_hostile_string_stays_on_one_line(capsys, signals_restored):
     """程序自己的 bug 也一样：异常里夹着用户的字符串（带换行）时，说明照样只占一行。"""
     from sourced_answers.cli.launch import run
     with pytest.raises(SystemExit) as ending:
