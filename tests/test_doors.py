@@ -161,7 +161,7 @@ def test_a_stream_that_stays_open_gets_each_verdict_within_a_second():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_while_a_stream_waits_for_more_input_with_workers_is_130(sent):
     """tail -f … | --verify - --jobs 2 在等下一行时被打断：读标准输入的守护线程正卡在 read 上，解释器退出时
     不能因为它而“Fatal Python error”、退出码 -6（以前十次里有七次这样）。"""
@@ -371,24 +371,33 @@ def test_cluster_survives_a_lone_surrogate_and_an_unwritable_summary(tmp_path, c
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_a_cluster_job_ends_it_quietly_and_leaves_no_processes(tmp_path):
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGHUP], ids=["Ctrl-C", "SIGHUP"])
+def test_ctrl_c_or_sighup_on_a_cluster_job_ends_it_quietly_and_leaves_no_processes(tmp_path, sent):
+    """终端里按 Ctrl-C，或者关掉终端（SIGHUP）：都发给前台的整个进程组。"""
     pytest.importorskip("distributed")
     path = saved(tmp_path, 20000)
     process = subprocess.Popen([sys.executable, "-m", "sourced_answers.cluster", str(path), "--out",
                                 str(tmp_path / "out")], cwd=HERE, env=cli_env(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, start_new_session=True)
+    out = tmp_path / "out"
     deadline = time.monotonic() + 60
-    while len(descendants(process.pid)) < 3 and time.monotonic() < deadline:  # 集群进程和两个 worker 都起来了
+    while not (out / "_manifest.json").exists():  # 集群起来了、连上了、分好了块：任务在算
+        assert process.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    time.sleep(1)
-    family = descendants(process.pid)
-    os.killpg(process.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给前台的进程组
+    family = descendants(process.pid)  # 集群进程和两个 worker
+    assert len(family) >= 3, family
+    os.killpg(process.pid, sent)
     _, err = process.communicate(timeout=60)
     text = err.decode("utf-8", "replace")
     assert process.returncode == 130 and "已中断" in text, text[-800:]
     assert "Traceback" not in text and "WARNING" not in text and "Exception" not in text, text[-800:]
-    time.sleep(0.5)
-    assert not [pid for pid in family if os.path.exists(f"/proc/{pid}") and not zombie(pid)]
+    deadline = time.monotonic() + 15
+    while [pid for pid in family if os.path.exists(f"/proc/{pid}") and not zombie(pid)]:
+        assert time.monotonic() < deadline, "集群的进程还在"
+        time.sleep(0.05)
+    if out.exists():  # 写好了几块：清单只记它们
+        manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
+        assert manifest["files"] == sorted(path.name for path in out.glob("*.jsonl")), manifest
 
 
 def zombie(pid):

@@ -1,5 +1,5 @@
-"""每个入口最外的一层（每个入口文件开头的几行和 cli/launch.py）：Ctrl-C、SIGTERM 在启动之后的任何时候都是退出码 130
-和一行“已中断”，没有报错堆栈，导入模块期间收到的 SIGHUP 也一样（issue 37）。
+"""每个入口最外的一层（每个入口文件开头的几行和 cli/launch.py）：Ctrl-C、SIGTERM、SIGHUP 在启动之后的任何时候
+都是退出码 130 和一行“已中断”，没有报错堆栈（issue 37）。
 
 解释器自己的启动（读 site、.pth，编译入口文件）在入口文件的第一行之前，够不着：按时刻发信号的测试先等到入口
 文件开头的处理装好了（/proc 里看得到这个进程接住了 SIGTERM），落在那之前的时刻就改在那一刻发。
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_command, cli_env
+from tests.test_doors import descendants
 
 LINE = json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
 ENTRY_FILES = ["answer_with_sources.py", "metaso_search.py", "fake_metaso.py", "sourced_answers/__main__.py",
@@ -218,3 +219,77 @@ def test_ctrl_c_at_a_random_instant_in_the_first_150_ms_is_130_and_interrupted(c
         os.killpg(process.pid, signal.SIGINT)
         code, _, err = ended(process)
         assert code == 130 and "已中断" in err and "Traceback" not in err, (f"{delay * 1000:.0f} 毫秒", code, err[-1500:])
+
+
+def first_line(stream, seconds=60):
+    """从管道读一行，最多等 seconds 秒（进程结束了就是空的）。"""
+    import selectors
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        assert selector.select(seconds), f"{seconds} 秒没有输出"
+    return stream.readline().decode("utf-8", "replace")
+
+
+def working(process, name, silent_service):
+    """等到这个入口已经在干它的活（导入、启动都过去了）。返回要留到最后的东西（metaso_search.py 等着的那个连接）。"""
+    if name in ("answer_with_sources.py", "python -m sourced_answers", "answer-with-sources", "quickstart"):
+        process.stdin.write((LINE + "\n").encode("utf-8"))
+        process.stdin.flush()
+        assert json.loads(first_line(process.stdout))["passed"] is True  # 核对完第一条，正在等下一条
+    elif name == "metaso_search.py":
+        silent_service.settimeout(60)
+        connection, _ = silent_service.accept()  # 请求发出来了，它在等回答
+        return connection
+    elif name == "fake_metaso.py":
+        assert "模拟秘塔服务已启动" in first_line(process.stderr)
+    elif name == "local_model serve":
+        assert "本机模型服务在 http://127.0.0.1:" in first_line(process.stdout, 180)
+    return None
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["python -m sourced_answers", "answer-with-sources", "quickstart", "metaso_search.py",
+                                  "fake_metaso.py", "local_model serve"])
+def test_sighup_while_working_ends_each_entry_like_sigterm(commands, silent_service, name):
+    """终端关了、ssh 断了（SIGHUP）：和 SIGTERM 一样收尾——130、“已中断”、没有堆栈，自带模型的 llama.cpp 也停了。
+    （主命令的回答、--serve、--mcp、Dask 任务的 SIGHUP 在 test_faults、test_openai_server、test_mcp_server、
+    test_real_cluster、test_doors 里，和它们的 SIGTERM 测试在一起。）"""
+    process = start(commands, name)
+    waiting = working(process, name, silent_service)
+    children = descendants(process.pid)  # 自带模型的 llama.cpp 子进程在它自己的会话里，也算
+    assert children or name != "local_model serve"
+    process.send_signal(signal.SIGHUP)
+    code, _, err = ended(process, 30)
+    assert code == 130 and err.rstrip().endswith("已中断") and "Traceback" not in err, (code, err[-1500:])
+    wait_until(lambda: not any(alive(pid) for pid in children), 15, "子进程都结束")
+    if waiting is not None:
+        waiting.close()
+
+
+NOHUP = "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+
+
+@pytest.mark.slow
+def test_sighup_ignored_by_nohup_stays_ignored(commands):
+    """nohup 启动的（SIGHUP 被忽略）：终端关了也照样做下去，SIGTERM 还是 130。"""
+    command, _ = commands["answer_with_sources.py"]
+    process = subprocess.Popen([sys.executable, "-c", NOHUP, *command], cwd=HERE, env=cli_env(),
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdin.write((LINE + "\n").encode("utf-8"))
+    process.stdin.flush()
+    assert json.loads(first_line(process.stdout))["passed"] is True
+    process.send_signal(signal.SIGHUP)
+    process.stdin.write((LINE + "\n").encode("utf-8"))
+    process.stdin.flush()
+    assert json.loads(first_line(process.stdout))["passed"] is True  # 第二条照样核对：SIGHUP 没有让它结束
+    process.send_signal(signal.SIGTERM)
+    code, _, err = ended(process, 30)
+    assert code == 130 and "已中断" in err and "Traceback" not in err, err

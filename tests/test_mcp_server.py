@@ -261,7 +261,7 @@ def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backend
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
     process = raw_server()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})

@@ -242,18 +242,22 @@ def test_ctrl_c_on_a_job_on_a_real_scheduler_is_130_and_interrupted(cluster, tmp
         assert not out.exists()
 
 
-def test_sigterm_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_only_the_files_written(cluster, tmp_path):
-    """kill、timeout 发的 SIGTERM：和 Ctrl-C 一样收尾（130、已中断），清单里只有真正写好的结果文件。"""
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_only_the_files_written(cluster, tmp_path,
+                                                                                                     sent):
+    """kill、timeout 发的 SIGTERM，终端关掉、ssh 断开时的 SIGHUP：和 Ctrl-C 一样收尾（130、已中断），清单里只有
+    真正写好的结果文件。"""
     cluster.start_worker()
     out = tmp_path / "out"
     job = start_job(cluster, corpus(tmp_path, 800), out)
     first_result(out, job)
-    job.send_signal(signal.SIGTERM)
+    job.send_signal(sent)
     code, err = finish(job, 30)
     assert code == 130 and "已中断" in err, err
     kept = sorted(path.name for path in out.glob("*.jsonl"))
     manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
     assert manifest["complete"] is False and manifest["files"] == kept
+    assert f"已经写好的 {len(kept)} 个结果文件保留" in err, err
     assert not ENGLISH.search(err), err
 
 

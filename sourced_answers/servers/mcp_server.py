@@ -146,8 +146,9 @@ def serve_mcp(settings: Settings, log: Log) -> int:
 
 @contextmanager
 def interrupts_end_at_once(log: Log) -> Iterator[None]:
-    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130。SDK 在一个线程里读标准输入（不是守护线程），
-    客户端不关标准输入时它一直卡在 read 上；照常收尾（取消任务、解释器退出时等每个线程）就会永远等下去。
+    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130（SIGHUP 由 cli/launch.py 交给接 SIGTERM 的这里）。
+    SDK 在一个线程里读标准输入（不是守护线程），客户端不关标准输入时它一直卡在 read 上；照常收尾（取消任务、
+    解释器退出时等每个线程）就会永远等下去。
     没有要收尾的：标准输出是协议的通道，回答过的都已经发出去了，缓存（SQLite）不怕中途结束。"""
     if threading.current_thread() is not threading.main_thread():  # 信号只能在主线程里接
         yield

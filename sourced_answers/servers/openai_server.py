@@ -5,7 +5,8 @@
     Authorization: Bearer 这个值（不对是 401）。只听本机时设置了也一样要带；
   · 不回 CORS 头：浏览器里别的网页不能直接调用它；
   · 每个请求在标准错误上一行访问日志：方法、路径、状态码、毫秒；
-  · Ctrl-C、SIGTERM：不再接新请求，最多等 SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
+  · Ctrl-C、SIGTERM、SIGHUP（终端关了；cli/launch.py 把它交给接 SIGTERM 的 uvicorn）：不再接新请求，最多等
+    SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
 """
 import asyncio
 import json
@@ -62,7 +63,7 @@ class Door:
             try:
                 await self.app(scope, receive, sending)
             except asyncio.CancelledError:
-                # 服务要停了（Ctrl-C、SIGTERM），等了 SHUTDOWN_SECONDS 秒这个请求还没回答完：还没开始回应的，
+                # 服务要停了（Ctrl-C、SIGTERM、SIGHUP），等了 SHUTDOWN_SECONDS 秒这个请求还没回答完：还没开始回应的，
                 # 先回一个 OpenAI 的错误对象（不然是 uvicorn 的英文纯文字 500），取消照样往上传
                 if not status[0]:
                     await refuse(sending, RequestProblem(503, "服务正在停止，这个请求没有回答完：请稍后再问一次",
@@ -103,7 +104,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(settings: Settings, log: Log) -> int:
-    """起服务，一直到 Ctrl-C 或 SIGTERM（那时由 launch 接住，退出码 130）。"""
+    """起服务，一直到 Ctrl-C、SIGTERM 或 SIGHUP（那时由 launch 接住，退出码 130）。"""
     try:
         import starlette  # noqa: F401
         import uvicorn
