@@ -153,8 +153,8 @@ def test_ctrl_c_while_reading_exits_130_without_waiting_for_the_reads(fake_metas
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_or_sigterm_while_answering_exits_130(fake_metaso, model_server, sent):
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
+def test_ctrl_c_sigterm_or_sighup_while_answering_exits_130(fake_metaso, model_server, sent):
     code, stdout, stderr = interrupt_when(lambda: model_server.counts.get("slow-stream"), [QUESTION, "--stream"],
                                           cli_env(fake_metaso, model_server, ANS_MODEL="slow-stream"), sent)
     assert code == 130

@@ -313,7 +313,7 @@ def test_a_client_that_stops_reading_does_not_crash_the_server(raw_server):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
     process = raw_server()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})

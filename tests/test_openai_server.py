@@ -524,7 +524,7 @@ def test_with_a_server_key_every_request_needs_the_bearer(own_backends, start):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_stops_the_server_within_seconds(start, sent):
     process = start()
     assert ask(client_for(process)).model_extra["verification"]["passed"] is True
@@ -537,8 +537,10 @@ def test_a_signal_stops_the_server_within_seconds(start, sent):
 
 
 @pytest.mark.slow
-def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backends, start):
-    """秘塔不回应时按 Ctrl-C：最多等 SHUTDOWN_SECONDS 秒，那个请求得到一个 503 的错误对象，进程退出。"""
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backends, start, sent):
+    """秘塔不回应时收到 SIGTERM、SIGHUP（终端关了）：最多等 SHUTDOWN_SECONDS 秒，那个请求得到一个 503 的错误对象，
+    进程退出。"""
     process = start()
     own_backends.metaso.fail_with("search", "hang")
     replies = []
@@ -549,7 +551,7 @@ def test_a_signal_during_a_hanging_request_still_stops_within_seconds(own_backen
     while not own_backends.metaso.requests and time.monotonic() < deadline:
         time.sleep(0.02)
     began = time.monotonic()
-    process.process.send_signal(signal.SIGTERM)
+    process.process.send_signal(sent)
     assert process.process.wait(30) == 130
     assert time.monotonic() - began < openai_server.SHUTDOWN_SECONDS + 3
     waiting.join(10)

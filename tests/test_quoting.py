@@ -226,7 +226,22 @@ def test_cluster_door_quotes_hostile_paths(tmp_path, where):
     one_error_line(result)
 
 
-def test_an_internal_error_quoting_a_hostile_string_stays_on_one_line(capsys):
+@pytest.fixture
+def signals_restored():
+    """run() 是进程最外的一层：它接管信号、登记退出时忽略信号。在测试进程里调用它之后放回原样。"""
+    import atexit
+    import signal
+
+    from sourced_answers.cli import launch
+    numbers = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.getsignal(number) for number in numbers}
+    yield
+    for number, handler in previous.items():
+        signal.signal(number, handler)
+    atexit.unregister(launch.ignore_signals_while_exiting)
+
+
+def test_an_internal_error_quoting_a_hostile_string_stays_on_one_line(capsys, signals_restored):
     """程序自己的 bug 也一样：异常里夹着用户的字符串（带换行）时，说明照样只占一行。"""
     from sourced_answers.cli.launch import run
     with pytest.raises(SystemExit) as ending:

@@ -242,19 +242,57 @@ def test_ctrl_c_on_a_job_on_a_real_scheduler_is_130_and_interrupted(cluster, tmp
         assert not out.exists()
 
 
-def test_sigterm_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_only_the_files_written(cluster, tmp_path):
-    """kill、timeout 发的 SIGTERM：和 Ctrl-C 一样收尾（130、已中断），清单里只有真正写好的结果文件。"""
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_only_the_files_written(cluster, tmp_path,
+                                                                                                     sent):
+    """kill、timeout 发的 SIGTERM，终端关掉、ssh 断开时的 SIGHUP：和 Ctrl-C 一样收尾（130、已中断），清单里只有
+    真正写好的结果文件（以前 SIGHUP 直接结束进程，清单还是开始时那份，记着一个也没写的 00001–00003）。"""
     cluster.start_worker()
     out = tmp_path / "out"
     job = start_job(cluster, corpus(tmp_path, 800), out)
     first_result(out, job)
-    job.send_signal(signal.SIGTERM)
+    job.send_signal(sent)
+    code, err = finish(job, 30)
+    assert code == 130 and "已中断" in err, err
+    kept = sorted(path.name for path in out.glob("*.jsonl"))
+    manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
+    assert manifest["complete"] is False and manifest["files"] == kept and manifest["pending"] == []
+    assert f"已经写好的 {len(kept)} 个结果文件保留" in err, err
+    assert not ENGLISH.search(err), err
+
+
+def test_a_second_sighup_while_the_job_ends_still_leaves_a_true_manifest_and_130(cluster, tmp_path):
+    """终端关掉时 SIGHUP 常常连着来两个（内核发一个，shell 再转发一个）：第二个落在收尾的半路上，清单照样写完、
+    只记写好的文件，退出码照样是 130。"""
+    cluster.start_worker()
+    out = tmp_path / "out"
+    job = start_job(cluster, corpus(tmp_path, 800), out)
+    first_result(out, job)
+    job.send_signal(signal.SIGHUP)
+    job.send_signal(signal.SIGHUP)
     code, err = finish(job, 30)
     assert code == 130 and "已中断" in err, err
     kept = sorted(path.name for path in out.glob("*.jsonl"))
     manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
     assert manifest["complete"] is False and manifest["files"] == kept
     assert not ENGLISH.search(err), err
+
+
+def test_a_job_killed_outright_leaves_a_manifest_that_lists_no_unwritten_file_and_a_rerun_takes_the_folder(
+        cluster, tmp_path):
+    """kill -9 收不了尾：清单还是开始时的那份，可它只把没写好的名字记在 pending 里，files 里没有一个不在的文件；
+    再跑一次认得出目录里剩下的都是本程序的，整个换掉。"""
+    cluster.start_worker()
+    out = tmp_path / "out"
+    job = start_job(cluster, corpus(tmp_path, 800), out)
+    first_result(out, job)
+    kill(job)  # type: ignore[arg-type]
+    job.communicate()
+    manifest = json.loads((out / "_manifest.json").read_text(encoding="utf-8"))
+    assert all((out / name).exists() for name in manifest["files"]), manifest
+    assert {path.name for path in out.glob("*.jsonl")} <= set(manifest["files"]) | set(manifest["pending"])
+    code, err = finish(start_job(cluster, corpus(tmp_path, 3, "small.jsonl"), out), 60)
+    assert code == 1 and sorted(path.name for path in out.iterdir()) == ["00000.jsonl", "_manifest.json"], err
 
 
 def test_a_relative_input_path_is_read_by_a_worker_started_in_another_directory(cluster, tmp_path):

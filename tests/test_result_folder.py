@@ -86,6 +86,88 @@ def test_starting_removes_the_earlier_set_whole_even_after_an_interrupted_run(tm
     assert folder.kept_line() is not None and "00001.jsonl" in folder.kept_line() and "00000.jsonl" in folder.kept_line()
 
 
+def manifest_of(out):
+    return json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+
+
+def test_the_manifest_never_lists_a_file_that_is_not_there(tmp_path):
+    """写清单的地方是最后一道防线：交给它的名字里不在目录里的，一个也不记进 files。"""
+    out = tmp_path / "out"
+    folder = ResultFolder(str(out), OutputFiles([]))
+    folder.check([])
+    folder.start(3)
+    folder.write(0, "第一块\n")
+    folder.save_manifest(["00000.jsonl", "00001.jsonl", "00002.jsonl"], complete=False)
+    assert manifest_of(out)["files"] == ["00000.jsonl"]
+
+
+def test_a_job_that_never_finishes_leaves_only_pending_names_and_the_next_run_takes_the_folder(tmp_path):
+    """kill -9 时 finish 不会运行：开始时的清单里这次的名字都在 pending，files 是空的——不说没写的文件写好了；
+    下次运行照样认得出这些文件（连写到一半的临时文件）是本程序的，整个换掉。"""
+    out = tmp_path / "out"
+    folder = ResultFolder(str(out), OutputFiles([]))
+    folder.check([])
+    folder.start(4)
+    folder.write(0, "第一块\n")
+    (out / ".00001.jsonl.k3j9x0a1.part").write_text("写到一半", encoding="utf-8")
+    manifest = manifest_of(out)
+    assert manifest["files"] == [] and manifest["pending"] == result_names(4) and manifest["complete"] is False
+    again = ResultFolder(str(out), OutputFiles([]))
+    again.check([])
+    again.start(1)
+    again.write(0, "新的\n")
+    again.finish(complete=True)
+    assert sorted(os.listdir(out)) == ["00000.jsonl", MANIFEST]
+    assert manifest_of(out) == {"written_by": "sourced_answers.cluster", "complete": True, "files": ["00000.jsonl"],
+                                "pending": []}
+
+
+def test_a_result_written_just_before_an_interrupt_is_still_recorded(tmp_path):
+    """文件已经换好名、还没来得及记下就被打断：清单以目录里真有的为准，它也记进去（不然下次说它不是本程序写的）。"""
+    from sourced_answers.core.output_files import write_file
+    out = tmp_path / "out"
+    folder = ResultFolder(str(out), OutputFiles([]))
+    folder.check([])
+    folder.start(3)
+    folder.write(0, "第一块\n")
+    write_file(folder.planned["00002.jsonl"], "第三块\n")  # write() 写好了文件，还没记进 written
+    folder.finish(complete=False)
+    assert manifest_of(out)["files"] == ["00000.jsonl", "00002.jsonl"] and manifest_of(out)["pending"] == []
+    assert "00000.jsonl、00002.jsonl" in str(folder.kept_line())
+
+
+def test_a_folder_that_cannot_be_listed_is_checked_file_by_file(tmp_path, monkeypatch):
+    """列不了目录（比如读权限被拿掉了）时，一个一个看：写好的照样记上，没写的照样不记。"""
+    from sourced_answers.batch import result_folder
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied")
+    out = tmp_path / "out"
+    folder = ResultFolder(str(out), OutputFiles([]))
+    folder.check([])
+    folder.start(3)
+    folder.write(1, "第二块\n")
+    monkeypatch.setattr(result_folder.os, "listdir", refuse)
+    folder.finish(complete=False)
+    assert manifest_of(out)["files"] == ["00001.jsonl"]
+
+
+def test_a_summary_inside_the_folder_is_pending_until_it_is_written(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()  # --summary 目录/summary.json 要求目录已经在
+    outputs = OutputFiles([])
+    summary = outputs.plan(str(out / "summary.json"), "汇总")
+    folder = ResultFolder(str(out), outputs, summary)
+    folder.check([])
+    folder.start(1)
+    folder.write(0, "一块\n")
+    folder.finish(complete=True)
+    assert manifest_of(out)["files"] == ["00000.jsonl"] and manifest_of(out)["pending"] == ["summary.json"]
+    (out / "summary.json").write_text("{}", encoding="utf-8")
+    folder.summary_written()
+    assert manifest_of(out)["files"] == ["00000.jsonl", "summary.json"] and manifest_of(out)["pending"] == []
+
+
 def test_result_names_sort_in_input_order_with_any_count():
     for count in (1, 11, 100_001):
         names = result_names(count)

@@ -33,6 +33,7 @@ from sourced_answers.batch.cluster_client import (
     cluster_threads,
     collect,
     connected,
+    interrupts_held,
     quiet_dask_logs,
 )
 from sourced_answers.batch.local_cluster import START_SECONDS, local_cluster
@@ -217,7 +218,7 @@ def check_block(block: tuple[str, int, int, int], newlines_before: int,
 
 def run_job(job: Job, debug: bool = False, say: Callable[[str], None] = print) -> Summary:
     """在 Dask 上核对每一块，每块算完就把结果写进它的文件，返回合起来的汇总。没给 --scheduler 时在本机起一个小集群。
-    不管怎样结束（做完、出错、Ctrl-C），结果目录的清单都记下真正写好了哪些文件。"""
+    不管怎样结束（做完、出错、Ctrl-C、SIGTERM、SIGHUP），结果目录的清单都记下真正写好了哪些文件。"""
     if not debug:  # Dask 自己的英文日志和警告不混进我们的输出；--debug 时照常显示
         quiet_dask_logs()
     complete = False
@@ -230,7 +231,10 @@ def run_job(job: Job, debug: bool = False, say: Callable[[str], None] = print) -
                 summary = run_on(client, address, job, job.workers, say)
         complete = True
     finally:
-        job.folder.finish(complete)
+        with interrupts_held() as pressed:  # 收尾时又来一个信号：清单照样写完，再算它
+            job.folder.finish(complete)
+    if pressed:
+        raise KeyboardInterrupt
     return summary
 
 

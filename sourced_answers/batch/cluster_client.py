@@ -71,18 +71,22 @@ def probe(address: str) -> None:
 
 @contextmanager
 def interrupts_held() -> Iterator[list[int]]:
-    """这一段里按下的 Ctrl-C 先记下来，做完再算。Dask 的 Client 建到一半被打断，退出时会再等 20 秒、
-    打出英文的报错堆栈；建它只要一会儿（probe 已经连上过），做完马上照样结束（见 connected）。"""
+    """这一段里收到的 Ctrl-C、SIGTERM（和走 SIGTERM 那条路的 SIGHUP，见 cli/launch.py）先记下来，做完再算。
+    用在打断了就收不了尾的几步上：Dask 的 Client 建到一半被打断，退出时会再等 20 秒、打出英文的报错堆栈（建它只要
+    一会儿，probe 已经连上过）；结果目录最后一次写清单（终端关掉时 SIGHUP 常常连着来两个：内核发一个，shell 再转发
+    一个，第二个不能把清单打断在半路）。"""
     pressed: list[int] = []
     try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
-    except ValueError:  # 不在主线程里（只有主线程收得到 Ctrl-C）
+        previous = {number: signal.signal(number, lambda signum, frame: pressed.append(signum))
+                    for number in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # 不在主线程里（只有主线程收得到信号）
         yield pressed
         return
     try:
         yield pressed
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextmanager

@@ -61,7 +61,8 @@ def scheduler_address(process: "subprocess.Popen[bytes]") -> str:
 
 
 def stop(process: "subprocess.Popen[bytes]") -> None:
-    """请集群关掉（关上它的标准输入）；等不到就结束它的整个进程组（包括 worker 进程）。"""
+    """请集群关掉（关上它的标准输入）；等不到、或者等的时候又收到一个信号（再按一次 Ctrl-C，终端关掉时的第二个
+    SIGHUP），就结束它的整个进程组（包括 worker 进程）。"""
     try:
         if process.stdin is not None:
             process.stdin.close()
@@ -71,10 +72,11 @@ def stop(process: "subprocess.Popen[bytes]") -> None:
         process.wait(timeout=STOP_SECONDS)
     except subprocess.TimeoutExpired:
         pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # 进程组里剩下的（worker）也一起结束；都已退出时什么也不做
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # 进程组里剩下的（worker）也一起结束；都已退出时什么也不做
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()

@@ -2,7 +2,9 @@
 
   · 只往空目录、还不存在的目录（上一层要在、要能写），或者本程序上次写结果的目录里写。目录里有一个不是本程序写的
     文件（别人的 0.jsonl、笔记、隐藏文件）就在做任何事之前拒绝（退出码 2），不会一声不响地换掉它。
-  · 本程序写的文件由目录里的清单 _manifest.json 记着（写它的程序、结果文件的名字、是不是全部写完了）。
+  · 本程序写的文件由目录里的清单 _manifest.json 记着：写它的程序、是不是全部写完了（complete）、真正写好了的文件
+    （files：只记目录里真有的，不管任务怎样结束——做完、出错、Ctrl-C、SIGTERM、SIGHUP，连 kill -9 也一样），和
+    这次还会写、正在删、可能只写了一半的名字（pending：不一定存在，只用来下次认出它们是本程序留下的）。
     再跑一次时，上一次的那一套在写第一个新文件之前整个删掉：新旧结果不会混在一起。
   · 结果文件按分区编号补零命名（00000.jsonl、00001.jsonl……），按文件名排序接起来（cat 目录/*.jsonl）就是输入的顺序。
   · 目录在连上集群、知道要分几块之后才建：连不上调度器不会留下一个空目录。
@@ -75,16 +77,21 @@ def listed(names: Sequence[str]) -> str:
 
 
 def manifest_files(text: str) -> list[str] | None:
-    """清单里记的文件名；不是本程序写的清单（读不懂、别的程序的）时为 None。"""
+    """清单里记的名字（files 和 pending）；不是本程序写的清单（读不懂、别的程序的）时为 None。
+    以前的清单没有 pending，files 里记着还没写的名字：一样认得。"""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):  # 读不懂，或者嵌套得太深（[[[[……）
         return None
-    if not isinstance(data, dict) or data.get("written_by") != WRITER or not isinstance(data.get("files"), list):
+    if not isinstance(data, dict) or data.get("written_by") != WRITER:
         return None
-    files = [name for name in data["files"] if isinstance(name, str) and name and "/" not in name
+    listed = [data.get("files"), data.get("pending", [])]
+    if not all(isinstance(names, list) for names in listed):
+        return None
+    names = [name for names in listed for name in names]
+    plain = [name for name in names if isinstance(name, str) and name and "/" not in name
              and name not in (".", "..", MANIFEST)]
-    return files if len(files) == len(data["files"]) else None
+    return plain if len(plain) == len(names) else None
 
 
 class ResultFolder:
@@ -102,6 +109,7 @@ class ResultFolder:
         self.names: list[str] = []
         self.planned: dict[str, PlannedFile] = {}
         self.written: list[str] = []
+        self.complete = False
         self.started = False
         self.created = False
 
@@ -211,8 +219,9 @@ class ResultFolder:
     # ---------- 连上集群之后 ----------
 
     def start(self, count: int) -> None:
-        """要写 count 个结果文件：建目录（需要时），先在清单里记下新旧两套，再删掉旧的那套，清单里只剩新的。
-        中途被打断也没关系：目录里剩下的都记在清单里，下次认得出来。"""
+        """要写 count 个结果文件：建目录（需要时），把上次的那一套改记成 pending 再删掉，清单里记下这次要写的名字
+        （pending，还一个都没写好）。中途被打断、被 kill -9 也没关系：目录里剩下的都记在清单里，下次认得出来；
+        清单的 files 从不记一个不在的文件。"""
         self.names = result_names(count)
         self.started = True
         if not self.remote:
@@ -223,13 +232,13 @@ class ResultFolder:
                     raise OutputFileError(f"建不了结果目录 {visible(self.out)}：{os_error_text(error)}") from None
                 self.created = True
         if self.old:
-            self.save_manifest(sorted({*self.old, *self.names} - {MANIFEST}), complete=False)
+            self.save_manifest([], complete=False, pending=self.old)
             for name in self.old:
                 if name != MANIFEST:
                     self.remove(name)
         if not self.remote:
             self.planned = {name: self.outputs.plan(os.path.join(self.out, name), "结果") for name in self.names}
-        self.save_manifest(self.names, complete=False)
+        self.save_manifest([], complete=False, pending=self.names)
 
     def extra_name(self) -> str | None:
         return os.path.basename(self.extra) if self.extra else None
@@ -243,9 +252,13 @@ class ResultFolder:
         self.written.append(name)
 
     def finish(self, complete: bool) -> None:
-        """最后一次写清单：记下真正写好的文件。什么都没写成、目录又是这次建的：把目录也删掉，不留空目录。"""
+        """最后一次写清单：记下真正写好的文件——以目录里真有的为准（写好了、还没来得及记下就被打断的那一个也算）。
+        什么都没写成、目录又是这次建的：把目录也删掉，不留空目录。"""
         if not self.started:
             return
+        present = self.present(self.names)
+        self.written = [name for name in self.names if name in present]
+        self.complete = complete
         if not complete and not self.written and self.created:
             self.remove(MANIFEST)
             try:
@@ -254,21 +267,58 @@ class ResultFolder:
                 pass
             return
         try:
-            self.save_manifest(sorted(self.written), complete)
+            self.save_manifest(self.written, complete)
         except (OutputFileError, ServiceError):
             if complete:
                 raise
 
-    def save_manifest(self, files: list[str], complete: bool) -> None:
-        if self.extra_name():
-            files = [*files, str(self.extra_name())]
-        text = json.dumps({"written_by": WRITER, "complete": complete, "files": files}, ensure_ascii=False,
-                          indent=2) + "\n"
+    def summary_written(self) -> None:
+        """目录里的汇总（--summary 目录/summary.json）在任务之后才写：写好了，清单里从 pending 挪到 files。"""
+        if self.started and self.extra_name():
+            self.save_manifest(self.written, self.complete)
+
+    def save_manifest(self, files: Sequence[str], complete: bool, pending: Sequence[str] = ()) -> None:
+        """写清单。files 里只留下目录里真有的（最后一道防线：不管谁传进来什么，清单从不说一个不在的文件写好了）；
+        目录里的汇总写好了就记进 files，还没写（或者正要删掉）就记进 pending。"""
+        extra = self.extra_name()
+        present = self.present([*files, *([extra] if extra else [])])
+        written = [name for name in files if name in present]
+        waiting = {*pending} - {*written, MANIFEST}
+        if extra and extra in present and extra not in waiting:
+            written.append(extra)
+        elif extra:
+            waiting.add(extra)
+        text = json.dumps({"written_by": WRITER, "complete": complete, "files": written, "pending": sorted(waiting)},
+                          ensure_ascii=False, indent=2) + "\n"
         if self.remote:
             self.write_remote(MANIFEST, text)
             return
         planned = PlannedFile(os.path.join(self.out, MANIFEST), os.path.join(self.directory, MANIFEST), "结果清单")
         write_file(planned, text)
+
+    def present(self, names: Sequence[str]) -> set[str]:
+        """names 里哪些现在真的在目录里：列一次目录；列不了（没有读权限之类）就一个一个看，看不了的算不在——
+        清单宁可少记，不多记。"""
+        if not names:
+            return set()
+        try:
+            if self.remote:
+                fs = self.filesystem()
+                fs.invalidate_cache(self.directory)  # 对象存储的文件系统会记着上次列出来的
+                listing = {os.path.basename(path.rstrip("/")) for path in fs.ls(self.directory, detail=False)}
+            else:
+                listing = set(os.listdir(self.directory))
+            return set(names) & listing
+        except OSError:
+            return {name for name in names if self.exists(name)}
+
+    def exists(self, name: str) -> bool:
+        try:
+            if self.remote:
+                return bool(self.filesystem().exists(f"{self.directory}/{name}"))
+            return os.path.isfile(os.path.join(self.directory, name))
+        except OSError:
+            return False
 
     def remove(self, name: str) -> None:
         try:

@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             log(line)
         if job.summary:  # 汇总已经打印了：这里写不了只是报错（退出码 2），结果文件都已写好
             write_file(job.summary, masked_json(summary.to_dict(), secrets, indent=2))
+            job.folder.summary_written()
     except ENDINGS as ending:
         code = exit_code_of(ending, log)
         kept = job.folder.kept_line() if job is not None else None

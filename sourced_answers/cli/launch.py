@@ -1,19 +1,24 @@
 """每个入口共用的最外一层：answer-with-sources 命令、python answer_with_sources.py、python -m sourced_answers、
-python -m sourced_answers.cluster、python -m sourced_answers.local_model 和 quickstart。
+python -m sourced_answers.cluster、python -m sourced_answers.local_model、quickstart、metaso_search.py、fake_metaso.py。
 
-  · Ctrl-C 在任何时候（导入模块的那零点几秒也算）都是退出码 130 和一行“已中断”，没有报错堆栈；
-    导入完之后收到的 SIGTERM 也一样（像 Ctrl-C 那样收尾）；
+  · Ctrl-C、SIGTERM（kill、timeout、systemd 停服务）、SIGHUP（终端关了、ssh 断了）在任何时候都是退出码 130 和一行
+    “已中断”，没有报错堆栈。导入模块的那零点几秒由每个入口文件开头几行只用标准库的处理接住（那时还没有导入本项目的
+    任何模块，连这个模块也没有）；run() 接手之后，它们变成 KeyboardInterrupt，收尾照做（结果目录的清单、子进程、
+    已经写好的结果），SIGHUP 走和 SIGTERM 完全一样的路（--serve、--mcp 里也是）；main 做完、收尾期间再收到一个，
+    马上安静地结束。启动时就被忽略的 SIGHUP（nohup）照旧忽略；
   · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
 这个模块只导入标准库和 core.errors（它也只用标准库），所以它自己几乎不花时间导入（程序自己出错时，说明里的
 那一句异常借 core.text.literal 变成一行，在函数里才导入）。
 """
+import atexit
 import os
 import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from sourced_answers.core.errors import ExitCode, exit_code_of
@@ -22,15 +27,50 @@ REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段
           "加 --debug 可以看到报错堆栈")
 
 
-def interrupted_at_startup(signum: int, frame: object) -> NoReturn:
-    """还在导入模块时按下了 Ctrl-C。"""
-    raise SystemExit(exit_code_of(KeyboardInterrupt(), print_error))
+# SIGHUP：Windows 没有它；启动时就被忽略（nohup）时照旧忽略
+HANGUP = getattr(signal, "SIGHUP", None)
 
 
-def guard_startup(module_name: str = "__main__") -> None:
-    """在入口模块的最开头调用（只在它作为程序运行时生效）：从现在到 run() 之前按 Ctrl-C 也安静地结束。"""
-    if module_name == "__main__":
-        signal.signal(signal.SIGINT, interrupted_at_startup)
+def take_over_signals() -> None:
+    """导入完了，由 main 接住信号：Ctrl-C 和 SIGTERM 变成 KeyboardInterrupt（收尾照做，130），SIGHUP 交给此刻接
+    SIGTERM 的那一个（见 hangup_as_sigterm）。"""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if HANGUP is not None and signal.getsignal(HANGUP) != signal.SIG_IGN:
+        signal.signal(HANGUP, hangup_as_sigterm)
+    # 最先登记的最后运行：别的 atexit（Dask 关它的线程和事件循环）做完以后才忽略
+    atexit.register(ignore_signals_while_exiting)
+
+
+def hangup_as_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGHUP 走 SIGTERM 的路：交给此刻接 SIGTERM 的那一个——平时是 KeyboardInterrupt，--serve 时是 uvicorn
+    （不再接新请求，等正在回答的说完），--mcp 时是马上结束，连 Dask 调度器的那一下是先记下来、连好再算。"""
+    handler = signal.getsignal(signal.SIGTERM)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGTERM, frame)
+
+
+def end_at_once(signum: int, frame: FrameType | None) -> None:
+    """main 已经结束（做完、出错或者被打断），正在说明、冲刷输出时又收到一个信号：不再收尾，马上安静地结束。"""
+    try:
+        os.write(2, "\n已中断\n".encode())
+    finally:
+        os._exit(ExitCode.INTERRUPTED)
+
+
+def end_at_once_on_signals() -> None:
+    for number in (signal.SIGINT, signal.SIGTERM, HANGUP):
+        if number is not None and signal.getsignal(number) != signal.SIG_IGN:
+            signal.signal(number, end_at_once)
+
+
+def ignore_signals_while_exiting() -> None:
+    """最后一个 atexit 之后，解释器拆模块时把信号处理换回系统默认：那时再来一个 SIGHUP、SIGTERM（终端关掉时常常
+    连着来两个），进程就被它结束，退出码是 -1、-15 而不是已经定好的那一个。退出码已经定了，剩下的只是拆：忽略它们。"""
+    for number in (signal.SIGINT, signal.SIGTERM, HANGUP):
+        if number is not None:
+            signal.signal(number, signal.SIG_IGN)
 
 
 def program_name(argv0: str | None = None) -> str:
@@ -75,19 +115,20 @@ def masked_printer(secrets: Sequence[str]) -> Callable[[str], None]:
 def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
     arguments = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # 导入完了：之后的 Ctrl-C 由 main 自己接住
-    # SIGTERM（kill、timeout、systemd 停服务）和 Ctrl-C 一样：收尾（结果目录的清单、子进程、已经写好的）照做，130
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    tolerate_narrow_encodings()
     try:
+        take_over_signals()  # 入口文件开头的处理到这里为止：之后的信号由 main 自己接住
+        tolerate_narrow_encodings()
         code = main()
-    except KeyboardInterrupt as ending:  # main 之外按下的 Ctrl-C
+    except KeyboardInterrupt as ending:  # main 之外收到的信号
+        end_at_once_on_signals()
         code = exit_code_of(ending, print_error)
     except Exception as error:  # noqa: BLE001  最后一道防线：程序的 bug 也不显示英文的报错堆栈
+        end_at_once_on_signals()
         print_error(f"✗ 程序内部出错（{type(error).__name__}: {reason_of(error)}）。{REPORT}")
         if "--debug" in arguments:
             print_error("".join(traceback.format_exception(error)))
         code = ExitCode.INTERNAL
+    end_at_once_on_signals()
     finish_stdout()
     sys.exit(code)
 

@@ -189,6 +189,13 @@ def stream_numbers(*streams: object) -> list[int]:
 
 
 def input_bytes() -> IO[bytes]:
-    """标准输入（启动时被关掉了就当作空的）。"""
-    return sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
+    """标准输入（启动时被关掉了就当作空的）。读的是它自己的一份（os.dup），不是 sys.stdin.buffer：--verify - --jobs N
+    由一个守护线程读标准输入，Ctrl-C、SIGTERM、SIGHUP 时它正卡在 read 上、拿着那个读缓冲的锁；解释器退出时要关掉
+    sys.stdin，拿不到锁就是“Fatal Python error”和退出码 -6，不是 130。自己的这一份解释器退出时不去碰它。"""
+    if sys.stdin is None:
+        return io.BytesIO()
+    try:
+        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    except (OSError, ValueError, AttributeError):  # 0 号描述符不能用（被关掉了、不是真的文件）：还用 sys.stdin
+        return sys.stdin.buffer
 

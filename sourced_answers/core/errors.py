@@ -1,7 +1,7 @@
 """退出码和错误：每一类错误带着自己的退出码，main() 只在一处把错误变成退出码。
 
 每个退出码的意思写在 EXIT_MEANINGS 里（只写这一处）：--help 末尾的一句和 docs/reference.md 的退出码表都由它生成。
-launch.py 里的最后一道防线给出 4 和导入期间的 130。
+launch.py 里的最后一道防线给出 4 和 main 之外的 130（导入期间的 130 由每个入口文件开头的几行给出）。
 """
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,8 +42,9 @@ EXIT_MEANINGS = {
         "程序内部出错（请报告，加 --debug 看报错堆栈）",
         "程序自己的错误（bug）：只打印一行中文说明和反馈的办法，加 `--debug` 再运行一次可以看到报错堆栈，请附在反馈里"),
     ExitCode.INTERRUPTED: ExitMeaning(
-        "被中断（Ctrl-C、SIGTERM，或者标准输出被对方关掉）",
-        "被打断：按了 Ctrl-C、收到 SIGTERM（`kill`、`timeout`），或者标准输出被对方关掉了（比如接在 `head` 后面）"),
+        "被中断（Ctrl-C、SIGTERM、SIGHUP，或者标准输出被对方关掉）",
+        "被打断：按了 Ctrl-C、收到 SIGTERM（`kill`、`timeout`）或 SIGHUP（终端关了、ssh 断了），"
+        "或者标准输出被对方关掉了（比如接在 `head` 后面）"),
 }
 
 

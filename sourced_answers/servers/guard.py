@@ -168,8 +168,8 @@ class Door:
             with watched(gone):  # 应用在守护线程里做的每一步都看得见它（背景线程复制了这个上下文）
                 await self.app(scope, replay, send)
         except asyncio.CancelledError:
-            # 服务要停了（Ctrl-C、SIGTERM），等了几秒这个请求还没回答完：还没开始回应的，先回一个 OpenAI 的错误对象
-            # （不然是 uvicorn 的英文纯文字 500），取消照样往上传
+            # 服务要停了（Ctrl-C、SIGTERM、SIGHUP），等了几秒这个请求还没回答完：还没开始回应的，先回一个
+            # OpenAI 的错误对象（不然是 uvicorn 的英文纯文字 500），取消照样往上传
             if not status[0]:
                 await refuse(send, RequestProblem(503, "服务正在停止，这个请求没有回答完：请稍后再问一次",
                                                   "server_error", "shutting_down"), self.policy.secrets)

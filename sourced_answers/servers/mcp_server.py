@@ -164,7 +164,8 @@ def serve_mcp(settings: Settings, log: Log) -> int:
 
 @contextmanager
 def interrupts_end_at_once(log: Log) -> Iterator[None]:
-    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130，不经过 SDK 的收尾（取消任务、关流）。
+    """服务期间 Ctrl-C、SIGTERM 马上结束：“已中断”，退出码 130（SIGHUP 由 cli/launch.py 交给接 SIGTERM 的这里），
+    不经过收尾（取消任务、关流）。
     没有要收尾的：标准输出是协议的通道，回答过的都已经发出去了，缓存（SQLite）不怕中途结束。"""
     if threading.current_thread() is not threading.main_thread():  # 信号只能在主线程里接
         yield

@@ -19,8 +19,8 @@ class RequestProblem(Exception):
 
 
 def problem_of(error: AppError) -> RequestProblem:
-    """本程序的错误 → HTTP：用法和输入的错是 400（问题本身的错带着自己的错误码，比如 question_too_long），没有这个模型是 404（和 OpenAI 一样），时限用完是 504，
-    模型服务连不上是 503，别的服务出错是 502。"""
+    """本程序的错误 → HTTP：用法和输入的错是 400（问题本身的错带着自己的错误码，比如 question_too_long），
+    没有这个模型是 404（和 OpenAI 一样），时限用完是 504，模型服务连不上是 503，别的服务出错是 502。"""
     if isinstance(error, UsageError):
         return RequestProblem(400, str(error), code=getattr(error, "code", None))
     if isinstance(error, ModelNotFound):

@@ -5,7 +5,8 @@
     Authorization: Bearer 这个值（不对是 401）。只听本机时设置了也一样要带；
   · 每个请求先过 guard.Door：网页来的（Origin）、别的主机名（Host）、不是 JSON 的、慢的客户端，做任何事之前就拒绝；
     客户端走了不再付费；每个请求在标准错误上一行访问日志：方法、路径、状态码、毫秒；
-  · Ctrl-C、SIGTERM：不再接新请求，最多等 SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
+  · Ctrl-C、SIGTERM、SIGHUP（终端关了；cli/launch.py 把它交给接 SIGTERM 的 uvicorn）：不再接新请求，最多等
+    SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
 """
 import logging
 import socket
@@ -55,7 +56,7 @@ def asgi_app(settings: Settings, log: Log) -> tuple[ASGIApp, Callable[[], None]]
 
 
 def serve(settings: Settings, log: Log) -> int:
-    """起服务，一直到 Ctrl-C 或 SIGTERM（那时由 launch 接住，退出码 130）。"""
+    """起服务，一直到 Ctrl-C、SIGTERM 或 SIGHUP（那时由 launch 接住，退出码 130）。"""
     try:
         import starlette  # noqa: F401
         import uvicorn
