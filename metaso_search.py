@@ -6,7 +6,6 @@
 """
 import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
 import os
-import sys
 
 
 def interrupted_while_starting(signum: int, frame: object) -> None:
@@ -24,6 +23,8 @@ if __name__ == "__main__":  # 最先做：在导入本项目的任何模块之�
     _signal.signal(_signal.SIGTERM, interrupted_while_starting)
     if hasattr(_signal, "SIGHUP") and _signal.getsignal(_signal.SIGHUP) != _signal.SIG_IGN:  # nohup、Windows 除外
         _signal.signal(_signal.SIGHUP, interrupted_while_starting)
+
+import sys  # 在上面的信号处理之后
 
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
 from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url

@@ -12,13 +12,13 @@
   2. 启动 answer_with_sources.py --serve 127.0.0.1:0 --demo --local-model（内置的模拟秘塔、自带的小模型，
      系统挑空闲端口），等它在标准错误上报出地址；
   3. 启动 Open WebUI（只听 127.0.0.1，空闲端口）：不要登录（WEBUI_AUTH=False）、不连 Ollama、只有一个 OpenAI
-     连接指向我们的 /v1、标题/标签/后续问题等后台任务全部关掉（它们默认发给聊天用的模型，也就是我们的服务）、
-     数据目录在临时目录里；等 /health 回答；
+     连接指向我们的 /v1、标题/标签/后续问题这三个后台任务照默认开着（它们发给聊天用的模型，也就是我们的服务：
+     服务认得它们，只问模型、不搜索），别的后台任务关掉，数据目录在临时目录里；等 /health 回答；
   4. 用 Debian 的 Chromium（/usr/bin/chromium，全新的用户目录，只许访问本机）打开页面、选我们的模型、问一个问题、
      等回答结束，展开来源列表，截一张整页的图；
   5. 用中文说看到了什么：回答里有没有来源标签（Open WebUI 从流里的 delta.annotations 生成）、结论那一行
      （✓ 引用核对通过 / ⚠ 引用核对没通过）看不看得到、回答里的链接对不对，以及我们的服务记下的每个请求
-     （只应有 GET /v1/models 和一个 POST /v1/chat/completions：没有后台任务打到它）。
+     （只应有一个 POST /v1/chat/completions 搜索了：后台任务的那几个写着“只问模型，没有搜索”）。
 
 要先有 Chromium 和中文字体：apt-get install -y chromium fonts-noto-cjk（bash quickstart.sh --test 也会装）。
 页面用英文界面（locale en-US）：找按钮用的是它的英文 aria-label。
@@ -265,10 +265,11 @@ def open_webui_env(data: Path, api_url: str) -> dict[str, str]:
         "OPENAI_API_BASE_URLS": api_url,
         # 设置了 ANS_SERVER_KEY 时服务要它；没设置时服务不看，随便一个值
         "OPENAI_API_KEYS": os.environ.get("ANS_SERVER_KEY", "not-needed"),
-        # 后台任务默认发给聊天用的模型（我们的服务）：全部关掉
-        "ENABLE_TITLE_GENERATION": "False",
-        "ENABLE_TAGS_GENERATION": "False",
-        "ENABLE_FOLLOW_UP_GENERATION": "False",
+        # 后台任务默认发给聊天用的模型（我们的服务）：起标题、打标签、猜后续问题照默认开着，看服务是不是只问模型、
+        # 不搜索；别的关掉
+        "ENABLE_TITLE_GENERATION": "True",
+        "ENABLE_TAGS_GENERATION": "True",
+        "ENABLE_FOLLOW_UP_GENERATION": "True",
         "ENABLE_AUTOCOMPLETE_GENERATION": "False",
         "ENABLE_SEARCH_QUERY_GENERATION": "False",
         "ENABLE_RETRIEVAL_QUERY_GENERATION": "False",
@@ -440,13 +441,16 @@ def report(seen: dict[str, Any], requests: list[str], screenshot: Path) -> None:
     print("我们的服务记下的请求：")
     for line in requests or ["（一个也没有）"]:
         print(f"  {line}")
-    posts = sum(line.startswith("POST /v1/chat/completions") for line in requests)
+    posts = [line for line in requests if line.startswith("POST /v1/chat/completions")]
+    searched = [line for line in posts if "搜索：" in line]
+    tasks = [line for line in posts if "后台任务" in line]
     if "seconds" not in seen:  # 回答没结束：那个请求可能还没记下
         return
-    if posts == 1:
-        print("只有一个 POST /v1/chat/completions：标题、标签、后续问题这些后台任务没有发到我们的服务。")
+    if len(searched) == 1:
+        print(f"只有提问的那一个 POST 搜索了；Open WebUI 的后台任务（起标题、打标签、猜后续问题）发来 {len(tasks)} 个，"
+              "都只问模型，没有搜索。")
     else:
-        print(f"⚠ POST /v1/chat/completions 有 {posts} 个（应该正好一个：提问那一次）")
+        print(f"⚠ 搜索了的 POST /v1/chat/completions 有 {len(searched)} 个（应该正好一个：提问那一次）")
 
 
 def report_links(links: list[dict[str, str]]) -> None:

@@ -125,7 +125,8 @@ class ServerProcess:
 
 
 # 一行访问日志：方法 路径 状态码 毫秒
-ACCESS = re.compile(r"(GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) (\S+) (\d{3}|-) (\d+) ms")
+# 方法、路径、状态码、毫秒，和接口写下的一句（回答问题时是“搜索：……”）
+ACCESS = re.compile(r"(GET|POST|PUT|DELETE|HEAD|OPTIONS|PATCH) (\S+) (\d{3}|-) (\d+) ms(?: (\S.*))?")
 
 
 def shows(text: str, *keys: str) -> bool:

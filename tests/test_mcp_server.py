@@ -90,8 +90,10 @@ def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
     tools = mcp.tools()
     assert sorted(tools) == ["answer_question", "verify_answer"]
     asking = tools["answer_question"].input_schema
-    assert asking["required"] == ["question"] and sorted(asking["properties"]) == ["question", "read", "size"]
+    assert asking["required"] == ["question"]
+    assert sorted(asking["properties"]) == ["context", "question", "read", "size"]
     assert asking["properties"]["question"]["type"] == "string"
+    assert {"type": "string"} in asking["properties"]["context"]["anyOf"]
     assert {"type": "integer"} in asking["properties"]["read"]["anyOf"]
     checking = tools["verify_answer"].input_schema
     assert sorted(checking["required"]) == ["answer", "sources"]
@@ -104,7 +106,9 @@ def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
 def test_answer_question_gives_the_json_record_as_structured_content(mcp, backends):
     result = mcp.call("answer_question", {"question": "家用 NAS 怎么选", "read": 2})
     assert result.is_error is False
-    assert result.structured_content == json.loads(cli(backends, "家用 NAS 怎么选", "--read", "2", "--json").stdout)
+    record = dict(result.structured_content)
+    assert record.pop("search_query") == "家用 NAS 怎么选"  # 没有 context：搜的就是问题
+    assert record == json.loads(cli(backends, "家用 NAS 怎么选", "--read", "2", "--json").stdout)
     assert result.structured_content["passed"] is True and result.structured_content["answer"] == GOOD_ANSWER
 
 
@@ -120,7 +124,7 @@ def test_answer_question_text_is_the_terminal_answer_with_markdown_sources_and_n
 @pytest.mark.slow
 def test_read_and_size_choose_how_much_is_searched_and_read(mcp, backends):
     result = mcp.call("answer_question", {"question": "NAS 硬盘选 CMR 还是 SMR", "size": 2, "read": 0})
-    record = result.structured_content
+    record = {name: value for name, value in result.structured_content.items() if name != "search_query"}
     assert record == json.loads(cli(backends, "NAS 硬盘选 CMR 还是 SMR", "--size", "2", "--read", "0", "--json").stdout)
     assert len(record["sources"]) == 2 and not any(source["read"] for source in record["sources"])
     assert not any("/reader" in path for _, path in backends.metaso.requests)
@@ -326,3 +330,14 @@ def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, 
     stderr = process.stderr.read()
     assert stderr.rstrip().endswith("已中断") and "Traceback" not in stderr
     assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字
+
+
+@pytest.mark.slow
+def test_answer_question_with_context_searches_a_follow_up_together_with_the_earlier_question(mcp, backends):
+    result = mcp.call("answer_question", {"question": "那 RAID6 呢？", "context": "家用 NAS 怎么选\nRAID1 和 RAID5 有什么区别？"})
+    assert result.is_error is False
+    assert result.structured_content["search_query"] == "RAID1 和 RAID5 有什么区别？ 那 RAID6 呢？"
+    assert backends.metaso.queries[-1] == "RAID1 和 RAID5 有什么区别？ 那 RAID6 呢？"
+    assert text_of(result).startswith("搜索的问题（接上了 context）：RAID1 和 RAID5 有什么区别？ 那 RAID6 呢？")
+    sent = backends.model.requests[-1]["body"]["messages"]
+    assert [message["content"] for message in sent[1:3]] == ["家用 NAS 怎么选", "RAID1 和 RAID5 有什么区别？"]

@@ -71,3 +71,83 @@ def test_a_streamed_reply_ends_with_one_annotations_chunk_without_content(backen
     for note in last["delta"]["annotations"]:
         citation = note["url_citation"]
         assert content[citation["start_index"]:citation["end_index"]].startswith(("[", "【"))
+
+
+# ---------- 对话：追问接着上文搜索，之前的几轮给回答的模型 ----------
+
+def conversation(*turns):
+    return {"model": "good", "messages": [{"role": role, "content": text} for role, text in turns]}
+
+
+RAID = "RAID1 和 RAID5 有什么区别？"
+
+
+def test_a_follow_up_searches_with_the_earlier_topic_and_says_so(backends, cache):
+    backends.reset()
+    app = InProcess(backends.env(cache))
+    try:
+        first = app.post("/chat/completions", conversation(("user", RAID))).json()
+        previous = first["choices"][0]["message"]["content"]
+        reply = app.post("/chat/completions", conversation(
+            ("user", RAID), ("assistant", previous), ("user", "那 RAID6 呢？"))).json()
+    finally:
+        app.close()
+    assert backends.metaso.queries == [RAID, f"{RAID} 那 RAID6 呢？"]
+    assert reply["verification"]["query"] == f"{RAID} 那 RAID6 呢？"
+    assert app.log[-1].endswith(f"搜索：{RAID} 那 RAID6 呢？")
+    # 之前的几轮给回答的模型：之前的回答只有回答本身，没有本服务加上的来源和结论
+    sent = backends.model.requests[-1]["body"]["messages"]
+    assert [message["role"] for message in sent] == ["system", "user", "assistant", "user"]
+    assert sent[1]["content"] == RAID and "来源：" not in sent[2]["content"]
+    assert sent[2]["content"] == previous[:previous.index("\n\n来源：")]
+    assert sent[3]["content"].endswith("问题：那 RAID6 呢？")
+
+
+def test_the_cache_keys_on_the_standalone_question(backends, cache):
+    backends.reset()
+    app = InProcess(backends.env(cache))
+    try:
+        for earlier in (RAID, RAID, "家用 NAS 怎么选"):
+            assert app.post("/chat/completions", conversation(
+                ("user", earlier), ("assistant", "……"), ("user", "那 RAID6 呢？"))).status_code == 200
+    finally:
+        app.close()
+    # 同一段对话的同一个追问第二次不再搜索；换了上文，同样的一句追问是另一个问题
+    assert backends.metaso.queries == [f"{RAID} 那 RAID6 呢？", "家用 NAS 怎么选 那 RAID6 呢？"]
+
+
+TITLE_TASK = ("### Task:\nGenerate a concise title summarizing the chat history.\n"
+              "### Output:\nJSON format: { \"title\": \"your concise title here\" }\n"
+              "<chat_history>\nUSER: 家用 NAS 怎么选\nASSISTANT: ……\n</chat_history>")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_open_webui_background_task_asks_the_model_alone_and_costs_no_search(backends, cache, stream):
+    backends.reset()
+    app = InProcess(backends.env(cache))
+    try:
+        response = app.post("/chat/completions", {**conversation(("user", TITLE_TASK)), "stream": stream})
+    finally:
+        app.close()
+    assert response.status_code == 200
+    assert backends.metaso.requests == []
+    assert backends.model.requests[-1]["body"]["messages"] == [{"role": "user", "content": TITLE_TASK}]
+    if stream:
+        content = "".join(event["choices"][0]["delta"].get("content") or "" for event in stream_events(response))
+    else:
+        body = response.json()
+        content = body["choices"][0]["message"]["content"]
+        assert "verification" not in body and "citations" not in body
+    assert content and "来源：" not in content
+    assert app.log[-1].endswith("聊天程序的后台任务：只问模型，没有搜索")
+
+
+def test_a_request_marked_with_the_x_task_header_is_a_background_task_too(backends, cache):
+    backends.reset()
+    app = InProcess(backends.env(cache))
+    try:
+        response = app.post("/chat/completions", conversation(("user", "给这段对话起个标题")),
+                            headers={"X-Task": "title_generation"})
+    finally:
+        app.close()
+    assert response.status_code == 200 and backends.metaso.requests == []

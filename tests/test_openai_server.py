@@ -116,7 +116,7 @@ def test_citations_search_results_and_verification_sit_beside_the_answer(client,
     assert [(item["title"], item["url"]) for item in extra["search_results"]] == list(zip(NAS_TITLES, extra["citations"], strict=True))
     assert extra["search_results"][0]["date"] == record["sources"][0]["date"]
     assert extra["verification"] == {**{name: record[name] for name in ("passed", "problems", "claims", "unused")},
-                                     "truncated": False}
+                                     "truncated": False, "query": QUESTION}
     assert extra["verification"]["passed"] is True and extra["verification"]["unused"] == [4, 5]
 
 
@@ -333,7 +333,7 @@ def test_concurrent_requests_each_get_their_own_sources_and_verdict(client, back
         assert reply.model_extra["citations"] == [source["link"] for source in result.sources]
         assert reply.model_extra["verification"] == {**{name: result.record[name]
                                                         for name in ("passed", "problems", "claims", "unused")},
-                                                     "truncated": False}
+                                                     "truncated": False, "query": asked[index][0]}
 
 
 @pytest.mark.slow
@@ -355,8 +355,9 @@ def test_one_access_line_per_request_with_method_path_status_and_ms(client, serv
     client.models.list()
     requests.get(served.origin + "/v2/nothing", timeout=30)
     lines = served.access_lines(mark, 3)
-    assert [ACCESS.fullmatch(line).group(1, 2, 3) for line in lines] == [
-        ("POST", "/v1/chat/completions", "200"), ("GET", "/v1/models", "200"), ("GET", "/v2/nothing", "404")]
+    assert [ACCESS.fullmatch(line).group(1, 2, 3, 5) for line in lines] == [
+        ("POST", "/v1/chat/completions", "200", f"搜索：{QUESTION}"), ("GET", "/v1/models", "200", None),
+        ("GET", "/v2/nothing", "404", None)]
     assert len(served.since(mark)) == 3
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sourced_answers.checker import Reply, Source, ThinkFilter
 from sourced_answers.core.errors import ModelError
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import ModelSettings, Settings
+from sourced_answers.core.settings import JudgeSettings, ModelSettings, Settings
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.model_client import chat
@@ -28,12 +28,13 @@ INCOMPLETE = "\n\n（回答不完整）\n"
 @dataclass
 class Answered:
     """回答了一个问题：核对（和修正、评判）之后的结果、--json 的那条记录、模型服务的回复、用到的资料，
-    和这次缓存省下了什么（没省时为 None）。"""
+    这次缓存省下了什么（没省时为 None）和搜索用的问题（对话里的追问接上了上文）。"""
     checked: Checked
     record: Record
     result: ChatResult
     sources: list[Source]
     savings: str | None
+    query: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -46,15 +47,16 @@ def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPoo
     出错时抛本程序的错误（AppError 的子类，带退出码）；付费之前先确认模型服务和模型都能用。"""
     run, model = settings.run, settings.model
     question = run.question or ""
+    query = run.query or question  # 对话里的追问：搜索的是接上了上文的问题
     # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）
     deadline = run.deadline()  # 预检的时间也算在 --timeout 里
     check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
     with MetasoSession(settings.search, log, deadline, demo) as metaso:
-        sources = metaso.gather(question)
+        sources = metaso.gather(query)
     # 2. 请模型回答
     messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
-                                   model.prompt_budget)
+                                   model.prompt_budget, run.history)
     if note:
         log(note)
     reply, result = ask_model(messages, model, show, deadline, log)
@@ -67,7 +69,7 @@ def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPoo
     about = {"served_model": result.served_model, "truncated": result.truncated,
              "unfinished_reasoning": checked.unfinished}
     record = checked_record(checked, question, model.name, about)
-    return Answered(checked, record, result, sources, metaso.savings())
+    return Answered(checked, record, result, sources, metaso.savings(), query)
 
 
 def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, deadline: Deadline,
@@ -107,3 +109,12 @@ def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, 
         give(shown.finish())
         show("\n\n" if started[0] else "")
     return answer_of(result, model.name, model.max_tokens, log), result
+
+
+def answer_task(settings: Settings, messages: list[Message]) -> ChatResult:
+    """聊天程序自己的后台任务（起标题、打标签、猜后续问题……）：原样交给回答的模型，不搜索、不核对——它们不是
+    用户的问题，没有资料可引，也不该花一次搜索的钱。付费之前的检查照做（模型服务在、模型有）。"""
+    model = settings.model
+    deadline = settings.run.deadline()
+    check_before_paying(model, [model.name], JudgeSettings(), deadline)  # 后台任务不请评判模型
+    return chat(messages, model.name, model.url, False, max_tokens=model.max_tokens, deadline=deadline, key=model.key)

@@ -14,10 +14,15 @@ def clean_question(text: str, where: str = "问题") -> str:
     if SURROGATE.search(text):
         raise QuestionError(f"{where}不是有效的 UTF-8 文字（终端的编码可能是 GBK 之类）：请把终端设成 UTF-8 再试",
                             "invalid_question")
-    question = " ".join(strip_terminal(text).split())  # 去掉终端控制序列、控制字符和双向控制符
+    question = tidy(text)
     if not any(char.isalnum() for char in question):
         raise QuestionError(f"{where}里没有文字（只有空白、标点或控制字符），请给出要问的问题", "empty_question")
     if len(question) > MAX_QUESTION:
         raise QuestionError(f"{where}太长（{len(question)} 个字符），请控制在 {MAX_QUESTION} 个字符以内",
                             "question_too_long")
     return question
+
+
+def tidy(text: str) -> str:
+    """去掉终端控制序列、控制字符和双向控制符，空白合并（不检查别的：对话里之前的问题用它）。"""
+    return " ".join(strip_terminal(text).split())

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sourced_answers.checker import RULES, SupportRule
+from sourced_answers.core.conversation import Turn
 from sourced_answers.core.output_files import PlannedFile
 from sourced_answers.core.retrying import Deadline
 
@@ -135,6 +136,9 @@ class ServeSettings:
 class RunSettings:
     """这次运行本身：做什么（回答 question、比较模型 eval、核对文件 verify）、输出到哪里、几个进程、总时限。"""
     question: str | None = None
+    # 对话里的追问（--serve、--mcp）：搜索用的问题（None 就是 question）和之前的几轮（给回答的模型当上下文）
+    query: str | None = None
+    history: tuple[Turn, ...] = ()
     eval: str | None = None
     verify: str | None = None
     models: tuple[str, ...] = ()  # --eval 比较的模型（回答问题时只有 ModelSettings.name 一个）

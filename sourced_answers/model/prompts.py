@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from sourced_answers.checker import Report, Source
+from sourced_answers.core.conversation import Turn
 from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
 from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model.messages import Message
@@ -154,14 +155,27 @@ def fitted_and_noted(what: str, question: str, sources: Sequence[Source], max_to
     return messages, shortening_note(what, limit, window) or context_warning(messages, max_tokens, window, rate)
 
 
+def with_history(history: Sequence[Turn]) -> Callable[[list[Message]], list[Message]]:
+    """对话里之前的几轮放在系统说明和这一轮（资料和问题）之间：模型知道追问接着什么说。"""
+    turns: list[Message] = [{"role": "assistant" if turn.role == "assistant" else "user", "content": turn.text}
+                            for turn in history]
+
+    def extend(messages: list[Message]) -> list[Message]:
+        return [messages[0], *turns, *messages[1:]]
+    return extend
+
+
 def answer_prompt(question: str, sources: Sequence[Source], max_tokens: int, window: int,
-                  rate: TokenRate = DEFAULT_RATE, budget: int | None = None) -> tuple[list[Message], str | None]:
+                  rate: TokenRate = DEFAULT_RATE, budget: int | None = None,
+                  history: Sequence[Turn] = ()) -> tuple[list[Message], str | None]:
     """回答问题的提示词（按上下文窗口缩短资料）和要告诉用户的一句话：资料缩短了，或者怎么缩都放不下（没有就是 None）。
     回答问题和 --eval 都用它。budget：提示词最多多少 token（按 rate 估计；None 表示只受上下文窗口限制）——
-    自带的小模型读提示词很慢，本程序替它定一个小一些的预算（local_serving）。"""
+    自带的小模型读提示词很慢，本程序替它定一个小一些的预算（local_serving）。history：对话里之前的几轮
+    （算在提示词的长度里：放不下时缩短的是资料）。"""
+    extend = with_history(history) if history else list
     if budget is None or budget + max_tokens + MARGIN >= window:
-        return fitted_and_noted("回答", question, sources, max_tokens, window, list, rate)
-    messages, limit = fitted_prompt(question, sources, max_tokens, budget + max_tokens + MARGIN, list, rate)
+        return fitted_and_noted("回答", question, sources, max_tokens, window, extend, rate)
+    messages, limit = fitted_prompt(question, sources, max_tokens, budget + max_tokens + MARGIN, extend, rate)
     note = None if limit is None else (
         f"自带的小模型读提示词很慢：回答的提示词限在约 {budget} 个 token（按它的分词器估计），"
         f"每条资料只留最相关的 {limit} 个字")

@@ -95,3 +95,12 @@ def list_marks(whole: str, at: int, block: str, sources: Sequence[Source]) -> li
         found.append(annotation(start, start + len(mark), number, source))
         position = start + len(mark)
     return found
+
+
+def answer_in_reply(content: str) -> str:
+    """聊天程序把本服务之前的回复原样放回对话里：只留回答本身，去掉补上的结尾、来源列表和结论
+    （给回答的模型当上下文，那些是程序写的，不是回答）。"""
+    cut = content.rfind("\n\n来源：\n")
+    answer = content[:cut] if cut >= 0 else content
+    sealed = answer.rfind("\n\n" + SEALED_NOTE.split("{", 1)[0])
+    return (answer[:sealed] if sealed >= 0 else answer).strip()

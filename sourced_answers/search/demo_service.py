@@ -64,6 +64,7 @@ class DemoMetaso:
         self.pages = copy.deepcopy(pages)
         self.requests: list[tuple[str, str]] = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
         self.authorizations: list[str] = []  # 每个 API 请求带的 Authorization 头（测试用来确认别的密钥没发过来）
+        self.queries: list[str] = []  # 每次搜索的问题（测试用来看追问搜的是什么）
         self.in_flight = {"search": 0, "reader": 0}
         self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
         self.hang_seconds = 60  # 故障 kind="hang" 时不回应多久（见 fake_metaso）
@@ -109,6 +110,7 @@ class DemoMetaso:
     def search(self, body: dict[str, Any], authorization: str = "") -> dict[str, Any]:
         """搜索。页面的标题、摘要里写着 {authorization} 时换成请求的 Authorization 头（模拟回显请求的结果）。"""
         query = str(body.get("q") or "")
+        self.queries.append(query)
         try:
             size = int(body.get("size", 10))
         except (TypeError, ValueError):

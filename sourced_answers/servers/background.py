@@ -8,7 +8,10 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from sourced_answers.servers.openai_protocol import RequestProblem
 
 T = TypeVar("T")
 
@@ -44,3 +47,23 @@ async def in_background(call: Callable[..., T], *args: Any) -> T:
 
     threading.Thread(target=work, name=getattr(call, "__name__", "work"), daemon=True).start()
     return await done
+
+
+@dataclass
+class Gate:
+    """同时回答的请求不超过 concurrency 个，另外最多排 queue 个；再来的马上回 503。"""
+    concurrency: int
+    queue: int
+
+    def __post_init__(self) -> None:
+        self.admitted = 0
+        self.slots = asyncio.Semaphore(self.concurrency)
+
+    def enter(self) -> None:
+        if self.admitted >= self.concurrency + self.queue:
+            raise RequestProblem(503, f"服务忙：正在回答 {self.concurrency} 个问题，还有 {self.queue} 个在排队，"
+                                      "请稍后再试", "server_error", "busy")
+        self.admitted += 1
+
+    def leave(self) -> None:
+        self.admitted -= 1

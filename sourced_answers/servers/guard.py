@@ -107,7 +107,10 @@ class Door:
             took = (time.monotonic() - started) * 1000
             # 路径先遮密钥再变成一行：literal 把夹在密钥中间的零宽字符写成 \u200b，那以后就认不出是密钥了
             path = mask(str(scope.get("path", "")), self.policy.secrets)
-            self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {status[0] or '-'} {took:.0f} ms")
+            # 接口写下的一句（request.state.access_note：搜索的是什么、是不是后台任务），同样遮过密钥、不能分行
+            note = mask(str((scope.get("state") or {}).get("access_note") or ""), self.policy.secrets)
+            self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {status[0] or '-'} {took:.0f} ms"
+                     + (f" {literal(note, 160)}" if note else ""))
 
     def cors_headers(self, origin: str | None) -> list[tuple[bytes, bytes]]:
         """允许的来源（--allow-origin）得到的 CORS 头；别的（包括不带 Origin 的）什么也不加。"""

@@ -1,7 +1,8 @@
 """--mcp：标准输入输出上的 MCP 服务（官方的 MCP Python SDK），给 Claude Desktop、Cherry Studio、Cursor 这类客户端用。
 
 两个工具，都是 api 层上薄薄的一层：
-  answer_question(question, read?, size?)   搜索、读取、回答、核对（和命令行同一段代码）；
+  answer_question(question, read?, size?, context?)   搜索、读取、回答、核对（和命令行同一段代码）；context 是
+                                            之前问过的问题，追问时搜索的问题接上它们；
   verify_answer(answer, sources)            核对一个带 [n] 引用的回答，sources 是 [{title, link, text}]。
 每个工具回的文字内容是回答、编号的来源和结论（Markdown：来源是链接，没有命令行的提示）；structuredContent 是
 --json 的那条记录。
@@ -21,9 +22,10 @@ from typing import Any
 from sourced_answers.api.answering import answer
 from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer
+from sourced_answers.core.conversation import MAX_HISTORY_TURNS, Turn, recent, standalone_query
 from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.masking import mask
-from sourced_answers.core.questions import clean_question
+from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
 from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import check_before_paying
@@ -39,10 +41,14 @@ def whole_number(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
-def question_settings(settings: Settings, question: Any, read: Any, size: Any) -> Settings:
-    """一次 answer_question 调用的设置：问题、读几个网页、搜几条；时限从这次调用算起。"""
+def question_settings(settings: Settings, question: Any, read: Any, size: Any, context: Any = None) -> Settings:
+    """一次 answer_question 调用的设置：问题、读几个网页、搜几条、之前问过的问题（context，一行一个：追问时
+    搜索的问题接上它们，回答的模型也看得到）；时限从这次调用算起。"""
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
+    if context is not None and not isinstance(context, str):
+        raise UsageError("context 应是文字：之前问过的问题，一行一个")
+    earlier = [tidy(line) for line in (context or "").splitlines() if tidy(line)][-MAX_HISTORY_TURNS:]
     search = settings.search
     if size is not None:
         search = replace(search, size=whole_number(size, "size", *SIZE_RANGE))
@@ -50,7 +56,9 @@ def question_settings(settings: Settings, question: Any, read: Any, size: Any) -
         search = replace(search, read=whole_number(read, "read", *READ_RANGE))
     if search.read > search.size:
         raise UsageError(f"read（{search.read}）不能大于 size（{search.size}）")
-    run = replace(settings.run, question=clean_question(question, "question "), json=True, started=time.monotonic(),
+    asked = clean_question(question, "question ")
+    run = replace(settings.run, question=asked, query=standalone_query(asked, earlier),
+                  history=recent([Turn("user", line) for line in earlier]), json=True, started=time.monotonic(),
                   timeout=settings.run.timeout or SERVE_DEFAULTS.request_timeout)
     return replace(settings, run=run, search=search)
 
@@ -105,16 +113,22 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
                                  "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
 
     @server.tool(description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
-                             "read：读几个网页的正文（0–100），size：搜几条（1–100）。"
-                             "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）")
-    async def answer_question(question: str, read: int | None = None, size: int | None = None) -> CallToolResult:
+                             "read：读几个网页的正文（0–100），size：搜几条（1–100），context：之前问过的问题"
+                             "（一行一个，可选；追问时搜索的问题接上它们）。"
+                             "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）"
+                             "加上 search_query（搜索用的问题）")
+    async def answer_question(question: str, read: int | None = None, size: int | None = None,
+                              context: str | None = None) -> CallToolResult:
         try:
-            asked = question_settings(settings, question, read, size)
+            asked = question_settings(settings, question, read, size, context)
             answered = await in_background(answer, asked, quiet, None, demo)
         except AppError as error:
             return failed(error)
         truncated = asked.model.max_tokens if answered.result.truncated else None
-        return reply(result_of(answered.checked, answered.record, secrets, truncated, demo is not None))
+        result = result_of(answered.checked, answered.record, secrets, truncated, demo is not None)
+        searched = f"搜索的问题（接上了 context）：{answered.query}\n\n" if answered.query != asked.run.question else ""
+        return CallToolResult(content=[TextContent(type="text", text=mask(searched, secrets) + result.markdown)],
+                              structured_content={**result.record, "search_query": mask(answered.query, secrets)})
 
     @server.tool(name="verify_answer",
                  description="核对一个带 [n] 引用的回答（不搜索、不调用模型）：sources 的第 n 条就是 [n]，"

@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from starlette.applications import Starlette
@@ -26,20 +26,28 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sourced_answers.api.answering import Answered, answer
+from sourced_answers.api.answering import Answered, answer, answer_task
 from sourced_answers.api.verifying import verify_answer
-from sourced_answers.checker import strip_terminal
+from sourced_answers.checker import strip_terminal, strip_think
+from sourced_answers.core.conversation import is_background_task, recent, standalone_query
 from sourced_answers.core.errors import AppError
 from sourced_answers.core.masking import mask
-from sourced_answers.core.questions import clean_question
+from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
 from sourced_answers.core.text import literal
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.search.gather import DemoPool
-from sourced_answers.servers.background import in_background
-from sourced_answers.servers.openai_protocol import RequestProblem, error_body, last_user_message, problem_of
+from sourced_answers.servers.background import Gate, in_background
+from sourced_answers.servers.openai_protocol import (
+    RequestProblem,
+    conversation_of,
+    error_body,
+    last_user_message,
+    problem_of,
+    task_messages,
+)
 from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, sse
 
 Log = Callable[[str], None]
@@ -47,26 +55,6 @@ T = TypeVar("T")
 MAX_NAME = 200
 MAX_TOKENS_LIMIT = 1_000_000
 OWNER = "answer-with-sources"
-
-
-@dataclass
-class Gate:
-    """同时回答的请求不超过 concurrency 个，另外最多排 queue 个；再来的马上回 503。"""
-    concurrency: int
-    queue: int
-
-    def __post_init__(self) -> None:
-        self.admitted = 0
-        self.slots = asyncio.Semaphore(self.concurrency)
-
-    def enter(self) -> None:
-        if self.admitted >= self.concurrency + self.queue:
-            raise RequestProblem(503, f"服务忙：正在回答 {self.concurrency} 个问题，还有 {self.queue} 个在排队，"
-                                      "请稍后再试", "server_error", "busy")
-        self.admitted += 1
-
-    def leave(self) -> None:
-        self.admitted -= 1
 
 
 class Service:
@@ -88,8 +76,12 @@ class Service:
     # ---------- 请求 → 一次运行的设置 ----------
 
     def request_settings(self, body: Mapping[str, Any]) -> Settings:
-        """请求体 → 这个请求的设置：问题是最后一条 user 消息，model 换回答的模型，max_tokens 换回答的上限。"""
-        question = clean_question(last_user_message(body), "最后一条 user 消息")
+        """请求体 → 这个请求的设置：问题是最后一条 user 消息（追问时搜索的问题接上之前问过的，之前的几轮给回答的
+        模型当上下文，见 core.conversation），model 换回答的模型，max_tokens 换回答的上限。"""
+        raw, earlier = conversation_of(body)
+        question = clean_question(raw, "最后一条 user 消息")
+        asked = [tidy(turn.text) for turn in earlier if turn.role == "user"]
+        query = standalone_query(question, [text for text in asked if text])
         model = self.settings.model
         name = body.get("model")
         if name not in (None, "", OWNER):
@@ -104,16 +96,20 @@ class Service:
         run = self.settings.run
         timeout = run.timeout or self.serve.request_timeout
         return replace(self.settings, model=model,
-                       run=replace(run, question=question, timeout=timeout, started=time.monotonic(), json=True))
+                       run=replace(run, question=question, query=query, history=recent(earlier), timeout=timeout,
+                                   started=time.monotonic(), json=True))
 
     # ---------- 回答 ----------
 
     async def completion(self, request: Request) -> Response:
         body = await json_body(request, self.serve.max_body)
-        settings = self.request_settings(body)
         stream = body.get("stream", False)
         if not isinstance(stream, bool):
             raise RequestProblem(400, "stream 应是 true 或 false", code="invalid_value")
+        if request.headers.get("x-task", "").strip() or is_background_task(last_user_message(body)):
+            return await self.background_task(request, body)
+        settings = self.request_settings(body)
+        request.state.access_note = f"搜索：{settings.run.query}"
         if stream:
             return await self.streamed(settings)
         try:
@@ -126,6 +122,34 @@ class Service:
             "object": "chat.completion",
             "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(answered)}],
         }), self.secrets)
+
+    async def background_task(self, request: Request, body: Mapping[str, Any]) -> Response:
+        """聊天程序自己的后台任务（Open WebUI 的 “### Task:” 模板，或者请求头 X-Task）：只问回答的模型，不搜索、
+        不核对，原样回它的话（流式的请求也回一整块）。"""
+        request.state.access_note = "聊天程序的后台任务：只问模型，没有搜索"
+        probe = self.request_settings({"messages": [{"role": "user", "content": "后台任务"}], **{
+            name: body[name] for name in ("model", "max_tokens", "max_completion_tokens") if name in body}})
+        messages = [{"role": turn.role, "content": turn.text} for turn in task_messages(body)]
+        try:
+            result = await self.admitted(answer_task, probe, messages)
+        except AppError as error:
+            raise problem_of(error) from None
+        text, finish = self.shown(strip_think(result.text)), result.finish_reason or "stop"
+        if body.get("stream"):
+            return event_stream(self.task_events(probe.model.name, text, finish))
+        return MaskedJSON({
+            "id": new_id(), "created": int(time.time()), "model": probe.model.name, "object": "chat.completion",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            **({"usage": {"completion_tokens": result.completion_tokens}} if result.completion_tokens else {}),
+        }, self.secrets)
+
+    async def task_events(self, model: str, text: str, finish: str) -> AsyncIterator[str]:
+        """流式请求的后台任务：一块角色、一块文字、一块结束，然后 [DONE]。"""
+        chunk_id, created = new_id(), int(time.time())
+        for delta, reason in (({"role": "assistant", "content": ""}, None), ({"content": text}, None), ({}, finish)):
+            yield sse({"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}, self.secrets)
+        yield DONE
 
     def admit(self, call: Callable[..., T], *args: Any) -> "asyncio.Task[T]":
         """进门（满了是 503），在后台做 call(*args)：占着一个名额，直到那一步真的做完才离开——客户端走了、
@@ -238,7 +262,7 @@ class Service:
             "search_results": [{"title": source["title"], "url": source["link"], "date": source["date"] or None}
                                for source in sources],
             "verification": {**{name: record[name] for name in ("passed", "problems", "claims", "unused")},
-                             "truncated": bool(record["truncated"])},
+                             "truncated": bool(record["truncated"]), "query": answered.query},
         }
 
     def envelope(self, settings: Settings, answered: Answered, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,10 +1,12 @@
 """OpenAI 兼容接口的约定（不依赖 Starlette）：请求不能回答时的错误（HTTP 状态码和 OpenAI 的错误对象）、
-本程序的错误怎样变成状态码、服务的密钥、从 messages 里取出问题。"""
+本程序的错误怎样变成状态码、服务的密钥、从 messages 里取出问题和之前的对话。"""
 import hmac
 from collections.abc import Mapping
 from typing import Any
 
+from sourced_answers.core.conversation import Turn
 from sourced_answers.core.errors import AppError, ModelNotFound, ModelUnreachable, UsageError
+from sourced_answers.outputs.chat import answer_in_reply
 
 
 class RequestProblem(Exception):
@@ -47,18 +49,42 @@ def authorized(headers: Mapping[str, str], key: str) -> bool:
 
 def last_user_message(body: Mapping[str, Any]) -> str:
     """messages 里最后一条 role 是 user 的消息的文字（content 是文字，或者 OpenAI 的内容片段列表里的 text 片段）。"""
+    return conversation_of(body)[0]
+
+
+def conversation_of(body: Mapping[str, Any]) -> tuple[str, list[Turn]]:
+    """messages → (最后一条 user 消息的文字, 它之前的 user 和 assistant 消息)。system、tool 这些不算对话；
+    之前的回答去掉本服务加上的来源和结论，只留回答本身。"""
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise RequestProblem(400, "messages 应是一个不空的列表", code="invalid_messages")
-    for message in reversed(messages):
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
-        content = message.get("content")
-        if isinstance(content, list):
-            content = " ".join(part.get("text", "") for part in content
-                               if isinstance(part, dict) and part.get("type") == "text" and
-                               isinstance(part.get("text"), str))
-        if isinstance(content, str) and content.strip():
-            return content
-        raise RequestProblem(400, "最后一条 user 消息里没有文字", code="invalid_messages")
+        content = text_of(message)
+        if not content.strip():
+            raise RequestProblem(400, "最后一条 user 消息里没有文字", code="invalid_messages")
+        earlier = [Turn(message["role"], answer_in_reply(text_of(message)) if message["role"] == "assistant"
+                        else text_of(message))
+                   for message in messages[:index]
+                   if isinstance(message, dict) and message.get("role") in ("user", "assistant")]
+        return content, earlier
     raise RequestProblem(400, "messages 里没有 user 消息：问题是最后一条 user 消息", code="invalid_messages")
+
+
+def text_of(message: Mapping[str, Any]) -> str:
+    """一条消息的文字：content 是文字，或者 OpenAI 的内容片段列表里的 text 片段；别的（图片、没有 content）是空的。"""
+    content = message.get("content")
+    if isinstance(content, list):
+        texts = [part.get("text") for part in content if isinstance(part, dict) and part.get("type") == "text"]
+        content = " ".join(text for text in texts if isinstance(text, str))
+    return content if isinstance(content, str) else ""
+
+
+def task_messages(body: Mapping[str, Any]) -> list[Turn]:
+    """后台任务原样交给模型的消息：system、user、assistant 的文字（别的角色和没有文字的不要）。"""
+    messages = body.get("messages")
+    return [Turn(message["role"], text_of(message)) for message in messages or []
+            if isinstance(message, dict) and message.get("role") in ("system", "user", "assistant")
+            and text_of(message).strip()]
