@@ -4,7 +4,10 @@
      每个都要回答（HTTP 200），而且回答、来源、结论都是这个请求自己的问题和模型的：和在本进程里用
      answer_question 问同一个问题、同一个模型（不用缓存）得到的一字不差——“串了”的个数目标 0；
      另有同样 50 个请求一个一个地发，两者的吞吐量之比；
-  2. 开销：同一个问题一个一个地问，经过服务（官方 openai 客户端）的用时 / 在本进程里调用 answer_question 的用时。
+  2. 开销：同一个问题一个一个地问，经过服务（官方 openai 客户端）的用时 / 在本进程里调用 answer_question 的用时；
+  3. 同样的开销，模型换成自带的 llama.cpp + SmolLM2-135M（真的生成，不是马上回答的脚本模型）：本进程和服务问的是
+     同一个 llama.cpp 服务（温度 0、关掉提示词缓存，两边生成一样的字），交替着问，各取中位数。目标：服务 / 本进程 ≤ 1.05。
+     没装自带的模型时这一项跳过（bash quickstart.sh --test 会装）。
 
 秘塔是 fake_metaso.FakeMetaso（NAS 的 5 页，加上这里写的咖啡、阳台种菜几页：三个问题搜到的网页互不相同），
 模型是 tests/scripted_model.ScriptedModel（good、wrong-source 是写好的回答，echo-prompt 把提示词原样说回来：
@@ -32,6 +35,7 @@ import openai
 
 from answer_with_sources import answer_question
 from fake_metaso import NAS_PAGES, FakeMetaso
+from sourced_answers.outputs.render import AGENT, CHAT
 from tests.scripted_model import ScriptedModel
 
 HERE = Path(__file__).resolve().parent.parent
@@ -74,14 +78,17 @@ def plain(value):
     return json.loads(json.dumps(value, ensure_ascii=False))
 
 
-def expected_reply(result, model):
-    """本进程里 answer_question 的结果 → 服务对同一个问题、同一个模型应当给出的东西。"""
+def expected_reply(result, model, question):
+    """本进程里 answer_question 的结果 → 服务对同一个问题、同一个模型应当给出的东西（聊天窗口的文字是 Markdown：
+    和 Result.markdown 一样，只是列不下的问题指向 verification）。"""
     sources = result.record["sources"]
-    return plain({"model": model, "content": result.text,
+    content = result.markdown.replace(AGENT.all_problems_at, CHAT.all_problems_at)
+    return plain({"model": model, "content": content,
                   "citations": [source["link"] for source in sources],
                   "search_results": [{"title": source["title"], "url": source["link"], "date": source["date"] or None}
                                      for source in sources],
-                  "verification": {name: result.record[name] for name in VERIFICATION}})
+                  "verification": {**{name: result.record[name] for name in VERIFICATION},
+                                   "truncated": bool(result.record["truncated"]), "query": question}})
 
 
 def environment(fake, model_server, cache):
@@ -96,10 +103,10 @@ def environment(fake, model_server, cache):
 class Server:
     """真的服务进程：--serve 0 让系统挑端口，地址从标准错误的第一行读出来；之后的访问日志一直收着。"""
 
-    def __init__(self, env, wait=60.0):
+    def __init__(self, env, wait=60.0, flags=()):
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "answer_with_sources.py"), "--serve", "0", "--concurrency", str(CLIENTS),
-             "--queue", str(REQUESTS)],
+             "--queue", str(REQUESTS), *flags],
             env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True, encoding="utf-8")
         self.lines = []
@@ -239,6 +246,50 @@ def overhead(base_url, env, question, rounds):
     return statistics.median(in_process), statistics.median(served), statistics.median(streamed)
 
 
+# 第 3 项：回答的上限（token），够 SmolLM2 说上几句，一次几秒
+LOCAL_MAX_TOKENS = 96
+
+
+def llama_overhead(fake, directory, rounds):
+    """第 3 项：(本进程, 服务非流式, 服务流式) 的中位数秒数，和 llama.cpp 服务的说明；没装自带的模型时是 None。"""
+    from sourced_answers.model import local_model
+    if not local_model.server_installed() or not local_model.bundled_model_path():
+        return None
+    question = "How should I choose a home NAS?"  # SmolLM2 只会英文
+    with local_model.LocalModelServer(prompt_cache=False) as llama:
+        env = {name: value for name, value in os.environ.items()
+               if not name.startswith(("METASO_", "ANS_", "OLLAMA_")) and name not in ("NO_COLOR", "FORCE_COLOR")}
+        env.update(METASO_BASE=fake.base_url, METASO_API_KEY=fake.key, OLLAMA_URL=llama.url, ANS_MODEL=llama.model,
+                   XDG_CACHE_HOME=os.path.join(directory, "llama"), PYTHONIOENCODING="utf-8",
+                   NO_PROXY="127.0.0.1,localhost")
+        server = Server(env, flags=("--max-tokens", str(LOCAL_MAX_TOKENS)))
+        try:
+            client = new_client(server.base_url)
+            messages = [{"role": "user", "content": question}]
+            options = {"model": llama.model, "messages": messages, "max_tokens": LOCAL_MAX_TOKENS}
+            answer_question(question, environ=env, max_tokens=LOCAL_MAX_TOKENS)  # 预热：两边的缓存里都有这个问题
+            client.chat.completions.create(**options)
+            in_process, served, streamed = [], [], []
+            words = set()
+            for _ in range(rounds):
+                started = time.perf_counter()
+                words.add(answer_question(question, environ=env, max_tokens=LOCAL_MAX_TOKENS).answer)
+                in_process.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                reply = client.chat.completions.create(**options)
+                served.append(time.perf_counter() - started)
+                words.add(reply.choices[0].message.content.split("\n\n来源：", 1)[0].strip())
+                started = time.perf_counter()
+                for _chunk in client.chat.completions.create(**options, stream=True):
+                    pass
+                streamed.append(time.perf_counter() - started)
+            client.close()
+        finally:
+            server.close()
+        about = f"{llama.model}，{llama.threads} 个线程生成，回答上限 {LOCAL_MAX_TOKENS} token，两边生成的回答 {len(words)} 种"
+    return statistics.median(in_process), statistics.median(served), statistics.median(streamed), about
+
+
 def check_pages(fake):
     """三个问题搜到的网页互不相同（不然“串了”查不出来）。"""
     for question, wanted in QUESTIONS.items():
@@ -263,6 +314,8 @@ def report(title, requests, result):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="OpenAI 兼容服务的负载检查和开销（打印比值）。")
     parser.add_argument("--rounds", type=int, default=20, help="开销一项重复几次，取中位数（默认 20）")
+    parser.add_argument("--llama-rounds", type=int, default=5,
+                        help="第 3 项（自带的 llama.cpp）重复几次，取中位数（默认 5；0 跳过）")
     args = parser.parse_args(argv)
 
     model_server = ScriptedModel()
@@ -272,7 +325,7 @@ def main(argv=None):
         local_env = environment(fake, model_server, os.path.join(directory, "local"))
         # 期望的结果：本进程里问同一个问题、同一个模型，不用缓存
         expected = {(question, model): expected_reply(answer_question(question, model=model, environ=local_env,
-                                                                      no_cache=True), model)
+                                                                      no_cache=True), model, question)
                     for question in QUESTIONS for model in MODELS}
         if len({json.dumps(reply["content"], ensure_ascii=False) for reply in expected.values()}) != len(expected):
             raise SystemExit("基准自己的问题和模型不对：有两种组合的回答一样，串了也看不出来")
@@ -287,6 +340,7 @@ def main(argv=None):
             in_process, served, streamed = overhead(server.base_url, local_env, next(iter(QUESTIONS)), args.rounds)
         finally:
             code = server.close()
+        llama = llama_overhead(fake, directory, args.llama_rounds) if args.llama_rounds else None
     model_server.close()
     tracebacks = sum("Traceback" in line for line in server.lines)
     access = [line for line in server.lines if line.startswith(("POST ", "GET "))]
@@ -308,6 +362,15 @@ def main(argv=None):
     print(f"   经过服务（流式）         {streamed * 1000:9.1f}   {streamed / in_process:8.2f}")
     print(f"   服务的开销：每个请求多 {(served - in_process) * 1000:.1f} 毫秒（非流式）、"
           f"{(streamed - in_process) * 1000:.1f} 毫秒（流式）")
+    if llama is None:
+        print("3. 自带的 llama.cpp：跳过（没装自带的模型，或者 --llama-rounds 0）")
+    else:
+        local, served_local, streamed_local, about = llama
+        print(f"3. 同一个问题，模型是自带的 llama.cpp（{about}；{args.llama_rounds} 次的中位数）：")
+        print("   方式                     用时(毫秒)   / 本进程")
+        print(f"   本进程 answer_question   {local * 1000:9.1f}   {1:8.2f}")
+        print(f"   经过服务（非流式）       {served_local * 1000:9.1f}   {served_local / local:8.2f}   （目标 ≤ 1.05）")
+        print(f"   经过服务（流式）         {streamed_local * 1000:9.1f}   {streamed_local / local:8.2f}")
     print(f"服务的标准错误：{len(access)} 行访问日志，不是 200 的 {len(not_ok)} 行，"
           f"报错堆栈 {tracebacks} 个")
     bad = concurrent[1] or concurrent[2] or sequential[1] or sequential[2] or tracebacks or not_ok
