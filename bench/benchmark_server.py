@@ -6,7 +6,8 @@
      另有同样 50 个请求一个一个地发，两者的吞吐量之比；
   2. 开销：同一个问题一个一个地问，经过服务（官方 openai 客户端）的用时 / 在本进程里调用 answer_question 的用时；
   3. 同样的开销，模型换成自带的 llama.cpp + SmolLM2-135M（真的生成，不是马上回答的脚本模型）：本进程和服务问的是
-     同一个 llama.cpp 服务（温度 0、关掉提示词缓存，两边生成一样的字），交替着问，各取中位数。目标：服务 / 本进程 ≤ 1.05。
+     同一个 llama.cpp 服务（温度 0、关掉提示词缓存，两边生成一样的字），交替着问，各取中位数。
+     目标：服务 / 本进程 ≤ 1.05。
      没装自带的模型时这一项跳过（bash quickstart.sh --test 会装）。
 
 秘塔是 fake_metaso.FakeMetaso（NAS 的 5 页，加上这里写的咖啡、阳台种菜几页：三个问题搜到的网页互不相同），
@@ -286,7 +287,8 @@ def llama_overhead(fake, directory, rounds):
             client.close()
         finally:
             server.close()
-        about = f"{llama.model}，{llama.threads} 个线程生成，回答上限 {LOCAL_MAX_TOKENS} token，两边生成的回答 {len(words)} 种"
+        about = (f"{llama.model}，{llama.threads} 个线程生成，回答上限 {LOCAL_MAX_TOKENS} token，"
+                 f"两边生成的回答 {len(words)} 种")
     return statistics.median(in_process), statistics.median(served), statistics.median(streamed), about
 
 

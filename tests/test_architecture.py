@@ -3,6 +3,8 @@
 import ast
 from pathlib import Path
 
+import pytest
+
 import sourced_answers.checker as checker
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,15 +25,50 @@ def project_modules():
     return {module_name(path): path for path in paths}
 
 
-def imports_of(path):
-    """(模块名, 导入的名字) —— 文件里任何地方的导入，包括 if TYPE_CHECKING: 和函数里的。"""
+def imports_of(path, name=None):
+    """(模块名, 导入的名字) —— 文件里任何地方的导入，包括 if TYPE_CHECKING: 和函数里的；相对导入（from ..cli import x）
+    按 name（这个文件的模块名）换成绝对的名字；importlib.import_module("…")、__import__("…") 这样写着常量名字的
+    动态导入也算。"""
+    return imports_in(path.read_text(encoding="utf-8"), name or module_name(path), path.name == "__init__.py")
+
+
+def imports_in(source, name, package=False):
+    """imports_of 的本体：source 是模块 name 的源代码（package：它是一个包的 __init__）。"""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found += [(node.module, alias.name) for alias in node.names]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            module = absolute(node.module, node.level, name, package)
+            found += [(module, alias.name) for alias in node.names]
         elif isinstance(node, ast.Import):
             found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.Call) and called(node) in DYNAMIC_IMPORTS and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                anchor = next((keyword.value.value for keyword in node.keywords if keyword.arg == "package"
+                               and isinstance(keyword.value, ast.Constant)), None)
+                dots = len(first.value) - len(first.value.lstrip("."))
+                module = first.value if not dots else \
+                    absolute(first.value[dots:] or None, dots, anchor or name, anchor is not None or package)
+                found.append((module, None))
     return found
+
+
+# 写着常量名字的动态导入：importlib.import_module("x")、import_module("x")、__import__("x")、importlib.__import__("x")
+DYNAMIC_IMPORTS = {"import_module", "__import__"}
+
+
+def called(node):
+    function = node.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def absolute(module, level, name, package):
+    """相对导入的模块 → 绝对的名字。level 个点：从这个模块所在的包往上 level - 1 层（包的 __init__ 自己就是那个包）。"""
+    if not level:
+        return module or ""
+    parts = name.split(".") if package else name.split(".")[:-1]
+    base = parts[:len(parts) - (level - 1)] if level > 1 else parts
+    return ".".join(base + ([module] if module else []))
 
 
 def import_graph():
@@ -39,7 +76,7 @@ def import_graph():
     graph = {}
     for name, path in modules.items():
         targets = set()
-        for module, imported in imports_of(path):
+        for module, imported in imports_of(path, name):
             for candidate in (module, f"{module}.{imported}"):
                 if candidate in modules and candidate != name:
                     targets.add(candidate)
@@ -133,6 +170,45 @@ def test_the_layer_check_finds_an_arrow_that_points_up():
              "sourced_answers.search.gather": {"fake_metaso"}}
     assert arrows_against_the_layers(graph) == [("sourced_answers.checker.rules", "sourced_answers.core.text"),
                                                 ("sourced_answers.search.gather", "fake_metaso")]
+
+
+UPWARD = {
+    "相对导入": "from ..cli import run",
+    "相对导入，引入模块": "from ..cli.run import main",
+    "函数里的相对导入": "def later():\n    from ...sourced_answers.cli import run\n",
+    "importlib.import_module": "import importlib\nimportlib.import_module('sourced_answers.cli.run')",
+    "import_module 的相对名字": "from importlib import import_module\nimport_module('..cli.run', package='sourced_answers.core')",
+    "__import__": "__import__('sourced_answers.servers.openai_app')",
+    "TYPE_CHECKING 里": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sourced_answers.api import answering\n",
+}
+
+
+@pytest.mark.parametrize("source", UPWARD.values(), ids=UPWARD.keys())
+def test_every_kind_of_import_that_points_up_is_found(source):
+    """core/text.py 里写上一句往上导入的代码：每一种写法都被层的检查找出来。"""
+    modules = project_modules()
+    graph = import_graph()
+    found = set()
+    for module, imported in imports_in(source, "sourced_answers.core.text"):
+        for candidate in (module, f"{module}.{imported}"):
+            if candidate in modules:
+                found.add(candidate)
+    graph["sourced_answers.core.text"] = graph["sourced_answers.core.text"] | found
+    assert [arrow for arrow in arrows_against_the_layers(graph) if arrow[0] == "sourced_answers.core.text"], source
+
+
+def test_relative_imports_resolve_against_the_module_and_its_package():
+    assert absolute("cli", 2, "sourced_answers.core.text", False) == "sourced_answers.cli"
+    assert absolute(None, 1, "sourced_answers.core.text", False) == "sourced_answers.core"
+    assert absolute("text", 1, "sourced_answers.core", True) == "sourced_answers.core.text"
+    assert absolute("run", 1, "sourced_answers.cli", True) == "sourced_answers.cli.run"
+
+
+def test_ruff_bans_relative_imports():
+    """ruff 的 TID252 也不许相对导入（写出来的那一刻就报，不用等测试）。"""
+    import tomllib
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
+    assert "TID" in settings["select"] and settings["flake8-tidy-imports"]["ban-relative-imports"] == "all"
 
 
 def test_the_checker_imports_only_the_standard_library_and_itself():
