@@ -104,6 +104,51 @@ def test_help_lines_fit_the_terminal_counting_chinese_as_two_columns(name, width
     assert too_wide == []
 
 
+LONG_PREFIX = "/tmp/" + "a-clone-in-a-directory-with-a-long-name/" * 4 + "main/.venv/bin/python"
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+@pytest.mark.parametrize("name", sorted(PARSERS))
+def test_help_prints_no_machine_path_wherever_the_clone_lives(name, width, monkeypatch):
+    """帮助不打印本机路径（issue 38 第 1 条）：克隆在 /tmp/<很长的目录>/main 里、PATH 上的 python 不是它时，
+    帮助照样放得进 60 列（以前 --local-model 的说明打出虚拟环境里 python 的完整路径，在长目录里就超宽）。"""
+    monkeypatch.setattr(sys, "executable", LONG_PREFIX)
+    monkeypatch.setattr("shutil.which", lambda name, *args, **kwargs: None)
+    text = help_at(PARSERS[name](), width, monkeypatch)
+    assert "a-clone-in-a-directory" not in text
+    assert "/.venv/" not in text
+    assert [line for line in text.splitlines() if display_width(line) > max(width, 60)] == []
+
+
+@pytest.mark.parametrize("width", [40, 60, 100])
+@pytest.mark.parametrize("prog", ["answer-with-sources", "python answer_with_sources.py", "bash quickstart.sh"])
+def test_each_usage_form_starts_its_own_line(prog, width, monkeypatch):
+    """三种用法（问问题、--verify、--eval）各从新的一行开始，不接在上一种后面（issue 38 第 7 条）；
+    一种用法放不下一行时，接着的行比下一种用法的开头多缩进，分得清。"""
+    usage = help_at(build_parser(prog), width, monkeypatch).partition("\n\n")[0].splitlines()
+    starts = [line for line in usage if line.removeprefix("用法：").lstrip().startswith(prog)]
+    assert len(starts) == 3, usage
+    assert usage[0] == "用法：" + usage[0].removeprefix("用法：")
+    forms = ["\"问题\"", "--verify FILE", "--eval FILE"]
+    joined = [" ".join(part.strip() for part in chunk) for chunk in split_forms(usage, prog)]
+    for form, text in zip(forms, joined, strict=True):
+        assert text.removeprefix("用法：").startswith(f"{prog} {form}"), joined
+    indents = {len(line) - len(line.lstrip()) for line in usage[1:] if line.lstrip().startswith(prog)}
+    assert len(indents) == 1
+    continued = [line for line in usage[1:] if not line.lstrip().startswith(prog)]
+    assert all(len(line) - len(line.lstrip()) > min(indents) for line in continued), usage
+
+
+def split_forms(usage, prog):
+    chunks = []
+    for line in usage:
+        if line.removeprefix("用法：").lstrip().startswith(prog) or not chunks:
+            chunks.append([line])
+        else:
+            chunks[-1].append(line)
+    return chunks
+
+
 @pytest.mark.parametrize("name", sorted(PARSERS))
 def test_usage_lines_keep_each_option_whole_and_align_after_the_program_name(name, monkeypatch):
     parser = PARSERS[name]()

@@ -67,22 +67,34 @@ class ChineseHelpFormatter(argparse.HelpFormatter):
     def _format_usage(self, usage: str | None, actions: Iterable[argparse.Action], groups: Iterable[Any],
                       prefix: str | None) -> str:
         """“用法：”那几行也按显示宽度折：argparse 按字符个数算（“用法：”“问题”各少算一半），会比终端宽几列。
-        先让 argparse 写成一行，再按参数一块一块地折；接着的行对齐在程序名后面，
-        放不下最宽的一块时对齐在“用法：”后面。"""
+        先让 argparse 写出来（不折行），再把每一种用法（手写的 usage 一行一种）按参数一块一块地折：
+        每种用法从新的一行开始，和第一种的程序名对齐；接着的行对齐在程序名后面，放不下最宽的一块时缩在“用法：”后面两格。"""
         prefix = "用法：" if prefix is None else prefix
         width, self._width = self._width, 1_000_000
         try:
-            line = super()._format_usage(usage, actions, groups, prefix).strip("\n")
+            text = super()._format_usage(usage, actions, groups, prefix).strip("\n")
         finally:
             self._width = width
-        head = prefix + self._prog
-        if not line.startswith(head + " "):
-            return f"{line}\n\n"  # 手写的 usage，或者没有参数
-        blocks = USAGE_PART.findall(line[len(head) + 1:])
+        if not text.startswith(prefix):
+            return f"{text}\n\n"
+        forms = [form.strip() for form in text[len(prefix):].split("\n") if form.strip()]
+        lines: list[str] = []
+        for index, form in enumerate(forms):
+            lead = prefix if index == 0 else " " * display_width(prefix)
+            lines += self._fold_usage_form(lead, form, display_width(prefix))
+        return "\n".join(lines) + "\n\n"
+
+    def _fold_usage_form(self, lead: str, form: str, prefix_width: int) -> list[str]:
+        """一种用法（程序名 参数…）折成几行，每行不超过终端宽度；[…]、(…) 整块不拆开。"""
+        prog = self._prog
+        if not form.startswith(prog + " "):
+            return [lead + form]
+        head = lead + prog
+        blocks = USAGE_PART.findall(form[len(prog) + 1:])
         available = self._width - self._current_indent
         indent = display_width(head) + 1
         if indent + max(map(display_width, blocks)) > available:
-            indent = display_width(prefix)
+            indent = prefix_width + 2  # 比下一种用法的开头多缩两格，分得清是接着的行
         lines, current = [], head
         for block in blocks:
             if display_width(current) + 1 + display_width(block) > available and current.strip() != "":
@@ -91,7 +103,7 @@ class ChineseHelpFormatter(argparse.HelpFormatter):
             else:
                 current += " " + block
         lines.append(current)
-        return "\n".join(lines) + "\n\n"
+        return lines
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return wrap(text, width)

@@ -22,7 +22,7 @@ from sourced_answers.core.settings import (
     SERVE_DEFAULTS,
     SIZE_RANGE,
 )
-from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG, install_hint
+from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG
 from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS
@@ -59,7 +59,7 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                            help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
-                                f"（很小、只会英文），用完关掉。先装一次：{install_hint(prog)}")
+                                f"（很小、只会英文），用完关掉。先用同一个命令加 {INSTALL_FLAG} 装一次")
     answering.add_argument(INSTALL_FLAG, action="store_true",
                            help="装好 --local-model 要的 llama.cpp（xllamacpp）和 SmolLM2-135M 的模型文件（只需一次），"
                                 "装进运行这个命令的 Python 环境（pipx 装的命令也一样），装完就结束")
