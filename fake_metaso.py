@@ -45,7 +45,7 @@ from sourced_answers.cli.launch import print_error, run
 from sourced_answers.core.errors import ENDINGS, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.search.demo_pages import (
     ENGLISH_PAGES,
     INJECTION_PAGES,

@@ -1,5 +1,5 @@
 """秘塔（Metaso）开放平台的最小客户端（教程里的名字）：search、read_page、Client、MetasoError。
-客户端本身在 sourced_answers/search/metaso_search.py，这个文件是它的门。
+客户端本身在 sourced_answers/search/metaso_client.py，这个文件是它的门。
 
 单独运行：python metaso_search.py "问题"  —— 打印一次完整的原始搜索响应（密钥遮掉），接入真实接口前先看清字段。
 密钥只从环境变量 METASO_API_KEY 读，永远不会出现在输出、日志或错误信息里。
@@ -35,7 +35,7 @@ from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import SEARCH_DEFAULTS, SIZE_RANGE
-from sourced_answers.search.metaso_search import (
+from sourced_answers.search.metaso_client import (
     DEFAULT_BASE,
     Client,
     api_base,

@@ -30,7 +30,7 @@ from sourced_answers.core.settings import (
     SearchSettings,
     Settings,
 )
-from sourced_answers.model.local_model import LocalModelServer
+from sourced_answers.model.llama_server import LocalModelServer
 from sourced_answers.model.model_client import chat, chat_url
 from sourced_answers.model.preflight import check_models
 from sourced_answers.model.prompts import build_messages

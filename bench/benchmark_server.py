@@ -253,11 +253,11 @@ LOCAL_MAX_TOKENS = 96
 
 def llama_overhead(fake, directory, rounds):
     """第 3 项：(本进程, 服务非流式, 服务流式) 的中位数秒数，和 llama.cpp 服务的说明；没装自带的模型时是 None。"""
-    from sourced_answers.model import local_model
-    if not local_model.server_installed() or not local_model.bundled_model_path():
+    from sourced_answers.model import llama_server
+    if not llama_server.server_installed() or not llama_server.bundled_model_path():
         return None
     question = "How should I choose a home NAS?"  # SmolLM2 只会英文
-    with local_model.LocalModelServer(prompt_cache=False) as llama:
+    with llama_server.LocalModelServer(prompt_cache=False) as llama:
         env = {name: value for name, value in os.environ.items()
                if not name.startswith(("METASO_", "ANS_", "OLLAMA_")) and name not in ("NO_COLOR", "FORCE_COLOR")}
         env.update(METASO_BASE=fake.base_url, METASO_API_KEY=fake.key, OLLAMA_URL=llama.url, ANS_MODEL=llama.model,

@@ -1,5 +1,5 @@
 """python -m sourced_answers.cluster：在 Dask 集群上整批核对（命令行在 cli/cluster_command.py，
-任务在 batch/cluster.py）。"""
+任务在 batch/dask_job.py）。"""
 import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
 import os
 

@@ -1,5 +1,5 @@
 """python -m sourced_answers.local_model：装、运行自带的本机模型（命令行在 cli/local_model_command.py，服务在
-model/local_model.py）。"""
+model/llama_server.py）。"""
 import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
 import os
 

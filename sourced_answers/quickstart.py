@@ -1,4 +1,4 @@
-"""python -m sourced_answers.quickstart：quickstart.sh 的第二半（在 cli/quickstart.py）。"""
+"""python -m sourced_answers.quickstart：quickstart.sh 的第二半（在 cli/quickstart_command.py）。"""
 import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
 import os
 
@@ -20,7 +20,7 @@ if __name__ == "__main__":  # 最先做：在导入本项目的任何模块之�
         _signal.signal(_signal.SIGHUP, interrupted_while_starting)
 
 from sourced_answers.cli.launch import run
-from sourced_answers.cli.quickstart import main
+from sourced_answers.cli.quickstart_command import main
 
 __all__ = ["main"]
 

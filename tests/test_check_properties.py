@@ -5,7 +5,8 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.checker import PROBLEM_KINDS, Source, check_answer, normalize_citations
+from sourced_answers.checker import PROBLEM_KINDS, Source, check_answer
+from sourced_answers.checker.citations import normalize_citations
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES
@@ -114,7 +115,7 @@ def test_sentence_copied_verbatim_from_its_source_is_never_flagged(pieces, data)
 @given(st.sampled_from(range(len(NAS))), st.data())
 @GUARD
 def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
-    from sourced_answers.checker import source_sentences
+    from sourced_answers.checker.source_index import source_sentences
     sentences = [s.rstrip("。") for s in source_sentences(NAS[index].text) if not s.startswith("#")]
     copied = data.draw(st.sampled_from(sentences))
     report = check_answer(f"{copied} [{index + 1}]。", NAS)
@@ -124,7 +125,8 @@ def test_fixture_sentence_copied_verbatim_is_never_flagged(index, data):
 @given(st.text(), st.lists(st.integers(min_value=1, max_value=50), max_size=20))
 @GUARD
 def test_output_filter_never_lets_a_control_character_through(text, cuts):
-    from sourced_answers.checker import BIDI_CONTROLS, TerminalFilter
+    from sourced_answers.checker import TerminalFilter
+    from sourced_answers.checker.text import BIDI_CONTROLS
     terminal = TerminalFilter()
     pieces = []
     position = 0
@@ -156,7 +158,8 @@ def test_key_is_redacted_wherever_the_text_is_split(before, after, cut):
 @given(st.text(alphabet=st.sampled_from(list("硬盘位ＡＢ１２３，。ab AB12'’s  ＲＡＩＤ　-")), max_size=80))
 @GUARD
 def test_the_fast_paths_read_text_exactly_like_the_slow_ones(text):
-    from sourced_answers.checker import read, seen
+    from sourced_answers.checker import seen
+    from sourced_answers.checker.reading import read
     from sourced_answers.checker.tokens import token_set, tokens_with_spans
     narrowed = text.translate({code: code - 0xFEE0 for code in range(0xFF10, 0xFF1A)} | {0x3000: 0x20}
                               | {code: code - 0xFEE0 for code in range(0xFF21, 0xFF3B)})

@@ -1,7 +1,8 @@
 """核对要读懂真实模型写出来的回答：各种引用写法、结构、数字、证据（原教程五个测试之外的部分）。"""
 import pytest
 
-from sourced_answers.checker import Source, check_answer, numbers_in, quantities_in, seen, support_model
+from sourced_answers.checker import Source, check_answer, numbers_in, seen, support_model
+from sourced_answers.checker.quantities import quantities_in
 from tests.support import NAS_SOURCES
 
 NAS = NAS_SOURCES
@@ -284,6 +285,6 @@ def test_a_short_lead_in_stays_exempt(lead_in):
 
 
 def test_content_is_counted_in_characters_not_tokens():
-    from sourced_answers.checker import content_characters
+    from sourced_answers.checker.tokens import content_characters
     assert content_characters(seen("C" * 50)) == 50 and content_characters(seen("rm -rf /")) == 6
     assert content_characters(seen("资料  提到")) == content_characters(seen("According to the source,")) == 0

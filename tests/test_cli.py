@@ -241,8 +241,8 @@ def test_unreachable_model_server_says_how_to_start_it(fake_metaso):
 
 @pytest.mark.parametrize("installed", [True, False])
 def test_no_model_server_offers_the_bundled_model(monkeypatch, fake_metaso, installed, tmp_path):
-    from sourced_answers.model import local_model
-    monkeypatch.setattr(local_model, "server_installed", lambda: installed)
+    from sourced_answers.model import llama_server
+    monkeypatch.setattr(llama_server, "server_installed", lambda: installed)
     env = cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9")
     questions = tmp_path / "q.txt"
     questions.write_text(QUESTION + "\n", encoding="utf-8")

@@ -309,10 +309,10 @@ def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, caps
 @pytest.mark.slow
 def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(tmp_path, capsys, monkeypatch):
     pytest.importorskip("distributed")
-    from sourced_answers.batch import cluster_client
+    from sourced_answers.batch import dask_scheduler
     from sourced_answers.cli import cluster_command as cluster
     # 连不上的调度器只等 1 秒就放弃（平常等 10 秒）：要看的是怎样报错，不是等多久
-    monkeypatch.setattr(cluster_client, "CONNECT_SECONDS", 1)
+    monkeypatch.setattr(dask_scheduler, "CONNECT_SECONDS", 1)
     folder = tmp_path / "logs"
     folder.mkdir()
     path = folder / "in.jsonl"

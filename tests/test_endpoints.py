@@ -1,5 +1,5 @@
 """模型服务的地址只整理一次（model/endpoints.py 的 api_base），预检（GET …/models）和每一次对话（回答、--fix 的改写、
-评判、--eval、quickstart 的探测）都从这一个结果接上接口的路径：预检查的就是之后要用的地址。用户贴进来的
+评判、--eval、quickstart_command 的探测）都从这一个结果接上接口的路径：预检查的就是之后要用的地址。用户贴进来的
 …/api、…/v1、…/v1/chat、…/v1/chat/completions（末尾的斜杠、大小写）都能用；在某个路径下面的网关照样能用；
 真写错了，在第一次请求秘塔之前停下，说该写哪个地址。"""
 import json
@@ -150,9 +150,9 @@ def test_eval_uses_the_same_address(fake_metaso, model_server, tmp_path):
 
 def test_quickstart_probes_the_address_the_run_will_use(fake_metaso, model_server, capsys):
     """quickstart 看 OLLAMA_URL 上有没有模型服务：…/api 这样的写法也认得，不会因此改用本机的小模型。"""
-    from sourced_answers.cli import quickstart
+    from sourced_answers.cli import quickstart_command
     env = cli_env(fake_metaso, model_server, ANS_MODEL="good", OLLAMA_URL=model_server.url + "/api")
-    code = quickstart.main([QUESTION], environ=env)
+    code = quickstart_command.main([QUESTION], environ=env)
     shown = capsys.readouterr()
     assert code == 0, shown.err
     assert f"使用模型服务 {model_server.url}/v1" in shown.err and "--local-model" not in shown.err
@@ -160,10 +160,10 @@ def test_quickstart_probes_the_address_the_run_will_use(fake_metaso, model_serve
 
 
 def test_quickstart_with_a_wrong_path_stops_before_paying(fake_metaso, model_server, capsys, monkeypatch):
-    from sourced_answers.cli import quickstart
-    from sourced_answers.model import local_model
-    monkeypatch.setattr(local_model, "server_installed", lambda: True)
+    from sourced_answers.cli import quickstart_command
+    from sourced_answers.model import llama_server
+    monkeypatch.setattr(llama_server, "server_installed", lambda: True)
     env = cli_env(fake_metaso, model_server, ANS_MODEL="good", OLLAMA_URL=model_server.url + "/api/v1")
-    code = quickstart.main([QUESTION], environ=env)
+    code = quickstart_command.main([QUESTION], environ=env)
     assert code == 2 and f"请把 OLLAMA_URL 设成 {model_server.url}/v1" in capsys.readouterr().err
     assert metaso_calls(fake_metaso) == 0

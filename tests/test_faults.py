@@ -258,7 +258,7 @@ def test_an_unterminated_control_string_does_not_swallow_the_sources_and_the_ver
     assert "8;;http://evil/" in result.stdout
     fake_metaso.fail("search", "维护中\x9d0;标题", status=500)
     result = run_good(fake_metaso, model_server, "--no-cache")
-    # 说明里对方的文字一律按 core.text.literal 变成看得见的转义：半截的 OSC 吞不掉后面的说明
+    # 说明里对方的文字一律按 core.strings.literal 变成看得见的转义：半截的 OSC 吞不掉后面的说明
     assert result.returncode == 3 and result.stderr.splitlines()[-1] == (
         "✗ 秘塔返回 HTTP 500：维护中\\x9d0;标题。秘塔服务暂时不可用，请稍后重试")
 

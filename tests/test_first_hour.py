@@ -8,7 +8,7 @@ import pytest
 
 from fake_metaso import ENGLISH_PAGES, NAS_PAGES
 from sourced_answers import __version__
-from sourced_answers.model import local_model, local_serving
+from sourced_answers.model import llama_server, local_serving
 from tests.support import HERE, cli_env, run_cli
 
 
@@ -62,7 +62,7 @@ def test_help_is_grouped_by_task():
 
 
 def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(monkeypatch, fake_metaso):
-    monkeypatch.setattr(local_model, "server_installed", lambda: False)
+    monkeypatch.setattr(llama_server, "server_installed", lambda: False)
     result = run_cli("How should I choose a home NAS?", "--local-model", env=cli_env(fake_metaso))
     assert result.returncode == 2
     assert "--local-model" in result.stderr and "answer-with-sources --install-local-model" in result.stderr
@@ -75,7 +75,7 @@ class NoServer:
 
 
 def test_local_model_starts_nothing_when_only_verifying(monkeypatch, tmp_path):
-    monkeypatch.setattr(local_model, "LocalModelServer", NoServer)
+    monkeypatch.setattr(llama_server, "LocalModelServer", NoServer)
     saved = tmp_path / "a.json"
     saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
                                 ensure_ascii=False), encoding="utf-8")
@@ -100,13 +100,13 @@ def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monk
 
         def __exit__(self, *exc):
             return None
-    monkeypatch.setattr(local_model, "server_installed", lambda: True)
-    monkeypatch.setattr(local_model, "LocalModelServer", Started)
-    monkeypatch.setattr(local_model, "MODEL_NAME", "good")  # 脚本服务里有这个名字
+    monkeypatch.setattr(llama_server, "server_installed", lambda: True)
+    monkeypatch.setattr(llama_server, "LocalModelServer", Started)
+    monkeypatch.setattr(llama_server, "MODEL_NAME", "good")  # 脚本服务里有这个名字
     result = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", env=cli_env(fake_metaso))
     assert result.stderr.count(local_serving.ENGLISH_ONLY) == 1
     body = model_server.requests[-1]["body"]
-    assert body["model"] == "good" and body["max_tokens"] == local_model.BUNDLED_MAX_TOKENS
+    assert body["model"] == "good" and body["max_tokens"] == llama_server.BUNDLED_MAX_TOKENS
     longer = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", "--max-tokens", "50", env=cli_env(fake_metaso))
     assert longer.returncode in (0, 1) and model_server.requests[-1]["body"]["max_tokens"] == 50
 

@@ -5,7 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourced_answers.checker import DEFAULT_RULE, Claim, check_answer, normalize_citations
+from sourced_answers.checker import DEFAULT_RULE, Claim, check_answer
+from sourced_answers.checker.citations import normalize_citations
 from sourced_answers.steps.repair import Sources, fix_citations
 from sourced_answers.steps.rewrite import passing_claims
 from tests.test_check_properties import GUARD, NAS, SENTENCES, write_answer

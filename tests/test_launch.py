@@ -178,7 +178,7 @@ def start(commands, name):
     if name == "cluster":
         pytest.importorskip("distributed")
     if name == "local_model serve":
-        from sourced_answers.model.local_model import server_installed
+        from sourced_answers.model.llama_server import server_installed
         if not server_installed():
             pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     command, extra = commands[name]

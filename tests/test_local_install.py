@@ -16,11 +16,11 @@ import pytest
 
 from sourced_answers.cli import run
 from sourced_answers.cli.launch import program_name
-from sourced_answers.model import local_model
+from sourced_answers.model import llama_server
 from tests.support import HERE, cli_env
 
 QUESTION = "How should I choose a home NAS?"
-NOT_INSTALLED = "from sourced_answers.model import local_model; local_model.server_installed = lambda: False\n"
+NOT_INSTALLED = "from sourced_answers.model import llama_server; llama_server.server_installed = lambda: False\n"
 
 
 def run_main(*args, prog, env=None):
@@ -53,7 +53,7 @@ def test_the_program_name_follows_how_it_was_started(argv0, prog):
                                   "bash quickstart.sh"])
 def test_local_model_not_installed_names_the_install_command_of_this_entry(monkeypatch, fake_metaso, prog):
     import shutil
-    monkeypatch.setattr(local_model, "server_installed", lambda: False)
+    monkeypatch.setattr(llama_server, "server_installed", lambda: False)
     monkeypatch.setattr(shutil, "which", lambda name: sys.executable)  # 命令行上的 python 就是运行它的这一个
     code, out, err = run_main(QUESTION, "--local-model", prog=prog, env=cli_env(fake_metaso))
     assert code == 2 and out == ""
@@ -65,11 +65,11 @@ def test_the_install_command_names_the_running_python_when_plain_python_is_anoth
     """python answer_with_sources.py 由没激活的虚拟环境里的 python 运行：照着“python …”去装会装进别的环境。"""
     import shutil
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/python")
-    assert local_model.install_hint("python answer_with_sources.py") == \
+    assert llama_server.install_hint("python answer_with_sources.py") == \
         f"{sys.executable} answer_with_sources.py --install-local-model"
     monkeypatch.setattr(shutil, "which", lambda name: sys.executable)
-    assert local_model.install_hint("python -m sourced_answers") == "python -m sourced_answers --install-local-model"
-    assert local_model.install_hint("answer-with-sources") == "answer-with-sources --install-local-model"
+    assert llama_server.install_hint("python -m sourced_answers") == "python -m sourced_answers --install-local-model"
+    assert llama_server.install_hint("answer-with-sources") == "answer-with-sources --install-local-model"
 
 
 @pytest.mark.slow
@@ -90,10 +90,10 @@ def test_each_entry_point_gives_its_own_install_command(start, prog):
 
 def test_install_flag_installs_with_this_python_and_ends(monkeypatch):
     calls = []
-    monkeypatch.setattr(local_model, "install", lambda: calls.append("pip") or 0)
-    monkeypatch.setattr(local_model, "server_installed", lambda: bool(calls))
-    monkeypatch.setattr("sourced_answers.cli.local_model_command.install", local_model.install)
-    monkeypatch.setattr("sourced_answers.cli.local_model_command.server_installed", local_model.server_installed)
+    monkeypatch.setattr(llama_server, "install", lambda: calls.append("pip") or 0)
+    monkeypatch.setattr(llama_server, "server_installed", lambda: bool(calls))
+    monkeypatch.setattr("sourced_answers.cli.local_model_command.install", llama_server.install)
+    monkeypatch.setattr("sourced_answers.cli.local_model_command.server_installed", llama_server.server_installed)
     code, out, err = run_main("--install-local-model", prog="answer-with-sources",
                               env=cli_env(OLLAMA_URL="http://127.0.0.1:9"))
     assert code == 0 and calls == ["pip"] and out == ""
@@ -120,8 +120,8 @@ def test_a_python_without_pip_says_how_to_install_under_pipx(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a))
     code, _, err = run_main("--install-local-model", prog="answer-with-sources")
     assert code == 3
-    assert f"pipx runpip answer-with-sources install {local_model.SERVER_REQUIREMENT}" in err
-    assert f"pipx runpip answer-with-sources install --no-deps {local_model.MODEL_FILES_REQUIREMENT}" in err
+    assert f"pipx runpip answer-with-sources install {llama_server.SERVER_REQUIREMENT}" in err
+    assert f"pipx runpip answer-with-sources install --no-deps {llama_server.MODEL_FILES_REQUIREMENT}" in err
 
 
 @pytest.mark.slow
@@ -199,7 +199,7 @@ def test_the_child_process_checks_everything_it_is_given(args, stdin, reason):
 
 @pytest.mark.slow
 def test_the_child_process_with_a_file_that_is_not_a_model_is_a_service_failure():
-    if not local_model.server_installed():
+    if not llama_server.server_installed():
         pytest.skip("没有安装自带的模型服务")
     done = child(stdin=json.dumps(GOOD) + "\n")
     err = done.stderr.decode("utf-8", "replace")
@@ -217,8 +217,8 @@ def test_the_child_runs_where_it_finds_the_package_even_in_a_checkout_that_is_no
     def popen(command, **options):
         started.update(options, command=command)
         raise Captured
-    monkeypatch.setattr(local_model.subprocess, "Popen", popen)
+    monkeypatch.setattr(llama_server.subprocess, "Popen", popen)
     with pytest.raises(Captured):
-        local_model.LocalModelServer(model_path=__file__).start()
+        llama_server.LocalModelServer(model_path=__file__).start()
     assert started["command"][1:] == ["-m", "sourced_answers.model.local_child"]
     assert (Path(started["cwd"]) / "sourced_answers" / "model" / "local_child.py").is_file()

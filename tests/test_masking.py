@@ -1,7 +1,7 @@
 """密钥：环境里本程序认得的每个密钥（core.secrets.secrets_to_mask）在任何输出里都遮掉，密钥里是什么字符都一样，
 被回显时每两个字之间夹着看不见的字符（零宽空格、软连字符、别的格式字符、组合附加符号）也一样；遮的时间和文字的
 长度成线性（基准在 bench/benchmark_masking.py）。发出去之前，边界（core.secrets.check_secret）拒绝中间有空白、
-控制字符或者长过 MAX_KEY_LENGTH 的密钥：一次请求也不发。每个入口都试：主命令、metaso_search.py、quickstart、
+控制字符或者长过 MAX_KEY_LENGTH 的密钥：一次请求也不发。每个入口都试：主命令、metaso_search.py、quickstart_command、
 Dask 任务。"""
 import io
 import json
@@ -261,9 +261,9 @@ def test_metaso_search_door_masks_another_services_key_in_errors_and_retry_notes
 
 
 def test_quickstart_door_masks_an_interleaved_echo(fake_metaso, model_server, capsys):
-    from sourced_answers.cli import quickstart
+    from sourced_answers.cli import quickstart_command
     model_server.echo_separator = "\u200b"
-    code = quickstart.main([QUESTION, "--json"], environ=cli_env(fake_metaso, model_server, ANS_MODEL="echo-auth-hidden",
+    code = quickstart_command.main([QUESTION, "--json"], environ=cli_env(fake_metaso, model_server, ANS_MODEL="echo-auth-hidden",
                                                                  ANS_API_KEY=MODEL_KEY))
     shown = capsys.readouterr()
     assert code in (0, 1), shown.err
@@ -298,7 +298,7 @@ QUOTED_KEY = "mk-Q\"u\\o&t<e's>Z9x8w7v6"
 ])
 def test_a_dask_block_masks_a_key_written_with_json_escapes_in_the_input_of_its_error_records(tmp_path, written):
     """看不懂的一行（sources 不是列表）原样摘进错误记录的 input：原文里的密钥是转义过的样子，照样遮掉。"""
-    from sourced_answers.batch.cluster import check_block
+    from sourced_answers.batch.dask_job import check_block
     path = tmp_path / "bad.jsonl"
     path.write_text('{"answer": "' + written + '", "sources": 5}\n', encoding="utf-8")
     results, summary = check_block((str(path), 0, 10 ** 6, 0), 0, ("score", None, False, (QUOTED_KEY,)))
@@ -384,7 +384,7 @@ DOOR_FOLDERS = ("sourced_answers/servers", "sourced_answers/api")
 DOOR_FILES = ("sourced_answers/cli/run.py", "sourced_answers/cli/python_api.py", "sourced_answers/cli/launch.py",
               "sourced_answers/cli/cluster_command.py", "sourced_answers/outputs/review_page.py",
               "sourced_answers/batch/verification.py", "sourced_answers/batch/evaluation.py",
-              "sourced_answers/batch/cluster.py", "metaso_search.py", "answer_with_sources.py")
+              "sourced_answers/batch/dask_job.py", "metaso_search.py", "answer_with_sources.py")
 MECHANISM = ("sourced_answers/servers/replies.py",)
 RESPONSES = {"JSONResponse", "StreamingResponse", "HTMLResponse", "PlainTextResponse", "Response"}
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sourced_answers.model.local_model import LocalModelServer, server_installed
+from sourced_answers.model.llama_server import LocalModelServer, server_installed
 from sourced_answers.model.preflight import is_local
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
 

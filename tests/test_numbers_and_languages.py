@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from sourced_answers.checker import Source, check_answer, language_of, quantities_in, seen
+from sourced_answers.checker import Source, check_answer, seen
+from sourced_answers.checker.quantities import quantities_in
+from sourced_answers.checker.tokens import language_of
 from tests.support import cli_env, run_cli
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from sourced_answers.model import local_model
+from sourced_answers.model import llama_server
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env
 
 PYPROJECT = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))
@@ -26,7 +26,7 @@ def test_requirements_txt_is_the_runtime_list_of_pyproject():
 
 
 def test_bundled_model_extra_pins_the_server_that_local_model_installs():
-    assert local_model.SERVER_REQUIREMENT in PYPROJECT["project"]["optional-dependencies"]["model"]
+    assert llama_server.SERVER_REQUIREMENT in PYPROJECT["project"]["optional-dependencies"]["model"]
 
 
 def test_the_test_command_installs_every_extra_and_the_development_docs_name_each():

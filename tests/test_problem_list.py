@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.checker import Source, check_answer
-from sourced_answers.core.text import QUOTE_WIDTH, display_width, quote
+from sourced_answers.checker import Source, check_answer, display_width, quote
+from sourced_answers.checker.text import QUOTE_WIDTH
 from sourced_answers.outputs.render import PROBLEM_LIST_LIMIT, verdict_lines
 from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
 

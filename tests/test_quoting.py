@@ -1,4 +1,4 @@
-"""说明里引用用户给的字符串只有一个规则（core.text.literal）：一行，控制字符（换行、回车、U+2028/U+2029、双向控制符、
+"""说明里引用用户给的字符串只有一个规则（core.strings.literal）：一行，控制字符（换行、回车、U+2028/U+2029、双向控制符、
 零宽字符、读不懂的字节）写成看得见的转义。所以文件名、路径、地址里夹着换行，也伪造不出一行“✓ 引用核对通过”：
 每条说明只占一行，没有哪一行是（或者开头是）一句结论。每个入口都试：主命令的 --verify、--eval、--html、--summary、
 缓存目录，Dask 任务的输入、--out、--summary，metaso_search.py，fake_metaso.py 的 --fixtures、--fault，quickstart。"""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"

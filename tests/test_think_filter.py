@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.checker import ThinkFilter, check_answer, split_reply, strip_think, think_spans, without_thinking
+from sourced_answers.checker import ThinkFilter, check_answer, split_reply, strip_think, without_thinking
+from sourced_answers.checker.thinking import think_spans
 from tests.support import GOOD_ANSWER, NAS_SOURCES
 
 GUARD = settings(deadline=timedelta(seconds=5), max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "150")))

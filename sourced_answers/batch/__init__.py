@@ -1,2 +1,2 @@
 """第 7 层：整批的工作——--verify（verification、workers）、--eval（evaluation）、
-Dask 任务（cluster、local_cluster）。"""
+Dask 任务（dask_job、dask_scheduler）。"""

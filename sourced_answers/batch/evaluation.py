@@ -20,7 +20,7 @@ from sourced_answers.core.questions import MAX_QUESTION, clean_question
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import ModelSettings, RunSettings, Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.model_client import chat
 from sourced_answers.model.preflight import check_before_paying, ollama_name

@@ -27,7 +27,7 @@ from sourced_answers.core.output_files import (
     stream_identity,
     write_file,
 )
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 
 MANIFEST = "_manifest.json"
 WRITER = "sourced_answers.cluster"

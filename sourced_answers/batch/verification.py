@@ -8,7 +8,7 @@
 这时只用一个进程）和 --html。
 
 verify_record 是给别的程序用的库函数：一条记录进去，--verify --json 的那个 dict 出来。它、每个 --jobs 和
-Dask 任务（batch/cluster.py 的 check_block）都由 outputs.records.check_saved 核对一条记录。
+Dask 任务（batch/dask_job.py 的 check_block）都由 outputs.records.check_saved 核对一条记录。
 """
 import io
 import os
@@ -26,7 +26,7 @@ from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
 from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, check_saved, saved_answer
 from sourced_answers.outputs.render import render_result

@@ -26,24 +26,16 @@
 """
 from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
-from sourced_answers.checker.citations import (
-    citation_marks,
-    citations_in,
-    cited_numbers,
-    normalize_citations,
-    strip_citation_marks,
-    without_citations,
-)
+from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
 from sourced_answers.checker.features import FEATURES, compare
 from sourced_answers.checker.places import checked_positions, problem_places
-from sourced_answers.checker.quantities import numbers_in, quantities_in
-from sourced_answers.checker.reading import Reading, Seen, read, read_claim, seen
-from sourced_answers.checker.risky import RISK_KINDS, Risk, SourceTerms, risks_in
+from sourced_answers.checker.quantities import numbers_in
+from sourced_answers.checker.reading import read_claim, seen
+from sourced_answers.checker.risky import Risk, SourceTerms, risks_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
     RULES,
     TUTORIAL_THRESHOLD,
-    Assessment,
     SupportRule,
     assess,
     check,
@@ -55,7 +47,7 @@ from sourced_answers.checker.rules import (
     support,
 )
 from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
-from sourced_answers.checker.source_index import SourceIndexes, source_sentences, written_sentences
+from sourced_answers.checker.source_index import SourceIndexes, written_sentences
 from sourced_answers.checker.structure import (
     Located,
     Locator,
@@ -64,20 +56,12 @@ from sourced_answers.checker.structure import (
     Unit,
     analyse,
     checked_indexes,
-    claims_in_line,
     claims_with_positions,
 )
-from sourced_answers.checker.terminal import CONTROL, TerminalFilter, strip_terminal
+from sourced_answers.checker.terminal import TerminalFilter, strip_terminal
 from sourced_answers.checker.text import (
-    BIDI_CONTROLS,
-    CJK,
-    CJK_CHAR,
-    INVISIBLE,
-    LINE_BREAKING,
     LINE_UNSAFE_CLASS,
     MARKS_CLASS,
-    QUOTE_WIDTH,
-    WORD_BREAK_KEEP,
     bigram_similarity,
     char_bigrams,
     char_width,
@@ -85,40 +69,22 @@ from sourced_answers.checker.text import (
     display_width,
     format_citations,
     has_chinese,
-    held_prefix_length,
-    in_word,
-    is_chinese_char,
     one_line,
     quote,
 )
-from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, think_spans, without_thinking
-from sourced_answers.checker.tokens import (
-    MIN_CONTENT,
-    claim_words,
-    content_characters,
-    language_of,
-    material,
-    token_set,
-    tokens_with_spans,
-    too_short,
-)
+from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
+from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 __all__ = [
-    "BIDI_CONTROLS", "CJK", "CJK_CHAR", "INVISIBLE", "LINE_BREAKING", "LINE_UNSAFE_CLASS", "MARKS_CLASS",
-    "QUOTE_WIDTH", "WORD_BREAK_KEEP",
-    "bigram_similarity", "char_bigrams", "char_width", "count_chinese", "display_width", "format_citations",
-    "has_chinese", "held_prefix_length", "in_word", "is_chinese_char", "one_line", "quote",
-    "CONTROL", "TerminalFilter", "strip_terminal",
-    "Reply", "ThinkFilter", "split_reply", "strip_think", "think_spans", "without_thinking",
-    "Assessment", "CHINESE", "Claim", "ClaimCheck", "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
-    "Located", "Locator", "MIN_CONTENT", "MODEL_FILE", "PROBLEM_KINDS", "Problem", "RISK_KINDS", "RULES", "Report",
-    "Risk", "Source", "SourceIndexes", "SourceTerms", "Span", "Structure", "SupportModel", "SupportRule",
-    "TUTORIAL_THRESHOLD", "Unit", "analyse", "assess", "calibration_of", "check", "check_answer", "check_claim",
-    "checked_indexes", "checked_positions", "citation_marks", "citations_in", "cited_numbers", "cites_existing",
-    "claim_words", "claims_in_line", "claims_with_positions", "compare", "conclude", "content_characters",
-    "empty_report", "language_of", "material", "normalize_citations", "numbers_in", "problem_places", "quantities_in",
-    "risks_in", "source_sentences", "strip_citation_marks", "structure_problems", "support", "support_model",
-    "token_set", "tokens_with_spans", "too_short", "without_citations", "written_sentences",
-    "Reading", "Seen", "read", "read_claim", "seen",
+    "LINE_UNSAFE_CLASS", "MARKS_CLASS", "bigram_similarity", "char_bigrams", "char_width", "count_chinese",
+    "display_width", "format_citations", "has_chinese", "one_line", "quote", "TerminalFilter", "strip_terminal",
+    "Reply", "ThinkFilter", "split_reply", "strip_think", "without_thinking", "CHINESE", "Claim", "ClaimCheck",
+    "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES", "Located", "Locator", "MODEL_FILE", "PROBLEM_KINDS",
+    "Problem", "RULES", "Report", "Risk", "Source", "SourceIndexes", "SourceTerms", "Span", "Structure",
+    "SupportModel", "SupportRule", "TUTORIAL_THRESHOLD", "Unit", "analyse", "assess", "calibration_of", "check",
+    "check_answer", "check_claim", "checked_indexes", "checked_positions", "citation_marks", "citations_in",
+    "cites_existing", "claim_words", "claims_with_positions", "compare", "conclude", "empty_report", "numbers_in",
+    "problem_places", "risks_in", "strip_citation_marks", "structure_problems", "support", "support_model",
+    "token_set", "tokens_with_spans", "too_short", "without_citations", "written_sentences", "read_claim", "seen",
 ]

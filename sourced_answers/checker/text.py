@@ -31,7 +31,7 @@ LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 # 双向文本控制符：可以让显示的顺序和实际内容不一样（终端输出、审阅页、引用里都去掉，只在这里列一次）
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # 放进一行文字会断行、乱序或者看不见的字符：控制字符、格式字符（零宽字符、双向控制、软连字符、BOM、标签字符）、
-# 行分隔符和段分隔符。范围由 unicodedata 生成（unicode_ranges.py）；说明里引用用户给的字符串（core.text.literal）
+# 行分隔符和段分隔符。范围由 unicodedata 生成（unicode_ranges.py）；说明里引用用户给的字符串（core.strings.literal）
 # 和一行里引用一句话（one_line）都按这一份
 LINE_UNSAFE_CLASS = character_class(LINE_UNSAFE)
 # 组合用的附加符号（叠在前一个字上）

@@ -1,10 +1,10 @@
 """python -m sourced_answers.cluster 的命令行：参数（和别的入口同样的约定）、跑 Dask 任务、把结果变成退出码。
-任务本身在 batch/cluster.py。"""
+任务本身在 batch/dask_job.py。"""
 import os
 import sys
 
-from sourced_answers.batch.cluster import Job, job_from, run_job
-from sourced_answers.batch.cluster_client import WAIT_WORKERS_SECONDS
+from sourced_answers.batch.dask_job import Job, job_from, run_job
+from sourced_answers.batch.dask_scheduler import WAIT_WORKERS_SECONDS
 from sourced_answers.cli.arguments import (
     ChineseArgumentParser,
     ChineseHelpFormatter,

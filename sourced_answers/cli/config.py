@@ -41,11 +41,11 @@ from sourced_answers.core.settings import (
     Settings,
     available_cores,
 )
-from sourced_answers.core.text import literal
-from sourced_answers.model import local_model
+from sourced_answers.core.strings import literal
+from sourced_answers.model import llama_server
 from sourced_answers.model.endpoints import api_base
 from sourced_answers.model.preflight import ollama_name
-from sourced_answers.search import metaso_search
+from sourced_answers.search import metaso_client
 from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
@@ -300,15 +300,15 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     serving = args.serve is not None or args.mcp
     question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
     serve = serve_settings(args, environ)
-    model = local_model.MODEL_NAME if args.local_model else model_from(environ, args.model)
+    model = llama_server.MODEL_NAME if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
     else:
         models = (model,)
     model_url, judge_url = service_urls(args, environ)
-    metaso_base = metaso_search.DEFAULT_BASE
+    metaso_base = metaso_client.DEFAULT_BASE
     if not args.verify and not args.demo:
-        metaso_base = normalize_url(metaso_search.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
+        metaso_base = normalize_url(metaso_client.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     secrets = secrets_to_mask(environ)
     # 只读这次运行真的会发出去的密钥：没发的不要求（遮是另一回事：环境里的每一个都遮）
@@ -317,7 +317,7 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     judge_key = model_key if judge_url == model_url else ApiKey("", ANS_JUDGE_API_KEY.name, secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
         judge_key = ApiKey(model_key_from(environ, ANS_JUDGE_API_KEY.name), ANS_JUDGE_API_KEY.name, secrets)
-    key = metaso_search.api_key(environ) if sends.metaso else ""
+    key = metaso_client.api_key(environ) if sends.metaso else ""
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
@@ -343,7 +343,7 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
 
 def default_max_tokens(bundled: bool) -> int:
     """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
-    return local_model.BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens
+    return llama_server.BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens
 
 
 @dataclass(frozen=True)

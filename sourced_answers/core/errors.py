@@ -187,9 +187,9 @@ def exit_code_of(ending: BaseException, say: Callable[[str], None]) -> int:
     if isinstance(ending, AppError):
         if str(ending):
             # 一条说明一定只占一行：说明里夹着的路径、文件名、服务的原话哪怕有换行，也伪造不出一行“✓ 引用核对通过”
-            # （每处引用用户的字符串时本该已经用 literal 写好；这里兜底）。到这里程序早已导入了 core.text，
+            # （每处引用用户的字符串时本该已经用 literal 写好；这里兜底）。到这里程序早已导入了 core.strings，
             # 所以在函数里导入：这个模块本身只用标准库，入口导入它几乎不花时间
-            from sourced_answers.core.text import literal
+            from sourced_answers.core.strings import literal
             say(f"✗ {literal(ending, limit=None)}")
         return ending.exit_code
     raise ending

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from sourced_answers.checker import LINE_UNSAFE_CLASS, MARKS_CLASS
-from sourced_answers.core.text import SURROGATE
+from sourced_answers.core.strings import SURROGATE
 
 # 遮掉之后显示的样子
 REDACTED = "mk-***"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sourced_answers.core.errors import OutputFileError
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import SURROGATE, literal
+from sourced_answers.core.strings import SURROGATE, literal
 
 STREAM_NAMES = {0: "标准输入", 1: "标准输出", 2: "标准错误"}
 

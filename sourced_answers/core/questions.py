@@ -3,7 +3,7 @@
 invalid_question、empty_question、question_too_long）。MAX_QUESTION 是整理之后的字符数。"""
 from sourced_answers.checker import strip_terminal
 from sourced_answers.core.errors import QuestionError
-from sourced_answers.core.text import SURROGATE
+from sourced_answers.core.strings import SURROGATE
 
 MAX_QUESTION = 1000
 

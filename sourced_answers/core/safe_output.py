@@ -15,7 +15,7 @@ from sourced_answers.checker import TerminalFilter
 from sourced_answers.core.errors import OutputClosed, OutputFailed
 from sourced_answers.core.masking import held_secret_length, mask
 from sourced_answers.core.network import os_error_text
-from sourced_answers.core.text import SURROGATE
+from sourced_answers.core.strings import SURROGATE
 
 
 class TextStream(Protocol):

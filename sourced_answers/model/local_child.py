@@ -1,6 +1,6 @@
 """LocalModelServer 起的子进程：在这个进程里运行 xllamacpp 的服务（它活在创建它的进程里，往标准错误打很多日志）。
 
-不是给人用的命令，没有写进任何帮助：父进程（model/local_model.py）用 python -m sourced_answers.model.local_child
+不是给人用的命令，没有写进任何帮助：父进程（model/llama_server.py）用 python -m sourced_answers.model.local_child
 启动它，在标准输入的第一行交给它一个 JSON 对象（模型文件、上下文窗口、线程数、要不要缓存提示词、密钥——密钥不放在
 命令行里，ps 看不见）。它把服务的地址写在标准输出的第一行，等父进程关掉标准输入后退出。
 
@@ -90,7 +90,7 @@ def serve(settings: ChildSettings, stdin: IO[str]) -> int:
         params.model_alias = {settings.model_name}
     params.n_ctx = settings.n_ctx
     params.cpuparams.n_threads = settings.threads
-    # 读提示词（一批 token 一起算）用所有的核；生成（一次一个 token）见 local_model.default_threads
+    # 读提示词（一批 token 一起算）用所有的核；生成（一次一个 token）见 llama_server.default_threads
     params.cpuparams_batch.n_threads = settings.batch_threads
     if not settings.prompt_cache:
         params.cache_prompt = False

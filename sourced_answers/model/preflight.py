@@ -24,7 +24,7 @@ from sourced_answers.core.errors import (
 )
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
-from sourced_answers.core.text import json_value
+from sourced_answers.core.strings import json_value
 from sourced_answers.model.endpoints import chat_url, models_url, server_root, shorter_bases
 from sourced_answers.model.model_client import key_error, model_error_message
 

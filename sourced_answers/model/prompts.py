@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from sourced_answers.checker import Report, Source
+from sourced_answers.checker import Report, Source, count_chinese, has_chinese
 from sourced_answers.core.conversation import Turn
 from sourced_answers.core.settings import DEFAULT_RATE, MODEL_DEFAULTS, TokenRate
-from sourced_answers.core.text import count_chinese, has_chinese
 from sourced_answers.model.messages import Message
 from sourced_answers.search.passages import Passages, select_passages
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from sourced_answers.core.errors import InputError
-from sourced_answers.core.text import json_value
+from sourced_answers.core.strings import json_value
 from sourced_answers.outputs.records import SavedAnswer, json_problem, saved_answer
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024

@@ -4,8 +4,16 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sourced_answers.checker import PROBLEM_KINDS, Problem, Report, Source, citations_in, without_citations
-from sourced_answers.core.text import format_citations, quote
+from sourced_answers.checker import (
+    PROBLEM_KINDS,
+    Problem,
+    Report,
+    Source,
+    citations_in,
+    format_citations,
+    quote,
+    without_citations,
+)
 from sourced_answers.outputs.summary import kind_count
 from sourced_answers.steps.check_steps import Checked
 from sourced_answers.steps.judge import JudgeCall

@@ -18,7 +18,7 @@ from sourced_answers.checker import (
 )
 from sourced_answers.core.masking import mask_data
 from sourced_answers.core.output_files import PlannedFile, write_file
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.review_reasons import (
     Evidence,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from sourced_answers.core.text import char_bigrams
+from sourced_answers.checker import char_bigrams
 from sourced_answers.search.demo_pages import NAS_PAGES, Page
 
 DEFAULT_KEY = "mk-fake-demo-key"

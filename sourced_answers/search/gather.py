@@ -7,13 +7,13 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 
-from sourced_answers.checker import Source
+from sourced_answers.checker import Source, has_chinese
 from sourced_answers.core.abandoning import stop_if_gone
 from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
-from sourced_answers.core.text import has_chinese, literal
-from sourced_answers.search import metaso_cache, metaso_search
+from sourced_answers.core.strings import literal
+from sourced_answers.search import metaso_cache, metaso_client
 from sourced_answers.search.demo_pages import PAGE_SETS
 from sourced_answers.search.demo_service import DemoMetaso
 from sourced_answers.search.passages import select_passages
@@ -27,7 +27,7 @@ PageResult = tuple[str, str | None, float | None]
 SearchResult = dict[str, str]
 
 
-def read_one(result: SearchResult, question: str, max_chars: int, client: metaso_search.Client,
+def read_one(result: SearchResult, question: str, max_chars: int, client: metaso_client.Client,
              cache: metaso_cache.MetasoCache | None = None) -> PageResult:
     """读一个网页并挑出相关段落。"""
     try:
@@ -37,7 +37,7 @@ def read_one(result: SearchResult, question: str, max_chars: int, client: metaso
     return select_passages(text, question, max_chars), None, age
 
 
-def read_pages(results: list[SearchResult], question: str, max_chars: int, client: metaso_search.Client,
+def read_pages(results: list[SearchResult], question: str, max_chars: int, client: metaso_client.Client,
                cache: metaso_cache.MetasoCache | None = None) -> list[PageResult]:
     """并发读取。用守护线程：按下 Ctrl-C 时不必等还在进行的读取结束。"""
     pages: list[PageResult] = [(r["snippet"], "没有读取", None) for r in results]
@@ -59,7 +59,7 @@ def read_pages(results: list[SearchResult], question: str, max_chars: int, clien
     return pages
 
 
-def gather(question: str, size: int, read_count: int, max_chars: int, client: metaso_search.Client, log: Log,
+def gather(question: str, size: int, read_count: int, max_chars: int, client: metaso_client.Client, log: Log,
            cache: metaso_cache.MetasoCache | None = None) -> list[Source]:
     """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
     log(f"搜索秘塔：{question}（{size} 条）")
@@ -68,7 +68,7 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
         log(f"  搜索：来自缓存（{metaso_cache.age_text(age)}）")
     # 样子不对的响应在这里就抛 MetasoError（点名字段），不会被当作“没有搜到结果”
     results = [{"title": item["title"], "link": item["link"], "date": item.get("date") or "",
-                "snippet": item["snippet"]} for item in metaso_search.search_results(response)]
+                "snippet": item["snippet"]} for item in metaso_client.search_results(response)]
     results = results[:size]
     if not results:
         return []
@@ -129,7 +129,7 @@ class MetasoSession:
         self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面（pool 给的不归这里关）
         self.fake_pages = ""
         self.pool = pool
-        self.client: metaso_search.Client | None
+        self.client: metaso_client.Client | None
         self.cache: metaso_cache.MetasoCache | None = None
         self.log = log
         self.search = search
@@ -142,7 +142,7 @@ class MetasoSession:
         if search.demo:
             self.client = None  # 模拟服务等知道了问题（和它的语言）再启动
         else:
-            self.client = metaso_search.Client(search.key, search.base, deadline, on_retry)
+            self.client = metaso_client.Client(search.key, search.base, deadline, on_retry)
             if not search.no_cache and search.cache_dir is None:
                 log("⚠ 找不到家目录，也没有设置绝对路径的 XDG_CACHE_HOME：这次不用缓存")
             elif not search.no_cache and search.cache_dir is not None:
@@ -161,19 +161,19 @@ class MetasoSession:
         if self.cache:
             self.cache.close()
 
-    def demo_client(self, question: str) -> metaso_search.Client:
+    def demo_client(self, question: str) -> metaso_client.Client:
         """--demo：启动（或换成）问题的语言那一组页面的模拟服务。--demo-pages 没给时，中文问题用 nas，其他用 nas-en。"""
         pages = self.search.demo_pages or ("nas" if has_chinese(question) else "nas-en")
         if self.pool is not None:
             fake = self.pool.service(pages)
-            return metaso_search.Client(fake.key, fake.base_url, self.deadline, self.on_retry)
+            return metaso_client.Client(fake.key, fake.base_url, self.deadline, self.on_retry)
         if self.fake is None or self.fake_pages != pages:
             if self.fake:
                 self.fake.close()
             self.fake = DemoMetaso(PAGE_SETS[pages]).start()
             self.fake_pages = pages
             self.log(f"使用内置的模拟秘塔服务（--demo，页面 {pages}）：{self.fake.base_url}")
-        return metaso_search.Client(self.fake.key, self.fake.base_url, self.deadline, self.on_retry)
+        return metaso_client.Client(self.fake.key, self.fake.base_url, self.deadline, self.on_retry)
 
     def gather(self, question: str) -> list[Source]:
         """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""

@@ -4,8 +4,8 @@
 目录 0700、文件 0600。搜索结果按请求体（q、scope、size 等全部字段）和秘塔地址做键，网页按地址、格式和长度做键；
 密钥既不进键也不进值。搜索结果默认留 1 天，网页 7 天；总大小有上限，超出时先删最旧的。
 
-只缓存好的响应：出错的（错误体、HTTP 错误、连接断开）在 metaso_search 里就抛了异常，到不了这里；
-HTML 页面在 metaso_search.read_page 里就当作读取失败；这里再挡住空的搜索结果。
+只缓存好的响应：出错的（错误体、HTTP 错误、连接断开）在 metaso_client 里就抛了异常，到不了这里；
+HTML 页面在 metaso_client.read_page 里就当作读取失败；这里再挡住空的搜索结果。
 缓存自己出任何问题（文件损坏、目录不能写、磁盘满）都只警告一次，然后照常向秘塔请求——绝不因为缓存丢掉用户的回答。
 """
 import hashlib
@@ -22,8 +22,8 @@ from typing import Any
 from sourced_answers.core.environment import HOME, XDG_CACHE_HOME
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import SEARCH_DEFAULTS
-from sourced_answers.core.text import literal
-from sourced_answers.search import metaso_search
+from sourced_answers.core.strings import literal
+from sourced_answers.search import metaso_client
 
 SEARCH_TTL = SEARCH_DEFAULTS.cache_search_hours * 3600
 PAGE_TTL = SEARCH_DEFAULTS.cache_page_days * 86400
@@ -266,9 +266,9 @@ def one_at_a_time(kind: str, key: Any) -> Iterator[None]:
 
 
 def search(cache: MetasoCache | None, query: str, size: int,
-           client: metaso_search.Client) -> tuple[dict[str, Any], float | None]:
-    """和 metaso_search.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
-    key = {"base": client.base, "body": metaso_search.search_body(query, size)}
+           client: metaso_client.Client) -> tuple[dict[str, Any], float | None]:
+    """和 metaso_client.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
+    key = {"base": client.base, "body": metaso_client.search_body(query, size)}
     with one_at_a_time("search", key) if cache else nullcontext():
         hit = cache.get("search", key) if cache else None
         if hit and isinstance(hit[0], dict):
@@ -276,14 +276,14 @@ def search(cache: MetasoCache | None, query: str, size: int,
         if hit and cache:
             cache.drop("search", key)
         response = client.search(query, size)
-        if cache and metaso_search.search_results(response):
+        if cache and metaso_client.search_results(response):
             cache.put("search", key, response)
         return response, None
 
 
 def read_page(cache: MetasoCache | None, url: str, max_chars: int,
-              client: metaso_search.Client) -> tuple[str, float | None]:
-    """和 metaso_search.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
+              client: metaso_client.Client) -> tuple[str, float | None]:
+    """和 metaso_client.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
     key = {"base": client.base, "url": url, "format": "text/plain", "max_chars": max_chars}
     with one_at_a_time("page", key) if cache else nullcontext():
         hit = cache.get("page", key) if cache else None

@@ -22,7 +22,7 @@ from typing import Any
 
 from sourced_answers.core.abandoning import watched
 from sourced_answers.core.masking import mask, masked_json_bytes
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.servers.openai_protocol import RequestProblem, authorized, error_body
 
 Log = Callable[[str], None]

@@ -27,7 +27,7 @@ from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_cod
 from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.search.gather import DemoPool
 from sourced_answers.servers.background import in_background

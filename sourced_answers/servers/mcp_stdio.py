@@ -34,7 +34,7 @@ from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METH
 from pydantic import ValidationError
 
 from sourced_answers.core.masking import masked_excerpt, masked_json_bytes
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]

@@ -35,7 +35,7 @@ from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.search.gather import DemoPool

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import Settings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.servers.guard import ASGIApp, Door, Policy, bounded_protocol, host_names
 

@@ -30,7 +30,7 @@ from sourced_answers.core.settings import (
     ModelSettings,
     TokenRate,
 )
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
 from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer

@@ -43,6 +43,8 @@ from sourced_answers.checker import (
     Source,
     SourceTerms,
     SupportRule,
+    format_citations,
+    quote,
     risks_in,
     seen,
     support_model,
@@ -50,7 +52,6 @@ from sourced_answers.checker import (
     without_thinking,
 )
 from sourced_answers.core.settings import DEFAULT_RATE, JUDGE_DEFAULTS, MODEL_DEFAULTS, TokenRate
-from sourced_answers.core.text import format_citations, quote
 from sourced_answers.model.messages import Message
 from sourced_answers.model.prompts import judge_messages
 

@@ -33,12 +33,12 @@ from sourced_answers.checker import (
     citations_in,
     claim_words,
     claims_with_positions,
+    format_citations,
     read_claim,
     strip_terminal,
     too_short,
     without_citations,
 )
-from sourced_answers.core.text import format_citations
 
 # 请模型改写：(当前回答, 它的 Report) → 改写后的回答（出错时为空字符串）
 Rewriter = Callable[[str, Report], str]

@@ -7,11 +7,11 @@ from sourced_answers.checker import (
     SourceIndexes,
     SupportRule,
     analyse,
+    bigram_similarity,
     check_answer,
     problem_places,
     without_citations,
 )
-from sourced_answers.core.text import bigram_similarity
 from sourced_answers.steps.hidden import fates, hiding_message, really_fixed
 from sourced_answers.steps.repair import Repair, Rewriter, fix_citations
 

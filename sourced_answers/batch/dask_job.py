@@ -13,7 +13,7 @@
 （check_and_fix + 同一份记录格式）；
 汇总和 --verify --summary 一样（summary.Summary，多一个 errors：格式不对的行）。要写的文件在做任何事之前检查：
 汇总由 output_files，结果目录由 result_folder（空的、新的，或者本程序上次写的；能写）。
-连上集群以后问调度器一共有几个线程（cluster_client），按大小把输入切成线程数 × BLOCKS_PER_THREAD 块（分区；一个文件
+连上集群以后问调度器一共有几个线程（dask_scheduler），按大小把输入切成线程数 × BLOCKS_PER_THREAD 块（分区；一个文件
 也会切开），每个线程都有活干；worker 算完一块，这里就把它写进自己的文件（result_folder：补零的编号 00000.jsonl……，
 按文件名排序接起来就是按输入顺序的结果，每个文件都以换行结尾）。格式不对的行不会让任务停下：它的结果是
 {"error": "…", "line": 行号, "input": 这一行的前 200 个字}，并在汇总里计数（退出码 2）。
@@ -28,22 +28,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sourced_answers.batch.cluster_client import (
+from sourced_answers.batch.dask_scheduler import (
+    START_SECONDS,
     Watch,
     cluster_threads,
     collect,
     connected,
     interrupts_held,
+    local_cluster,
     quiet_dask_logs,
 )
-from sourced_answers.batch.local_cluster import START_SECONDS, local_cluster
 from sourced_answers.batch.result_folder import ResultFolder, filesystem, is_remote
 from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.masking import masked_excerpt, masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
-from sourced_answers.core.text import literal
+from sourced_answers.core.strings import literal
 from sourced_answers.outputs.json_lines import MAX_RECORD_BYTES, block_line, parse_line, split_block
 from sourced_answers.outputs.records import check_saved
 from sourced_answers.outputs.summary import Summary

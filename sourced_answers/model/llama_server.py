@@ -50,7 +50,7 @@ BUNDLED_MAX_TOKENS = 300
 BUNDLED_PROMPT_TOKENS = 1024
 
 
-# 放着 sourced_answers 包的目录（这个文件是 sourced_answers/model/local_model.py）
+# 放着 sourced_answers 包的目录（这个文件是 sourced_answers/model/llama_server.py）
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 

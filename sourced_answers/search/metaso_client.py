@@ -17,7 +17,7 @@ from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.settings import DEFAULT_METASO_BASE, SEARCH_DEFAULTS
-from sourced_answers.core.text import excerpt, json_value, literal
+from sourced_answers.core.strings import excerpt, json_value, literal
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
