@@ -90,7 +90,7 @@ def test_local_model_conflicts_with_a_model_name():
 
 
 def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monkeypatch, fake_metaso, model_server):
-    """不真的启动 llama.cpp（那是 test_real_model 的事）：换成脚本模型服务，看配置怎样交给它。"""
+    """不真的启动 llama.cpp（那是 test_llama_server 的事）：换成脚本模型服务，看配置怎样交给它。"""
     class Started:
         def __init__(self, n_ctx: int = 4096, **kwargs):
             self.url, self.threads, self.batch_threads, self.n_ctx = model_server.url, 1, 2, n_ctx

@@ -261,7 +261,7 @@ def alive(pid):
 def test_sighup_while_working_ends_each_entry_like_sigterm(commands, silent_service, name):
     """终端关了、ssh 断了（SIGHUP）：和 SIGTERM 一样收尾——130、“已中断”、没有堆栈，自带模型的 llama.cpp 也停了。
     （主命令的回答、--serve、--mcp、Dask 任务的 SIGHUP 在 test_faults、test_openai_server、test_mcp_server、
-    test_real_cluster、test_doors 里，和它们的 SIGTERM 测试在一起。）"""
+    test_dask_job、test_doors 里，和它们的 SIGTERM 测试在一起。）"""
     process = start(commands, name)
     waiting = working(process, name, silent_service)
     children = descendants(process.pid)  # 自带模型的 llama.cpp 子进程在它自己的会话里，也算

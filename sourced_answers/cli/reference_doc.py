@@ -14,7 +14,7 @@ support_model.json 的数字（切点、询问区间、拟合的设置）和 sup
   python -m sourced_answers.cli.reference_doc           # 重新生成，改写过时的文档
   python -m sourced_answers.cli.reference_doc --check   # 只比较：有过时的就列出来，退出码 1
 
-tests/test_reference.py 在内存里重新生成一遍、和文件比较，过时了就失败。
+tests/test_reference_doc.py 在内存里重新生成一遍、和文件比较，过时了就失败。
 """
 import argparse
 import json
