@@ -270,7 +270,7 @@ verify_record(record, fix=True)
 check_batch([(1, json.dumps(record, ensure_ascii=False))], Options("记录", CheckSettings(fix=True), True, False, False))
 path = sys.argv[1]
 open(path, "w", encoding="utf-8").write(json.dumps(record, ensure_ascii=False) + "\\n")
-results, summary = check_block((path, 0, 10 ** 6, 10 ** 6), 0, ("score", None, True, ()))
+results, summary = check_block((path, 0, 10 ** 6, 10 ** 6), 0, CheckSettings(fix=True), ())
 assert summary["records"] == 1, summary
 print(" ".join(name for name in HEAVY if name in sys.modules))
 """

@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sourced_answers.batch.workers import Workers
-from sourced_answers.checker import RULES
 from sourced_answers.core.errors import ExitCode, InputError
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.options import accepted, fill
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
-from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
+from sourced_answers.core.settings import VERIFY_KEYWORDS, CheckSettings, RunSettings, Settings
 from sourced_answers.core.text import literal
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
-from sourced_answers.outputs.records import Record, check_saved, saved_answer
+from sourced_answers.outputs.records import Record, check_record, check_saved
 from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.outputs.summary import Summary
@@ -37,12 +37,12 @@ from sourced_answers.steps.check_steps import Judge, judge_asker
 # ---------- 库函数 ----------
 
 
-def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
-                  rule: str = RULES[0]) -> Record:
+def verify_record(record: Mapping[str, Any], **keywords: Any) -> Record:
     """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
-    rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
-    saved = saved_answer(dict(record), None, "记录：")
-    return check_saved(saved, CheckSettings(rule=rule, threshold=threshold, fix=fix))[1]
+    keywords 和 verify_answer 的一样（rule、threshold、fix：和 --rule、--threshold、--fix 同名，
+    threshold 不给时用那条规则的默认值），不对时抛 UsageError。"""
+    check = fill(CheckSettings, accepted(keywords, VERIFY_KEYWORDS, "verify_record"))
+    return check_record(record, check)[1]
 
 
 # ---------- 读输入 ----------
