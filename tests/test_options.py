@@ -84,3 +84,24 @@ def test_keywords_not_given_are_what_the_parser_leaves_them():
     values = accepted({"read": "3", "threshold": 0.5}, [item for item in OPTIONS if item.api], "caller")
     assert values["read"] == 3 and values["threshold"] == 0.5
     assert values["size"] == 5 and values["model"] is None and values["max_tokens"] is None
+
+
+def test_a_new_setting_is_one_declared_field_the_rest_reads_it():
+    """加一个参数时的样子（docs/development.md 的“加一个参数”）：一个 option(…) 字段；放进设置（fill）、Python API 的
+    检查（accepted）、参数和文档表的清单（keywords_of）都从它读，不用为它再写代码。"""
+    from dataclasses import dataclass
+
+    from sourced_answers.core.options import Range, fill, keywords_of, option
+
+    @dataclass(frozen=True)
+    class Sampling:
+        temperature: float = option(0.0, within=Range(0.0, 2.0, float))
+
+    declared = keywords_of(Sampling, "model")
+    assert [(item.name, item.flag, item.kind, item.default) for item in declared] == \
+        [("temperature", "--temperature", float, 0.0)]
+    assert fill(Sampling, {"temperature": 0.7}).temperature == 0.7
+    assert fill(Sampling, {}).temperature == 0.0
+    assert accepted({"temperature": "1.5"}, declared, "answer_question") == {"temperature": 1.5}
+    with pytest.raises(UsageError, match="参数 --temperature：应在 0 到 2 之间，收到 3"):
+        accepted({"temperature": 3}, declared, "answer_question")
