@@ -20,6 +20,7 @@ from pathlib import Path
 import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source, check_answer
+from sourced_answers.cli.context import Environment
 from sourced_answers.model.prompts import fitted_prompt
 
 SOURCES = [Source(title=p["title"], text=p["text"]) for p in NAS_PAGES]
@@ -163,8 +164,8 @@ def verify_seconds(record, rounds=3, page=False):
         best = float("inf")
         for _ in range(rounds):
             started = time.perf_counter()
-            answer_with_sources.main(["--verify", str(path), "--json", *extra], io.StringIO(), io.StringIO(),
-                                     environ={})
+            answer_with_sources.main(["--verify", str(path), "--json", *extra],
+                                     Environment(stdout=io.StringIO(), stderr=io.StringIO(), environ={}))
             best = min(best, time.perf_counter() - started)
     return best
 

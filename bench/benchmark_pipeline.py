@@ -84,10 +84,10 @@ def first_character_vs_total(fake, url, model, rounds):
     firsts, totals = [], []
     for _ in range(rounds):
         flush_prompt_cache(url, model)
-        streamed = chat(messages, model, url, stream=True, max_tokens=MAX_TOKENS)
+        streamed = chat(messages, ModelSettings(name=model, url=url, max_tokens=MAX_TOKENS), stream=True)
         firsts.append(streamed.first_text_seconds)
         flush_prompt_cache(url, model)
-        totals.append(chat(messages, model, url, stream=False, max_tokens=MAX_TOKENS).seconds)
+        totals.append(chat(messages, ModelSettings(name=model, url=url, max_tokens=MAX_TOKENS)).seconds)
     return statistics.median(firsts), statistics.median(totals)
 
 
@@ -147,7 +147,7 @@ def main(argv=None):
         url, model = server.url, server.model
     try:
         with FakeMetaso(ENGLISH_PAGES) as fake:
-            chat(build_messages(QUESTION, []), model, url, stream=False, max_tokens=8)  # 预热
+            chat(build_messages(QUESTION, []), ModelSettings(name=model, url=url, max_tokens=8))  # 预热
             pipeline, bare = pipeline_vs_bare_call(fake, url, model, args.rounds)
             first, total = first_character_vs_total(fake, url, model, args.rounds)
             preflight = preflight_seconds(url, model)

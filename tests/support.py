@@ -15,6 +15,7 @@ from typing import Any
 import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source
+from sourced_answers.cli.context import Environment
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 # 内置的 5 个 NAS 页面作为资料（搜索“家用 NAS 怎么选”时资料 1~5 依次是它们）
@@ -115,7 +116,7 @@ class Run:
 
 
 def run_cli(*args: str, env: dict[str, str], stdin: str | None = None, module: str | None = None) -> Run:
-    """运行命令行：在本进程里调用 answer_with_sources.main(argv, out, err, environ, stdin)，和用户在终端里
+    """运行命令行：在本进程里调用 answer_with_sources.main(argv, MockEnvironment(…))，和用户在终端里
     运行得到同样的输出和退出码，只是不必每次启动一个解释器。module：改用子进程 python -m 运行这个模块
     （quickstart、metaso_search 这类要看整个进程的时候）。"""
     if module:
@@ -123,10 +124,18 @@ def run_cli(*args: str, env: dict[str, str], stdin: str | None = None, module: s
                               input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                               capture_output=True, text=True, encoding="utf-8", timeout=120)
         return Run(done.returncode, done.stdout, done.stderr)
-    out, err = io.StringIO(), io.StringIO()
-    code = answer_with_sources.main(list(args), out, err, environ=env,
-                                    stdin=io.BytesIO((stdin or "").encode("utf-8")))
-    return Run(int(code), out.getvalue(), err.getvalue())
+    environment = MockEnvironment(env, stdin or "")
+    code = answer_with_sources.main(list(args), environment)
+    return Run(int(code), environment.stdout.getvalue(), environment.stderr.getvalue())
+
+
+class MockEnvironment(Environment):
+    """像 httpie 的 tests/utils.MockEnvironment：给命令行的 main 一个在内存里的标准输入、输出和错误，环境变量就是
+    给的字典（不碰 os.environ、sys.stdout）。stdin：标准输入的文字。跑完从 stdout.getvalue()、stderr.getvalue() 读。"""
+
+    def __init__(self, environ: dict[str, str], stdin: str = "", **kwargs):
+        super().__init__(stdin=io.BytesIO(stdin.encode("utf-8")), stdout=io.StringIO(), stderr=io.StringIO(),
+                         environ=environ, **kwargs)
 
 
 def cli_command(*args: str) -> list[str]:

@@ -250,7 +250,7 @@ def test_the_checker_exports_only_what_the_rest_of_the_project_uses():
 
 
 def test_no_module_outside_the_checker_hands_on_its_names_under_a_second_address():
-    """同一个函数只从一个地方导入：包里别的模块的 __all__ 里没有从 checker 拿来的名字（以前 core/text.py 转出 21 个）。
+    """同一个函数只从一个地方导入：包里别的模块的 __all__ 里没有从 checker 拿来的名字（以前 core/strings.py 转出 21 个）。
     顶层的 answer_with_sources.py 不算：教程的五个测试从它导入 check、support（test_check.py）。"""
     for name, path in project_modules().items():
         if name.startswith("sourced_answers.checker") or not name.startswith("sourced_answers"):
@@ -294,7 +294,7 @@ verify_record(record, fix=True)
 check_batch([(1, json.dumps(record, ensure_ascii=False))], Options("记录", CheckSettings(fix=True), True, False, False))
 path = sys.argv[1]
 open(path, "w", encoding="utf-8").write(json.dumps(record, ensure_ascii=False) + "\\n")
-results, summary = check_block((path, 0, 10 ** 6, 10 ** 6), 0, ("score", None, True, ()))
+results, summary = check_block((path, 0, 10 ** 6, 10 ** 6), 0, CheckSettings(fix=True), ())
 assert summary["records"] == 1, summary
 print(" ".join(name for name in HEAVY if name in sys.modules))
 """

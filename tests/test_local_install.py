@@ -6,7 +6,6 @@
 · 没装好时 --local-model 和 python -m sourced_answers.local_model serve 都是退出码 2，说同样的办法；
 · LocalModelServer 的子进程不是命令行能走进来的门：带参数、从终端运行、喂给它坏的设置，都是一行中文、退出码 2。
 """
-import io
 import json
 import os
 import subprocess
@@ -17,16 +16,16 @@ import pytest
 from sourced_answers.cli import run
 from sourced_answers.cli.launch import program_name
 from sourced_answers.model import llama_server
-from tests.support import HERE, cli_env
+from tests.support import HERE, MockEnvironment, cli_env
 
 QUESTION = "How should I choose a home NAS?"
 NOT_INSTALLED = "from sourced_answers.model import llama_server; llama_server.server_installed = lambda: False\n"
 
 
 def run_main(*args, prog, env=None):
-    out, err = io.StringIO(), io.StringIO()
-    code = run.main(list(args), out, err, environ=env or cli_env(), stdin=io.BytesIO(), prog=prog)
-    return int(code), out.getvalue(), err.getvalue()
+    environment = MockEnvironment(env or cli_env(), program_name=prog)
+    code = run.main(list(args), environment)
+    return int(code), environment.stdout.getvalue(), environment.stderr.getvalue()
 
 
 def as_if_not_installed(script_lines, env=None, stdin=subprocess.DEVNULL):

@@ -17,7 +17,7 @@ from fake_metaso import FakeMetaso
 from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_data, masked_json
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
-from sourced_answers.core.settings import MAX_KEY_LENGTH
+from sourced_answers.core.settings import MAX_KEY_LENGTH, CheckSettings
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -301,7 +301,7 @@ def test_a_dask_block_masks_a_key_written_with_json_escapes_in_the_input_of_its_
     from sourced_answers.batch.dask_job import check_block
     path = tmp_path / "bad.jsonl"
     path.write_text('{"answer": "' + written + '", "sources": 5}\n', encoding="utf-8")
-    results, summary = check_block((str(path), 0, 10 ** 6, 0), 0, ("score", None, False, (QUOTED_KEY,)))
+    results, summary = check_block((str(path), 0, 10 ** 6, 0), 0, CheckSettings(), (QUOTED_KEY,))
     assert summary["errors"] == 1
     shown = json.loads(results[0])["input"]
     read = json_unescaped(shown)  # 读的人认得出转义：\" 就是 "，\u004b 就是 K
@@ -381,7 +381,8 @@ def test_the_key_limit_is_documented_where_the_variables_are():
 # servers.replies）；直接 json.dumps、print、写 sys.stdout/sys.stderr、构造 Starlette 的回应，就是绕过了遮挡——
 # 真要这样做，那一行要写明 “# 不经过遮挡：理由”，让人一眼看得见
 DOOR_FOLDERS = ("sourced_answers/servers", "sourced_answers/api")
-DOOR_FILES = ("sourced_answers/cli/run.py", "sourced_answers/cli/python_api.py", "sourced_answers/cli/launch.py",
+DOOR_FILES = ("sourced_answers/cli/run.py", "sourced_answers/cli/context.py", "sourced_answers/cli/python_api.py",
+              "sourced_answers/cli/launch.py",
               "sourced_answers/cli/cluster_command.py", "sourced_answers/outputs/review_page.py",
               "sourced_answers/batch/verification.py", "sourced_answers/batch/evaluation.py",
               "sourced_answers/batch/dask_job.py", "metaso_search.py", "answer_with_sources.py")

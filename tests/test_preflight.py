@@ -138,12 +138,14 @@ def test_healthy_run_is_unchanged(fake_metaso, model_server):
 def test_client_side_request_errors_are_never_retried():
     import metaso_search
     from sourced_answers.core.errors import ModelError
+    from sourced_answers.core.settings import ModelSettings
     from sourced_answers.model.model_client import chat
     retries = []
     with pytest.raises(metaso_search.MetasoError) as metaso_error:
         metaso_search.post("search", {"q": "x"}, key="mk-test", base="ftp://127.0.0.1:1", on_retry=retries.append)
     with pytest.raises(ModelError) as model_error:
-        chat([{"role": "user", "content": "hi"}], "good", "ftp://127.0.0.1:1", stream=False, on_retry=retries.append)
+        chat([{"role": "user", "content": "hi"}], ModelSettings(name="good", url="ftp://127.0.0.1:1"),
+             on_retry=retries.append)
     assert retries == []
     assert not metaso_error.value.transient and not model_error.value.transient
     assert "METASO_BASE" in str(metaso_error.value) and "不能用" in str(model_error.value)

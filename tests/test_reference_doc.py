@@ -131,3 +131,28 @@ def test_every_option_has_chinese_help():
             if isinstance(action, argparse._SubParsersAction):
                 continue
             assert action.help and re.search(r"[\u4e00-\u9fff]", action.help), action.option_strings
+
+
+def test_the_python_api_keyword_table_lists_exactly_what_the_functions_accept():
+    """docs/reference.md 的“Python API 的关键字”一行一个关键字，和 answer_question、verify_answer 真收的一样：
+    表和函数读的是同一份声明（core/settings.py 的 option），这里从两头各看一次。"""
+    from answer_with_sources import answer_question, verify_answer
+    from sourced_answers.core.errors import UsageError
+    from sourced_answers.core.settings import ANSWER_KEYWORDS
+    text = (HERE / "docs/reference.md").read_text(encoding="utf-8")
+    body = next(found.group("body") for found in reference_doc.MARKED.finditer(text)
+                if found.group("name") == reference_doc.API_KEYWORDS)
+    rows = {row.split("`")[1]: row for row in body.strip().splitlines()[2:]}
+    assert set(rows) == {declared.name for declared in ANSWER_KEYWORDS}
+    for declared in ANSWER_KEYWORDS:  # 每一个都收（这里没有秘塔的密钥：过了关键字的检查，停在读密钥那一步）
+        with pytest.raises(UsageError) as raised:
+            answer_question("家用 NAS 怎么选", environ={}, **{declared.name: declared.unset})
+        assert "METASO_API_KEY" in str(raised.value), declared.name
+        if "`verify_answer`" in rows[declared.name]:
+            assert verify_answer("RAID1 是镜像 [1]。", [{"text": "RAID1 是镜像。"}], environ={},
+                                 **{declared.name: declared.unset}).exit_code in (0, 1)
+        else:
+            with pytest.raises(UsageError, match=f"verify_answer 不接受 {declared.name}"):
+                verify_answer("RAID1 是镜像 [1]。", [{"text": "RAID1 是镜像。"}], **{declared.name: declared.unset})
+    with pytest.raises(UsageError, match="answer_question 不接受 json"):
+        answer_question("家用 NAS 怎么选", environ={}, json=True)

@@ -98,9 +98,8 @@ def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, 
             show(visible)
 
     try:
-        result = chat(messages, model.name, model.url, show is not None,
-                      on_text=visible_piece if show is not None else None, max_tokens=model.max_tokens,
-                      deadline=deadline, on_retry=lambda message: log(f"  {message}"), key=model.key)
+        result = chat(messages, model, deadline, stream=show is not None,
+                      on_text=visible_piece if show is not None else None, on_retry=lambda message: log(f"  {message}"))
     except ModelError as error:
         if show is not None and error.partial:
             show(INCOMPLETE)
@@ -117,4 +116,4 @@ def answer_task(settings: Settings, messages: list[Message]) -> ChatResult:
     model = settings.model
     deadline = settings.run.deadline()
     check_before_paying(model, [model.name], JudgeSettings(), deadline)  # 后台任务不请评判模型
-    return chat(messages, model.name, model.url, False, max_tokens=model.max_tokens, deadline=deadline, key=model.key)
+    return chat(messages, model, deadline)

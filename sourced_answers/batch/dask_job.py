@@ -42,6 +42,7 @@ from sourced_answers.batch.result_folder import ResultFolder, filesystem, is_rem
 from sourced_answers.core.errors import InputError, ServiceError, UsageError
 from sourced_answers.core.masking import masked_excerpt, masked_json
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.options import fill
 from sourced_answers.core.output_files import OutputFiles, PlannedFile
 from sourced_answers.core.settings import CheckSettings
 from sourced_answers.core.strings import literal
@@ -65,9 +66,7 @@ class Job:
     scheduler: str | None
     workers: int  # 本机集群的 worker 进程数（给了 --scheduler 时不用）
     wait_workers: float
-    rule: str
-    threshold: float | None
-    fix: bool
+    check: CheckSettings  # 核对的设置：和 --verify 一样由 core.options.fill 从参数建（--rule、--threshold、--fix）
     summary: PlannedFile | None
     secrets: tuple[str, ...] = ()  # 环境里本程序认得的每个密钥（core.secrets.secrets_to_mask；和 --verify 一样）
 
@@ -144,8 +143,8 @@ def job_from(args: argparse.Namespace, streams: Sequence[int] = (0, 1, 2), secre
     folder = ResultFolder(args.out, outputs, summary)
     folder.check(paths)
     return Job(paths, folder, args.scheduler.strip() if args.scheduler else None,
-               args.workers if args.workers is not None else 2, args.wait_workers, args.rule, args.threshold,
-               args.fix, summary, tuple(secrets))
+               args.workers if args.workers is not None else 2, args.wait_workers, fill(CheckSettings, vars(args)),
+               summary, tuple(secrets))
 
 
 # ---------- 在 worker 上运行 ----------
@@ -186,12 +185,11 @@ def read_block(block: tuple[str, int, int, int]) -> tuple[bytes, bool]:
     return body, skipped
 
 
-def check_block(block: tuple[str, int, int, int], newlines_before: int,
-                options: tuple[str, float | None, bool, tuple[str, ...]]) -> tuple[list[str], dict[str, Any]]:
-    """在 worker 上核对一块：每一行的结果（JSON 文字）和这一块的汇总。newlines_before：这一块之前有几个换行。"""
+def check_block(block: tuple[str, int, int, int], newlines_before: int, check: CheckSettings,
+                secrets: tuple[str, ...]) -> tuple[list[str], dict[str, Any]]:
+    """在 worker 上核对一块：每一行的结果（JSON 文字）和这一块的汇总。newlines_before：这一块之前有几个换行；
+    secrets：结果里要遮掉的密钥。"""
     path = block[0]
-    rule, threshold, fix, secrets = options
-    check = CheckSettings(rule=rule, threshold=threshold, fix=fix)
     body, skipped = read_block(block)
     before = newlines_before + skipped
     summary = Summary()
@@ -258,7 +256,6 @@ def run_on(client: Any, address: str, job: Job, expected: int | None, say: Calla
     for path, _, _, number in blocks:
         before[number] = running.get(path, 0)
         running[path] = running.get(path, 0) + counts[number]
-    options = (job.rule, job.threshold, job.fix, job.secrets)
     total = Summary()
 
     def write(number: int, result: tuple[list[str], dict[str, Any]]) -> None:
@@ -266,7 +263,7 @@ def run_on(client: Any, address: str, job: Job, expected: int | None, say: Calla
         job.folder.write(number, "".join(results))  # masked_json 的每一行都以换行结尾：cat 起来不会把两条接成一行
         total.merge(Summary.from_dict(part))
 
-    collect({client.submit(check_block, block, before[block[3]], options, pure=False): block[3] for block in blocks},
-            watch, write)
+    collect({client.submit(check_block, block, before[block[3]], job.check, job.secrets, pure=False): block[3]
+             for block in blocks}, watch, write)
     total.seconds = time.perf_counter() - started
     return total

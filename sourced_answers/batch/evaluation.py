@@ -76,8 +76,7 @@ def eval_one(question: str, gathered: Gathered | None, model: ModelSettings, set
         return record
     sources = gathered.sources
     try:
-        result = chat(gathered.messages, model.name, model.url, stream=True, max_tokens=model.max_tokens,
-                      deadline=deadline, on_retry=log, key=model.key)
+        result = chat(gathered.messages, model, deadline, stream=True, on_retry=log)
         record.update(answer_fields(result))
         reply = answer_of(result, model.name, model.max_tokens, log)
     except ModelUnreachable:

@@ -19,16 +19,16 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sourced_answers.batch.workers import Workers
-from sourced_answers.checker import RULES
 from sourced_answers.core.errors import ExitCode, InputError
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
+from sourced_answers.core.options import accepted, fill
 from sourced_answers.core.output_files import write_file
 from sourced_answers.core.safe_output import Output
-from sourced_answers.core.settings import CheckSettings, RunSettings, Settings
+from sourced_answers.core.settings import VERIFY_KEYWORDS, CheckSettings, Settings
 from sourced_answers.core.strings import literal
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
-from sourced_answers.outputs.records import Record, check_saved, saved_answer
+from sourced_answers.outputs.records import Record, check_record, check_saved
 from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.outputs.summary import Summary
@@ -37,12 +37,12 @@ from sourced_answers.steps.check_steps import Judge, judge_asker
 # ---------- 库函数 ----------
 
 
-def verify_record(record: Mapping[str, Any], threshold: float | None = None, fix: bool = False,
-                  rule: str = RULES[0]) -> Record:
+def verify_record(record: Mapping[str, Any], **keywords: Any) -> Record:
     """核对一条保存下来的回答：和 --verify --json 打印的那一行是同一个 dict。格式不对时抛 InputError。
-    rule、threshold 和 --rule、--threshold 一样（threshold 为 None 时用那条规则的默认值）。"""
-    saved = saved_answer(dict(record), None, "记录：")
-    return check_saved(saved, CheckSettings(rule=rule, threshold=threshold, fix=fix))[1]
+    keywords 和 verify_answer 的一样（rule、threshold、fix：和 --rule、--threshold、--fix 同名，
+    threshold 不给时用那条规则的默认值），不对时抛 UsageError。"""
+    check = fill(CheckSettings, accepted(keywords, VERIFY_KEYWORDS, "verify_record"))
+    return check_record(record, check)[1]
 
 
 # ---------- 读输入 ----------
@@ -151,6 +151,26 @@ def validate_batch(batch: list[Line], name: str) -> list[str | None]:
 
 # ---------- --verify ----------
 
+@dataclass
+class Reading:
+    """--verify 正在读的输入：说明里的名字、打开的文件、其中的记录（第一条已经读了：看是一条还是很多条）、
+    是不是流（标准输入、管道：每条结论写完就冲刷，读的人马上能看到）和进度条。"""
+    name: str
+    handle: IO[bytes]
+    lines: Iterator[Line]
+    several: bool
+    streaming: bool
+    progress: "Progress | None"
+
+    @classmethod
+    def of(cls, handle: IO[bytes], name: str, streaming: bool, progress_stream: Any) -> "Reading":
+        lines = input_lines(handle, name)
+        first = next(lines)
+        several = first[0] is not None
+        progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
+        return cls(name, handle, chained(first, lines), several, streaming, progress)
+
+
 def verify(settings: Settings, out: Output, log: Callable[[str], None], stdin: IO[bytes],
            progress_stream: Any = None) -> int:
     """progress_stream：画进度条的地方（标准错误是终端时由 main 给出；否则 None，不画）。"""
@@ -158,55 +178,51 @@ def verify(settings: Settings, out: Output, log: Callable[[str], None], stdin: I
     name = "标准输入" if path == "-" else literal(path)  # 说明里的文件名：一行，控制字符看得见
     workers = Workers(1 if settings.judge.name else max(1, settings.run.jobs))
     try:
-        return verify_with(workers, settings, out, log, stdin, progress_stream, path, name)
+        if regular_file(path):
+            with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
+                for error in workers.ordered(validate_batch, input_lines(handle, name), name):
+                    if error:
+                        raise InputError(error)
+        judge = checked_judge(settings)
+        handle = open_input(path, stdin)
+        try:
+            reading = Reading.of(handle, name, not regular_file(path), progress_stream)
+            return run_lines(settings, reading, workers, judge, out, log)
+        finally:
+            if handle is not stdin:
+                handle.close()
     finally:
         workers.close()
 
 
-def verify_with(workers: Workers, settings: Settings, out: Output, log: Callable[[str], None], stdin: IO[bytes],
-                progress_stream: Any, path: str, name: str) -> int:
-    if regular_file(path):
-        with open_input(path, stdin) as handle:  # 先过一遍：格式不对的输入在输出任何东西之前就报错
-            for error in workers.ordered(validate_batch, input_lines(handle, name), name):
-                if error:
-                    raise InputError(error)
+def checked_judge(settings: Settings) -> Judge | None:
+    """--judge 的评判模型（先确认它在，还没有花钱）；没用 --judge 时是 None。"""
     deadline = settings.run.deadline()
     if settings.judge.name:
         from sourced_answers.model.preflight import check_judge  # 模型服务的客户端只在真有评判模型时导入
         check_judge(settings.judge, settings.model.url, deadline)
-    judge = judge_asker(settings.judge, settings.model, deadline)
-    handle = open_input(path, stdin)
-    try:
-        lines = input_lines(handle, name)
-        first = next(lines)
-        several = first[0] is not None
-        options = Options.of(name, settings, several)
-        progress = Progress(input_size(handle), progress_stream) if progress_stream and several else None
-        streaming = not regular_file(path)
-        return run_lines(settings.run, first, lines, options, workers, judge, out, log, handle, progress, streaming)
-    finally:
-        if handle is not stdin:
-            handle.close()
+    return judge_asker(settings.judge, settings.model, deadline)
 
 
-def run_lines(run: RunSettings, first: Line, rest: Iterator[Line], options: Options, workers: Workers,
-              judge: Judge | None, out: Output, log: Callable[[str], None], handle: IO[bytes],
-              progress: "Progress | None", streaming: bool) -> int:
-    """核对每一行并按顺序输出。streaming：输入是流（标准输入、管道），每条结论写完就冲刷，读的人马上能看到。"""
+def run_lines(settings: Settings, reading: Reading, workers: Workers, judge: Judge | None, out: Output,
+              log: Callable[[str], None]) -> int:
+    """核对每一行并按顺序输出，最后汇总（--summary、--html 照设置写）。"""
+    run = settings.run
+    options = Options.of(reading.name, settings, reading.several)
     summary = Summary()
     started = time.perf_counter()
     reviewed: list[Record] = []
     step_error = None
-    lines = chained(first, rest)
+    progress = reading.progress
     try:
         asker = [judge]  # 评判模型出错之后换成 None：剩下的回答不再问它，只做字面核对
-        results = (workers.ordered(check_batch, lines, options) if not judge
-                   else (check_line(line, options, asker[0]) for line in lines))
+        results = (workers.ordered(check_batch, reading.lines, options) if not judge
+                   else (check_line(line, options, asker[0]) for line in reading.lines))
         for result in results:
             if result.error:
                 raise InputError(result.error)
             out.write(result.output)
-            if streaming:
+            if reading.streaming:
                 out.flush()
             summary.add(result.passed, result.kinds, result.seconds, result.line)
             if result.step_error and not step_error:
@@ -215,7 +231,7 @@ def run_lines(run: RunSettings, first: Line, rest: Iterator[Line], options: Opti
             if result.record is not None:
                 reviewed.append(result.record)
             if progress:
-                progress.update(summary.records, handle)
+                progress.update(summary.records, reading.handle)
     finally:
         if progress:
             progress.close()

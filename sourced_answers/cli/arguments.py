@@ -11,16 +11,17 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from sourced_answers import __version__
-from sourced_answers.checker import ENGLISH, RULES, TUTORIAL_THRESHOLD, support_model
+from sourced_answers.checker import ENGLISH, TUTORIAL_THRESHOLD, support_model
 from sourced_answers.cli.help_format import ChineseHelpFormatter
 from sourced_answers.core.errors import ExitCode, UsageError
+from sourced_answers.core.options import Range
 from sourced_answers.core.safe_output import TextStream
-from sourced_answers.core.settings import CHECK_DEFAULTS
+from sourced_answers.core.settings import CHECK_DEFAULTS, KEYWORDS
 
 Group = argparse.ArgumentParser | argparse._ArgumentGroup
 
 __all__ = ["ChineseArgumentParser", "ChineseHelpFormatter", "InRange", "add_rule_flags", "add_standard_flags",
-           "add_summary_flag", "in_range"]
+           "add_summary_flag", "choices_of", "in_range", "range_of"]
 
 
 # argparse 的英文报错 → 中文（按顺序替换；“argument X: ”前缀最后换）
@@ -64,35 +65,32 @@ class ChineseArgumentParser(argparse.ArgumentParser):
         super().print_help(self.output or file)
 
 
-class InRange:
-    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明。
-    范围留在对象上，参考文档的表从这里读（cli/reference_doc.py）。"""
-
-    def __init__(self, low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> None:
-        self.low, self.high, self.convert, self.unit = low, high, convert, unit
-
-    @staticmethod
-    def shown(value: float) -> str:
-        return f"{value:g}" if isinstance(value, float) else str(value)
-
-    def text(self) -> str:
-        """“1–100”、“0–87600 小时”这样的说法。"""
-        return f"{self.shown(self.low)}–{self.shown(self.high)}" + (f" {self.unit}" if self.unit else "")
+class InRange(Range):
+    """argparse 的 type：把文字转成 convert（int 或 float），并检查在 low…high 之间，出错时给中文说明
+    （core.options.Range 的检查，Python API 用的也是它）。范围留在对象上，参考文档的表从这里读
+    （cli/reference_doc.py）。"""
 
     def __call__(self, text: str) -> Any:
-        kind = "整数" if self.convert is int else "数字"
         try:
-            value = self.convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"“{text}”不是{kind}") from None
-        if not self.low <= value <= self.high:
-            raise argparse.ArgumentTypeError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
-                                             f"收到 {self.shown(value)}")
-        return value
+            return self.check(text)
+        except ValueError as problem:
+            raise argparse.ArgumentTypeError(str(problem)) from None
 
 
 def in_range(low: float, high: float, convert: Callable[[str], Any] = int, unit: str = "") -> InRange:
     return InRange(low, high, convert, unit)
+
+
+def range_of(name: str) -> InRange:
+    """设置里声明的参数（core/settings.py 的 option(within=…)）的 type：命令行和 Python API 查的是同一个范围。"""
+    within = KEYWORDS[name].within
+    assert within is not None, name
+    return InRange(within.low, within.high, within.convert, within.unit)
+
+
+def choices_of(name: str) -> list[str]:
+    """设置里声明的参数（option(choices=…)）能取的值。"""
+    return list(KEYWORDS[name].choices)
 
 
 class ShowVersion(argparse.Action):
@@ -125,10 +123,10 @@ def add_standard_flags(group: Group, debug: bool = True) -> None:
 
 def add_rule_flags(group: Group) -> None:
     """--rule 和 --threshold：怎样判断一句话有没有依据（回答问题、--verify、集群任务都一样）。"""
-    group.add_argument("--rule", choices=RULES, default=CHECK_DEFAULTS.rule, metavar="RULE",
+    group.add_argument("--rule", choices=choices_of("rule"), default=CHECK_DEFAULTS.rule, metavar="RULE",
                        help="怎样判断一句话有没有依据：score 看支持分；tutorial 用原教程的规则"
                             f"（句子的字二元组在所引资料里出现的比例）（默认 {CHECK_DEFAULTS.rule}）")
-    group.add_argument("--threshold", type=in_range(0.0, 1.0, float), default=CHECK_DEFAULTS.threshold, metavar="X",
+    group.add_argument("--threshold", type=range_of("threshold"), default=CHECK_DEFAULTS.threshold, metavar="X",
                        help="--rule 的阈值：score 时是支持分的下限（中文和英文句子都用这一个数），"
                             "tutorial 时是重合度的下限（默认：score 时是拟合时选的切点，"
                             f"中文 {support_model().cut:.3f}、英文句子引英文资料 {support_model(ENGLISH).cut:.3f}；"

@@ -1,4 +1,6 @@
-"""一次运行的全部设置：环境变量和命令行参数在这里读一次、检查一次，变成按阶段分开的 Settings 往下传。
+"""一次运行的全部设置：环境变量和命令行参数（或 Python API 的关键字）在这里读一次、检查一次，变成按阶段分开的
+Settings 往下传。命令行（build_settings）和 Python API（cli/python_api.py）都走 settings_from：声明过的设置由
+core.options.fill 原样放进字段，这里只写参数之间的冲突和由别的值、环境变量算出来的（地址、密钥、要写的文件）。
 
 这里之下的代码不读 os.environ；quickstart、基准和测试要换设置时，直接构造 Settings 或传入另一份环境变量。
 用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
@@ -10,6 +12,8 @@ import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 from urllib.parse import urlsplit
 
 from sourced_answers.core.environment import (
@@ -21,14 +25,13 @@ from sourced_answers.core.environment import (
     OLLAMA_URL,
 )
 from sourced_answers.core.errors import ConfigError, UsageError
+from sourced_answers.core.options import fill
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
-    CHECK_DEFAULTS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
-    JUDGE_DEFAULTS,
     MODEL_DEFAULTS,
     SERVE_DEFAULTS,
     ApiKey,
@@ -50,6 +53,14 @@ from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+class Given(SimpleNamespace):
+    """用户给的值，按参数名（read、judge_url、verify……）：命令行解析出来的，或者 Python API 的关键字（已经检查过，
+    没给的关键字是它的 unset）。API 没有的名字（verify、html、serve……）读出来是 None：没给。"""
+
+    def __getattr__(self, name: str) -> Any:
+        return None
 
 
 # 用户常把接口的完整地址贴进来：秘塔的 /search。去掉这些，只留服务的根（模型服务的地址由 endpoints.api_base 整理）
@@ -107,7 +118,7 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
     return text
 
 
-def check_flags(args: argparse.Namespace) -> None:
+def check_flags(args: Given) -> None:
     """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
     for flag, value in (("--model", args.model), ("--models", args.models), ("--eval", args.eval),
                         ("--verify", args.verify), ("--html", args.html), ("--judge", args.judge),
@@ -225,7 +236,7 @@ def model_from(environ: Mapping[str, str], flag: str | None = None) -> str:
     return DEFAULT_MODEL
 
 
-def check_serving_flags(args: argparse.Namespace) -> None:
+def check_serving_flags(args: Given) -> None:
     """--serve、--mcp：每个请求带着自己的问题，命令行上不给问题，也不和 --verify、--eval、输出文件一起用。"""
     door = "--serve" if args.serve is not None else "--mcp"
     if args.serve is not None and args.mcp:
@@ -240,7 +251,7 @@ def check_serving_flags(args: argparse.Namespace) -> None:
         refuse_serve_only(args)
 
 
-def refuse_serve_only(args: argparse.Namespace) -> None:
+def refuse_serve_only(args: Given) -> None:
     """只有 --serve 用得上的参数，用在别处是用法错误。"""
     if args.concurrency is not None or args.queue is not None:
         raise UsageError("--concurrency 和 --queue 用于 --serve")
@@ -252,7 +263,7 @@ SERVE_SPEC = re.compile(r"(?:(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(?P<p
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 
-def serve_settings(args: argparse.Namespace, environ: Mapping[str, str]) -> ServeSettings | None:
+def serve_settings(args: Given, environ: Mapping[str, str]) -> ServeSettings | None:
     """--serve [HOST:]PORT → ServeSettings。听本机以外的地址必须有 ANS_SERVER_KEY（格式和别的密钥一样检查）。"""
     if args.serve is None:
         return None
@@ -296,6 +307,14 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
                    streams: Sequence[int] = (0, 1, 2)) -> Settings:
     """命令行参数（已由 cli.build_parser 解析、检查过范围）加上环境变量 → Settings。
     streams：这次运行的标准输入、输出、错误的文件描述符（要写的文件不能是它们）。"""
+    return settings_from(vars(args), environ, streams)
+
+
+def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
+                  streams: Sequence[int] = (0, 1, 2)) -> Settings:
+    """用户给的值（参数名 → 值：命令行的，或 Python API 的关键字）加上环境变量 → Settings。命令行和 Python API
+    都走这里：声明过的设置（core/settings.py 的 option）由 fill 原样放进字段，这里只算由别的设置、环境变量决定的。"""
+    args = Given(**values)
     check_flags(args)
     serving = args.serve is not None or args.mcp
     question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
@@ -323,22 +342,15 @@ def build_settings(args: argparse.Namespace, environ: Mapping[str, str],
     html = outputs.plan(args.html, "审阅页") if args.html else None
     summary = outputs.plan(args.summary, "汇总") if args.summary else None
     return Settings(
-        run=RunSettings(question=question, eval=args.eval, verify=args.verify, models=models, json=args.json,
-                        html=html, summary=summary, jobs=args.jobs or available_cores(), quiet=args.quiet,
-                        timeout=args.timeout, started=time.monotonic(), secrets=secrets, prog=args.prog,
-                        serve=serve, mcp=args.mcp),
-        search=SearchSettings(demo=args.demo, demo_pages=args.demo_pages, key=key, base=metaso_base,
-                              size=args.size, read=args.read, max_chars=args.max_chars,
-                              cache_dir=default_directory(environ), no_cache=args.no_cache, refresh=args.refresh,
-                              cache_search_hours=args.cache_search_hours, cache_page_days=args.cache_page_days,
-                              cache_max_mb=args.cache_max_mb),
-        model=ModelSettings(name=model, url=model_url, key=model_key, local=args.local_model,
-                            max_tokens=args.max_tokens or default_max_tokens(args.local_model),
-                            context_window=args.context_window, stream=args.stream),
-        judge=JudgeSettings(name=judge, url=judge_url, key=judge_key if judge else ApiKey(run_secrets=secrets),
-                            ask="all" if args.judge_all else args.judge_ask or JUDGE_DEFAULTS.ask),
-        check=CheckSettings(rule=args.rule, threshold=args.threshold, fix=args.fix,
-                            fix_rounds=CHECK_DEFAULTS.fix_rounds if args.fix_rounds is None else args.fix_rounds))
+        run=fill(RunSettings, values, question=question, eval=args.eval, verify=args.verify, models=models,
+                 html=html, summary=summary, jobs=args.jobs or available_cores(), started=time.monotonic(),
+                 secrets=secrets, prog=args.prog or RunSettings.prog, serve=serve),
+        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=default_directory(environ)),
+        model=fill(ModelSettings, values, name=model, url=model_url, key=model_key,
+                   max_tokens=args.max_tokens or default_max_tokens(args.local_model)),
+        judge=fill(JudgeSettings, values, name=judge, url=judge_url,
+                   key=judge_key if judge else ApiKey(run_secrets=secrets)),
+        check=fill(CheckSettings, values))
 
 
 def default_max_tokens(bundled: bool) -> int:
@@ -354,7 +366,7 @@ class KeysSent:
     judge: bool
 
 
-def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[str, str]:
+def service_urls(args: Given, environ: Mapping[str, str]) -> tuple[str, str]:
     """(回答模型的地址, 评判模型的地址)。--verify 不加 --judge 时不找模型服务，OLLAMA_URL 不读；
     --local-model 时也不读，地址是空的，等本机模型服务启动后才知道（没给 --judge-url 的评判模型也用它）。"""
     if args.local_model:
@@ -365,7 +377,7 @@ def service_urls(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     return model_url, judge_url
 
 
-def keys_sent(args: argparse.Namespace, model_url: str, judge_url: str) -> KeysSent:
+def keys_sent(args: Given, model_url: str, judge_url: str) -> KeysSent:
     """哪几个密钥会发出去——build_settings 只读、只检查这几个（遮的是环境里的每一个：secrets_to_mask）。"""
     judge = bool((args.judge or "").strip())
     return KeysSent(metaso=not args.verify and not args.demo,

@@ -7,23 +7,21 @@ from sourced_answers.cli.arguments import (
     add_rule_flags,
     add_standard_flags,
     add_summary_flag,
+    choices_of,
     in_range,
+    range_of,
 )
 from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.questions import MAX_QUESTION
 from sourced_answers.core.settings import (
     CHECK_DEFAULTS,
     DEFAULT_MODEL,
-    JUDGE_ASK,
     JUDGE_DEFAULTS,
     MODEL_DEFAULTS,
-    READ_RANGE,
     SEARCH_DEFAULTS,
     SERVE_DEFAULTS,
-    SIZE_RANGE,
 )
 from sourced_answers.model.llama_server import BUNDLED_MAX_TOKENS, INSTALL_FLAG
-from sourced_answers.search.demo_pages import PAGE_SETS
 
 MODEL = MODEL_DEFAULTS
 SEARCH = SEARCH_DEFAULTS
@@ -47,12 +45,12 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                         help=f"要问的问题（至少要有一个字，最多 {MAX_QUESTION} 个字符）")
 
     answering = parser.add_argument_group("回答问题")
-    answering.add_argument("--size", type=in_range(*SIZE_RANGE), default=SEARCH.size, metavar="N",
+    answering.add_argument("--size", type=range_of("size"), default=SEARCH.size, metavar="N",
                            help=f"搜索结果条数（默认 {SEARCH.size}）")
-    answering.add_argument("--read", type=in_range(*READ_RANGE), default=SEARCH.read, metavar="N",
+    answering.add_argument("--read", type=range_of("read"), default=SEARCH.read, metavar="N",
                            help="读取前几个网页的正文，不超过 --size；0 表示只用搜索摘要，不花读取的积分"
                                 f"（默认 {SEARCH.read}）")
-    answering.add_argument("--max-chars", type=in_range(1, 1_000_000), default=SEARCH.max_chars, metavar="N",
+    answering.add_argument("--max-chars", type=range_of("max_chars"), default=SEARCH.max_chars, metavar="N",
                            help="每个网页放进提示词的最多字符数，从正文里挑和问题相关的段落"
                                 f"（默认 {SEARCH.max_chars}）")
     answering.add_argument("--model", default=None, metavar="MODEL",
@@ -63,16 +61,16 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     answering.add_argument(INSTALL_FLAG, action="store_true",
                            help="装好 --local-model 要的 llama.cpp（xllamacpp）和 SmolLM2-135M 的模型文件（只需一次），"
                                 "装进运行这个命令的 Python 环境（pipx 装的命令也一样），装完就结束")
-    answering.add_argument("--max-tokens", type=in_range(1, 1_000_000), default=None, metavar="N",
+    answering.add_argument("--max-tokens", type=range_of("max_tokens"), default=None, metavar="N",
                            help=f"回答最多多少 token，被截断时在标准错误里提醒（默认 {MODEL.max_tokens}；"
                                 f"--local-model 时 {BUNDLED_MAX_TOKENS}）")
-    answering.add_argument("--context-window", type=in_range(256, 10_000_000), default=MODEL.context_window,
+    answering.add_argument("--context-window", type=range_of("context_window"), default=MODEL.context_window,
                            metavar="N", help="模型的上下文窗口（token）：每个提示词（回答、修正、评判）放不下时"
                                              f"先缩短资料，还放不下就提醒（默认 {MODEL.context_window}）")
     answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=MODEL.stream,
                            help="边生成边显示回答（默认：输出到终端时开启，输出到管道或文件时关闭）")
     answering.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
-    answering.add_argument("--demo-pages", choices=list(PAGE_SETS), default=None, metavar="PAGES",
+    answering.add_argument("--demo-pages", choices=choices_of("demo_pages"), default=None, metavar="PAGES",
                            help="--demo 用哪组内置页面：nas（中文）、nas-en（英文）、nas-long（正文前有很长的导航）、"
                                 "nas-injection（第 3 页写着“忽略之前的所有指令”）（默认按问题的语言选 nas 或 nas-en）")
 
@@ -88,13 +86,13 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     repair.add_argument("--fix", action="store_true",
                         help="修正没通过核对的回答：先只改引用标记（改引能支持句子的资料、补上缺的引用），"
                              "再请模型改写剩下被标出的句子（--verify 时只做前一步）")
-    repair.add_argument("--fix-rounds", type=in_range(0, 10), default=None, metavar="N",
+    repair.add_argument("--fix-rounds", type=range_of("fix_rounds"), default=None, metavar="N",
                         help=f"--fix 时最多请模型改写几轮，0 表示只改引用标记（默认 {CHECK_DEFAULTS.fix_rounds}）")
     repair.add_argument("--judge", metavar="MODEL",
                         help="第二意见：请这个模型判断所引资料是否完全支持支持分拿不准的句子（和跨语言的句子），"
                              "它说“是”撤掉 weak_support，说“否”换成 judge_unsupported；支持分有把握的句子不问"
                              "（--judge-ask 改问哪些句子）。bespoke-minicheck 按它自己的格式问")
-    repair.add_argument("--judge-ask", choices=list(JUDGE_ASK), default=None, metavar="WHICH",
+    repair.add_argument("--judge-ask", choices=choices_of("judge_ask"), default=None, metavar="WHICH",
                         help="--judge 问哪些句子：band 支持分拿不准的（和跨语言的）；risky 再加上支持分放过了、"
                              "却有所引资料里一字不差地找不到的数字、名称或否定说法（不、没有、无法、not……）的句子；"
                              "all 每一个带引用的句子（同 --judge-all）。实测的评判模型还没有显出 risky 的好处，"
@@ -143,16 +141,16 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     cache = parser.add_argument_group(
         "网络和缓存", "秘塔的搜索结果和网页正文存在 $XDG_CACHE_HOME/answer-with-sources/"
                   "（默认 ~/.cache/answer-with-sources/），同样的搜索、同一个网页不再付费；--demo 不用缓存")
-    cache.add_argument("--timeout", type=in_range(1.0, 86400.0, float, "秒"), default=None, metavar="SECONDS",
+    cache.add_argument("--timeout", type=range_of("timeout"), default=None, metavar="SECONDS",
                        help="整次运行的总时限（秒），包括重试；每个请求仍有自己的超时（默认不限）")
     cache.add_argument("--no-cache", action="store_true", help="既不读也不写缓存")
     cache.add_argument("--refresh", action="store_true", help="不读缓存，重新向秘塔请求，并把新结果写进缓存")
-    cache.add_argument("--cache-search-hours", type=in_range(0.0, 87600.0, float, "小时"),
+    cache.add_argument("--cache-search-hours", type=range_of("cache_search_hours"),
                        default=SEARCH.cache_search_hours, metavar="HOURS",
                        help=f"搜索结果在缓存里有效多少小时（默认 {SEARCH.cache_search_hours:g}）")
-    cache.add_argument("--cache-page-days", type=in_range(0.0, 3650.0, float, "天"), default=SEARCH.cache_page_days,
+    cache.add_argument("--cache-page-days", type=range_of("cache_page_days"), default=SEARCH.cache_page_days,
                        metavar="DAYS", help=f"网页正文在缓存里有效多少天（默认 {SEARCH.cache_page_days:g}）")
-    cache.add_argument("--cache-max-mb", type=in_range(1, 1_000_000), default=SEARCH.cache_max_mb, metavar="MB",
+    cache.add_argument("--cache-max-mb", type=range_of("cache_max_mb"), default=SEARCH.cache_max_mb, metavar="MB",
                        help=f"缓存最多占多少 MB，超出时先删最旧的（默认 {SEARCH.cache_max_mb}）")
 
     add_standard_flags(parser.add_argument_group("其他"))

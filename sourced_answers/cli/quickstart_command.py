@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from sourced_answers.cli import run
 from sourced_answers.cli.config import model_from, model_key_from, model_url_from
+from sourced_answers.cli.context import Environment
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.environment import OLLAMA_URL
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     options = parsed(args)
 
     def program(arguments: list[str]) -> int:
-        return run.main(arguments, environ=environ, prog=PROG)
+        return run.main(arguments, Environment(environ=environ, program_name=PROG))
 
     if options is None or options.install_local_model \
             or not asks_local_model(options.verify, options.judge, options.judge_url) \

@@ -1,4 +1,5 @@
-"""文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、环境变量表
+"""文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、Python API 的关键字表
+（设置里的声明，含义取自同名参数的帮助）、环境变量表
 （core/environment.py）、退出码表（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自
 support_model.json 的数字（切点、询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、
 拟合的设置、交叉验证的结果和取舍表）。
@@ -28,7 +29,7 @@ from sourced_answers.cli import cluster_command, parser
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange, add_standard_flags
 from sourced_answers.core.environment import VARIABLES
 from sourced_answers.core.errors import EXIT_MEANINGS, AppError, ExitCode
-from sourced_answers.core.settings import MAX_KEY_LENGTH, SEARCH_DEFAULTS
+from sourced_answers.core.settings import ANSWER_KEYWORDS, MAX_KEY_LENGTH, SEARCH_DEFAULTS, VERIFY_KEYWORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 # 有生成部分的文档（相对 ROOT）
@@ -38,6 +39,7 @@ OPENING = re.compile(r"<!-- 生成：([^>]+?) -->")
 # 主命令的参数分组：标记名是“参数 分组标题”；python -m sourced_answers.cluster 的参数是一张表
 GROUP_PREFIX = "参数 "
 CLUSTER = "参数 python -m sourced_answers.cluster"
+API_KEYWORDS = "Python API 的关键字"
 REGENERATE = "python -m sourced_answers.cli.reference_doc"
 
 
@@ -149,6 +151,34 @@ def flag_parts() -> dict[str, str]:
     return parts
 
 
+# ---------- Python API 的关键字 ----------
+
+KIND_NAMES = {int: "整数", float: "数字", str: "文字", bool: "`True` / `False`"}
+
+
+def keyword_table() -> str:
+    """answer_question、verify_answer 的关键字：取自设置里的声明（core/settings.py 的 option），含义和默认值就是
+    同名参数在 --help 里的（命令行和 Python API 建的是同一份设置）。"""
+    keywords = {declared.name: declared for declared in ANSWER_KEYWORDS}
+    missing = set(keywords) - {action.dest for action in parser.build_parser()._actions}
+    if missing:
+        raise ValueError(f"设置里声明了、解析器里没有的参数：{'、'.join(sorted(missing))}")
+    rows = ["| 关键字 | 类型 | 取值 | 默认值 | 用在 | 含义（同名的命令行参数） |", "|---|---|---|---|---|---|"]
+    for action in parser.build_parser()._actions:  # 和 --help 一样的顺序
+        declared = keywords.get(action.dest)
+        if declared is None:
+            continue
+        meaning, default = described(action)
+        if declared.kind is bool and declared.unset is not None:
+            default = f"`{declared.unset}`"
+        kind = KIND_NAMES[declared.kind] + ("，或 `None`" if declared.unset is None and declared.kind is not bool
+                                            else "")
+        used = "`answer_question`" + ("、`verify_answer`、`verify_record`" if declared in VERIFY_KEYWORDS else "")
+        rows.append(f"| `{declared.name}` | {kind} | {range_cell(action)} | {default} | {used} | "
+                    f"{markdown(meaning)}（`{declared.flag}`） |")
+    return "\n".join(rows)
+
+
 # ---------- 环境变量、退出码 ----------
 
 def environment_table() -> str:
@@ -245,8 +275,8 @@ def default_parts() -> dict[str, str]:
 
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
-    return {**flag_parts(), "环境变量": environment_table(), "退出码": exit_code_table(), **figure_parts(),
-            **english_parts(), **default_parts()}
+    return {**flag_parts(), API_KEYWORDS: keyword_table(), "环境变量": environment_table(), "退出码": exit_code_table(),
+            **figure_parts(), **english_parts(), **default_parts()}
 
 
 # ---------- 改写文档 ----------

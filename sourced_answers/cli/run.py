@@ -4,17 +4,13 @@ answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。
 """
 import argparse
-import io
-import os
-import sys
-from collections.abc import Callable, Mapping
-from typing import IO, Any, TextIO
+from collections.abc import Callable
 
 from sourced_answers.api.answering import answer
 from sourced_answers.batch.evaluation import run_eval
 from sourced_answers.batch.verification import verify
 from sourced_answers.cli.config import build_settings
-from sourced_answers.cli.launch import program_name
+from sourced_answers.cli.context import Environment
 from sourced_answers.cli.local_model_command import install_bundled_model
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import (
@@ -27,7 +23,6 @@ from sourced_answers.core.errors import (
 )
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import Output, SafeWriter
-from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import Settings
 from sourced_answers.core.strings import literal
 from sourced_answers.model import llama_server
@@ -37,7 +32,7 @@ from sourced_answers.model.preflight import remote_notices
 from sourced_answers.outputs.render import render_result
 from sourced_answers.outputs.review_page import save_review_page
 
-__all__ = ["main", "program", "run_question"]
+__all__ = ["Environment", "main", "program", "run_question"]
 
 Log = Callable[[str], None]
 
@@ -73,76 +68,58 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     return checked.exit_code
 
 
-def program(settings: Settings, out: Output, log: Log, stdin: IO[bytes], progress: Any = None) -> int:
-    """按设置做一件事：核对文件、比较模型，或者回答问题。progress：画进度条的地方（没有就不画）。"""
+def program(settings: Settings, env: Environment) -> int:
+    """按设置做一件事：核对文件、比较模型，或者回答问题。输出、说明、标准输入和进度条都从 env 拿。"""
     run = settings.run
     for notice in remote_notices(None if run.verify else settings.model.url, settings.judge):
-        log(notice)
+        env.log(notice)
     if run.serve:
         from sourced_answers.servers.openai_server import serve  # 只有起服务时才导入 Starlette、uvicorn
-        return serve(settings, log)
+        return serve(settings, env.log)
     if run.mcp:
         from sourced_answers.servers.mcp_server import serve_mcp  # 只有起服务时才导入 MCP 的 SDK
-        return serve_mcp(settings, log)
+        return serve_mcp(settings, env.log)
     if run.verify:
-        return verify(settings, out, log, stdin, progress)
+        return verify(settings, env.out, env.log, env.input(), env.progress(run.quiet))
     if run.eval:
-        return run_eval(settings, out, log, progress)
-    return run_question(settings, out, log)
+        return run_eval(settings, env.out, env.log, env.progress(run.quiet))
+    return run_question(settings, env.out, env.log)
 
 
 # ---------- 命令行入口 ----------
 
-def main(argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None,
-         environ: Mapping[str, str] | None = None, stdin: IO[bytes] | None = None, prog: str | None = None) -> int:
+def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     """命令行入口：只有这里读环境变量、决定打印什么、退出码是多少。
 
-    environ 默认是 os.environ；prog 是用法和提示里的程序名（默认按怎样启动的来猜，见 launch.program_name）。"""
-    environ = os.environ if environ is None else environ
-    # 遮哪些密钥只由 secrets_to_mask 决定：环境里本程序认得的每一个，从第一行输出起，每种输出都一样
-    secrets = secrets_to_mask(environ)
-    errors = SafeWriter(err or sys.stderr, secrets, name="标准错误", quiet=True)
-    raw_out = out or sys.stdout  # 启动时标准输出就被关掉了：sys.stdout 是 None，第一次写就安静地结束
-
-    def log(message: str) -> None:
-        # 一条说明是完整的一行、整条遮过密钥：末尾不会是半个密钥，马上全部写出（flush 会留着末尾像密钥开头的
-        # 几个字，例如 ANS_API_KEY 是 sk-… 时“… 21 ms”的 s——--serve 的访问日志就要等到下一个请求才写完）
-        errors.write(message + "\n")
-        errors.finish()
-
-    output: SafeWriter = SafeWriter(raw_out, secrets)
+    env：这次运行的标准输入输出、环境变量和程序名（默认是这个进程自己的，见 context.Environment）。"""
+    env = env or Environment()
     try:
-        parser = build_parser(prog or program_name())
-        parser.output = output
+        parser = build_parser(env.program_name)
+        parser.output = env.out
         args = parser.parse_args(argv)
         if args.install_local_model:  # 只装自带的模型：不要配置，也不付费
-            return install_from_main_command(args, log)
-        settings = build_settings(args, environ, stream_numbers(stdin, raw_out, err))
+            return install_from_main_command(args, env.log)
+        settings = build_settings(args, env.environ, env.stream_numbers())
         run = settings.run
-        # JSON 输出保持和收到的内容一致（控制字符由 json.dumps 转义），只遮密钥
-        output = SafeWriter(raw_out, secrets, terminal_safe=not run.json)
-        # 进度条画在标准错误上：只看它是不是终端（标准输出接到文件、用 --json 都照样画），-q 不画
-        # tqdm 直接写原来的标准错误：它要用回车把进度条画在同一行（SafeWriter 会去掉回车），里面也没有密钥
-        progress = (err or sys.stderr) if errors.isatty() and not run.quiet else None
-        if raw_out is None and not (run.html or run.summary):
+        if env.stdout is None and not (run.html or run.summary):
             # 启动时标准输出就是关着的（>&-），也没有要写的文件：结果没有地方去，付费、干活之前就结束（和输出被关掉
             # 一样是 130）
-            log("标准输出是关着的，结果没有地方打印：什么也没做就结束了（没有搜索，也没有请模型）")
+            env.log("标准输出是关着的，结果没有地方打印：什么也没做就结束了（没有搜索，也没有请模型）")
             return ExitCode.INTERRUPTED
-        if raw_out is None:  # 结果写到用户指定的文件（审阅页、汇总）：标准输出上的那一份没人看，丢掉，别的照做
-            output = SafeWriter(io.StringIO(), secrets)
-        with bundled_model(settings, log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
+        # 结果写到用户指定的文件（审阅页、汇总）而标准输出是关着的：标准输出上的那一份没人看，丢掉，别的照做
+        env.start_output(run.json, discard=env.stdout is None)
+        with bundled_model(settings, env.log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
             try:
-                return program(settings, output, log, stdin or input_bytes(), progress)
+                return program(settings, env)
             except ModelUnreachable as error:
                 raise offer_local_model(error, settings) from None
     except ENDINGS as ending:
         if isinstance(ending, KeyboardInterrupt):
-            finish(output)  # 已经写出的那部分先冲刷出去，再说“已中断”
-        return exit_code_of(ending, log)
+            finish(env.out)  # 已经写出的那部分先冲刷出去，再说“已中断”
+        return exit_code_of(ending, env.log)
     finally:
-        finish(output)
-        errors.finish()
+        finish(env.out)
+        env.errors.finish()
 
 
 def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnreachable:
@@ -171,31 +148,3 @@ def finish(output: SafeWriter) -> None:
         output.finish()
     except AppError:
         pass
-
-
-def stream_numbers(*streams: object) -> list[int]:
-    """这次运行的标准输入、输出、错误的文件描述符（测试里传进来的是内存里的流，没有描述符，就不算）；
-    没传进来的用进程自己的 0、1、2。要写的文件不能是它们。"""
-    numbers = []
-    for default, stream in enumerate(streams):
-        if stream is None:
-            numbers.append(default)
-            continue
-        try:
-            numbers.append(stream.fileno())  # type: ignore[attr-defined]
-        except (AttributeError, OSError, ValueError):
-            continue
-    return numbers
-
-
-def input_bytes() -> IO[bytes]:
-    """标准输入（启动时被关掉了就当作空的）。读的是它自己的一份（os.dup），不是 sys.stdin.buffer：--verify - --jobs N
-    由一个守护线程读标准输入，Ctrl-C、SIGTERM、SIGHUP 时它正卡在 read 上、拿着那个读缓冲的锁；解释器退出时要关掉
-    sys.stdin，拿不到锁就是“Fatal Python error”和退出码 -6，不是 130。自己的这一份解释器退出时不去碰它。"""
-    if sys.stdin is None:
-        return io.BytesIO()
-    try:
-        return os.fdopen(os.dup(sys.stdin.fileno()), "rb")
-    except (OSError, ValueError, AttributeError):  # 0 号描述符不能用（被关掉了、不是真的文件）：还用 sys.stdin
-        return sys.stdin.buffer
-

@@ -3,13 +3,15 @@
 不读 os.environ。
 
 每个默认值只写在这里（各个类的字段默认值）：参数解析、--help、库函数的默认参数和 docs/reference.md 都从这里取
-（SEARCH_DEFAULTS、MODEL_DEFAULTS……）。"""
+（SEARCH_DEFAULTS、MODEL_DEFAULTS……）。用户能给的字段写成 option(…)（core/options.py）：它同时是命令行的一个参数和
+Python API 的一个关键字，名字、类型、能取的值都只写在这一处（OPTIONS、KEYWORDS 是它们的清单）。"""
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sourced_answers.checker import RULES, SupportRule
 from sourced_answers.core.conversation import Turn
+from sourced_answers.core.options import Option, Range, keywords_of, option
 from sourced_answers.core.output_files import PlannedFile
 from sourced_answers.core.retrying import Deadline
 
@@ -19,6 +21,11 @@ DEFAULT_METASO_BASE = "https://metaso.cn/api/v1"
 # 密钥最长多少个字符（秘塔的、模型服务的都一样）：秘塔的密钥四十来个字符，网关发的 JWT 令牌也就一两千；HTTP 服务
 # 一行请求头通常最多收 8 KB，更长的值发出去只会换来服务的英文报错（“431 Line too long”），所以发之前就拒绝
 MAX_KEY_LENGTH = 4096
+# 搜几条、读几个网页能取的范围（命令行、metaso_search.py、MCP 工具的参数都用它们）
+SIZE_RANGE = (1, 100)
+READ_RANGE = (0, 100)
+# --demo-pages 的几组内置页面（search/demo_pages.py 的 PAGE_SETS 按这个顺序）
+DEMO_PAGE_SETS = ("nas", "nas-en", "nas-long", "nas-injection")
 
 
 @dataclass(frozen=True)
@@ -55,34 +62,35 @@ DEFAULT_RATE = TokenRate()
 @dataclass(frozen=True)
 class SearchSettings:
     """搜集资料：秘塔（或 --demo 的演示服务）、读几个网页、缓存。"""
-    demo: bool = False
-    demo_pages: str | None = None  # None：按问题的语言选 nas 或 nas-en
+    demo: bool = option(False)
+    demo_pages: str | None = option(None, choices=DEMO_PAGE_SETS)  # None：按问题的语言选 nas 或 nas-en
     key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）
     base: str = DEFAULT_METASO_BASE
-    size: int = 5
-    read: int = 2
-    max_chars: int = 2000
+    size: int = option(5, within=Range(*SIZE_RANGE))
+    read: int = option(2, within=Range(*READ_RANGE))
+    max_chars: int = option(2000, within=Range(1, 1_000_000))
     cache_dir: Path | None = None  # None：找不到可用的缓存目录，不用缓存
-    no_cache: bool = False
-    refresh: bool = False
-    cache_search_hours: float = 24.0
-    cache_page_days: float = 7.0
-    cache_max_mb: int = 200
+    no_cache: bool = option(False)
+    refresh: bool = option(False)
+    cache_search_hours: float = option(24.0, within=Range(0.0, 87600.0, float, "小时"))
+    cache_page_days: float = option(7.0, within=Range(0.0, 3650.0, float, "天"))
+    cache_max_mb: int = option(200, within=Range(1, 1_000_000))
 
 
 @dataclass(frozen=True)
 class ModelSettings:
     """回答（和 --fix 改写）的模型和它所在的 OpenAI 兼容服务。"""
-    name: str = DEFAULT_MODEL
+    name: str = option(DEFAULT_MODEL, name="model", derived=True)  # 没给时取 ANS_MODEL
     url: str = DEFAULT_OLLAMA_URL  # --local-model 时是空的，直到本机模型服务启动（local_serving）
     key: ApiKey = NO_KEY  # ANS_API_KEY：只发给这个服务
-    local: bool = False  # --local-model
-    max_tokens: int = 1024
+    local: bool = option(False, name="local_model")
+    max_tokens: int = option(1024, within=Range(1, 1_000_000), derived=True)  # --local-model 时更短
     # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
-    context_window: int = 4096
+    context_window: int = option(4096, within=Range(256, 10_000_000))
     token_rate: TokenRate = DEFAULT_RATE  # 估计 token 数用的比例（--local-model 时用自带模型的分词器量出来）
     prompt_budget: int | None = None  # 回答的提示词最多多少 token（None：只受上下文窗口限制；--local-model 时有）
-    stream: bool | None = None  # None：输出到终端时边生成边显示
+    # None：输出到终端时边生成边显示。只有命令行有：Python API 返回的是整个结果
+    stream: bool | None = option(None, api=False)
 
 
 # --judge-ask 的取值 → 说明：band 支持分拿不准的句子（和跨语言的）；risky 再加上支持分放过了、却有所引资料里
@@ -93,22 +101,22 @@ JUDGE_ASK = {"band": "支持分拿不准的句子", "risky": "支持分拿不准
 @dataclass(frozen=True)
 class JudgeSettings:
     """--judge：第二意见的模型。name 为 None 时不请评判模型。提示词按回答模型的上下文窗口缩短。"""
-    name: str | None = None
-    url: str = DEFAULT_OLLAMA_URL
+    name: str | None = option(None, name="judge")
+    url: str = option(DEFAULT_OLLAMA_URL, name="judge_url", derived=True)  # 没给时和回答的模型同一个服务
     key: ApiKey = NO_KEY  # 和回答模型同一个服务时是 ANS_API_KEY，别的服务是 ANS_JUDGE_API_KEY
     # --judge-ask：问哪些句子（JUDGE_ASK 的一个）。默认只问支持分拿不准的：多问有风险的句子没有实测的评判模型
-    # 显出好处（docs/checker.md，bench/evaluate_judge_choice.py）
-    ask: str = "band"
+    # 显出好处（docs/checker.md，bench/evaluate_judge_choice.py）。--judge-all 就是 --judge-ask all
+    ask: str = option("band", name="judge_ask", choices=JUDGE_ASK, derived=True, switch=("judge_all", "all"))
 
 
 @dataclass(frozen=True)
 class CheckSettings:
     """核对和修正。rule：怎样判断有没有依据（score 支持分 / tutorial 原教程的重合度）；threshold：那条规则的阈值
     （None：用它的默认值）；fix_rounds：--fix 时最多请模型改写几轮。"""
-    rule: str = RULES[0]
-    threshold: float | None = None
-    fix: bool = False
-    fix_rounds: int = 1
+    rule: str = option(RULES[0], choices=RULES)
+    threshold: float | None = option(None, within=Range(0.0, 1.0, float))
+    fix: bool = option(False)
+    fix_rounds: int = option(1, within=Range(0, 10), derived=True)
 
     @property
     def support_rule(self) -> SupportRule:
@@ -142,18 +150,18 @@ class RunSettings:
     eval: str | None = None
     verify: str | None = None
     models: tuple[str, ...] = ()  # --eval 比较的模型（回答问题时只有 ModelSettings.name 一个）
-    json: bool = False
+    json: bool = option(False, api=False)
     html: PlannedFile | None = None  # 检查过的输出文件（output_files.OutputFiles.plan）
     summary: PlannedFile | None = None
     jobs: int = 1
-    quiet: bool = False  # -q：不画进度条
-    timeout: float | None = None
+    quiet: bool = option(False, api=False)  # -q：不画进度条
+    timeout: float | None = option(None, within=Range(1.0, 86400.0, float, "秒"))
     started: float | None = None  # --timeout 从什么时候算起（time.monotonic()；参数检查完的那一刻）
     # 任何输出里都要遮掉的密钥：环境里本程序认得的每一个（core.secrets.secrets_to_mask，发不发都遮）
     secrets: tuple[str, ...] = ()
     prog: str = "answer-with-sources"  # 提示里写的程序名（每个入口自己的名字）
     serve: ServeSettings | None = None  # --serve：不回答一个问题，而是起 OpenAI 兼容的服务
-    mcp: bool = False  # --mcp：在标准输入输出上做 MCP 服务
+    mcp: bool = option(False, api=False)  # --mcp：在标准输入输出上做 MCP 服务
 
     def deadline(self) -> Deadline:
         """整次运行的时限（--timeout，从参数检查完的那一刻算起）。"""
@@ -170,9 +178,16 @@ class Settings:
     check: CheckSettings = field(default_factory=CheckSettings)
 
 
-# 搜几条、读几个网页能取的范围（命令行、metaso_search.py、MCP 工具的参数都用它们）
-SIZE_RANGE = (1, 100)
-READ_RANGE = (0, 100)
+# 用户能给的每一个设置（命令行的参数、Python API 的关键字），按阶段
+STAGES = {"run": RunSettings, "search": SearchSettings, "model": ModelSettings, "judge": JudgeSettings,
+          "check": CheckSettings}
+OPTIONS: list[Option] = [declared for stage, kind in STAGES.items() for declared in keywords_of(kind, stage)]
+KEYWORDS: dict[str, Option] = {declared.name: declared for declared in OPTIONS}
+# Python API 的关键字：answer_question 收每一个 api 的设置；核对一个保存下来的回答（verify_answer、verify_record）
+# 只收核对的设置——fix_rounds 除外：它是请模型改写几轮，核对保存下来的回答不请模型
+ANSWER_KEYWORDS = [declared for declared in OPTIONS if declared.api]
+VERIFY_KEYWORDS = [declared for declared in ANSWER_KEYWORDS
+                   if declared.stage == "check" and declared.name != "fix_rounds"]
 
 # 默认值（参数解析、帮助、库函数和文档从这里读）
 SERVE_DEFAULTS = ServeSettings()

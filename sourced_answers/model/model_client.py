@@ -14,7 +14,7 @@ from sourced_answers.core.errors import DeadlineExceeded, ModelError, ModelUnrea
 from sourced_answers.core.masking import mask
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
-from sourced_answers.core.settings import MODEL_DEFAULTS, NO_KEY, ApiKey
+from sourced_answers.core.settings import NO_KEY, ApiKey, ModelSettings
 from sourced_answers.core.strings import excerpt, json_value, truncate
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
@@ -22,7 +22,8 @@ from sourced_answers.model.messages import ChatResult, Message
 if TYPE_CHECKING:
     import requests
 
-DEFAULT_MAX_TOKENS = MODEL_DEFAULTS.max_tokens
+# 一个请求最多等多久（秒）：连上之后两次收到数据之间（总时限另有 --timeout）
+REQUEST_TIMEOUT = 600
 
 
 class Reply(NamedTuple):
@@ -74,17 +75,16 @@ def classify_http_error(status: int, message: str, model: str, url: str) -> Mode
     return ModelError(f"模型服务返回 HTTP {status}：{message}")
 
 
-def chat(messages: list[Message], model: str, base_url: str, stream: bool,
-         on_text: Callable[[str], None] | None = None, max_tokens: int = DEFAULT_MAX_TOKENS, timeout: float = 600,
-         deadline: Deadline | None = None, on_retry: Callable[[str], None] | None = None,
-         key: ApiKey = NO_KEY) -> ChatResult:
-    """调用 OpenAI 兼容的对话接口（endpoints.chat_url(base_url)）。stream 为 True 时每收到一段就调用 on_text(片段)。
+def chat(messages: list[Message], model: ModelSettings, deadline: Deadline | None = None, *, stream: bool = False,
+         on_text: Callable[[str], None] | None = None, on_retry: Callable[[str], None] | None = None) -> ChatResult:
+    """请 model 回答 messages：名字、服务的接口前缀（地址是 endpoints.chat_url(model.url)）、密钥、max_tokens 都在
+    设置里。stream 为 True 时边收边调用 on_text(片段)；不流式时整个回答到了调用一次。
 
     发出请求这一步遇到暂时性的失败（连不上、429、5xx）最多试 3 次；回答开始之后不再重试。"""
     limit = deadline or Deadline()
-    url = chat_url(base_url)
-    body: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0, "stream": stream,
-            "max_tokens": max_tokens, "reasoning_effort": "none"}
+    url, key = chat_url(model.url), model.key
+    body: dict[str, Any] = {"model": model.name, "messages": messages, "temperature": 0, "stream": stream,
+                            "max_tokens": model.max_tokens, "reasoning_effort": "none"}
     if stream:
         body["stream_options"] = {"include_usage": True}  # 让服务在流的最后报告 token 数
     started = time.monotonic()
@@ -99,7 +99,8 @@ def chat(messages: list[Message], model: str, base_url: str, stream: bool,
             on_text(piece)
 
     try:
-        response = with_retries(lambda: start_chat(url, body, model, timeout, limit, key), limit, on_retry)
+        response = with_retries(lambda: start_chat(url, body, model.name, REQUEST_TIMEOUT, limit, key), limit,
+                                on_retry)
     except DeadlineExceeded as error:
         raise out_of_time(ModelError(f"等模型服务时{error}")) from None
     if stream and "text/event-stream" in response.headers.get("Content-Type", ""):

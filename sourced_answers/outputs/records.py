@@ -79,6 +79,12 @@ def check_saved(saved: SavedAnswer, check: CheckSettings, judge: Judge | None = 
     return checked, checked_record(checked, saved.question, saved.model, saved.about)
 
 
+def check_record(record: Mapping[str, Any], check: CheckSettings, where: str = "记录：") -> tuple[Checked, Record]:
+    """一条保存下来的记录（已经是一个 dict：verify_record、Python API 和服务的 verify_answer）：先检查格式
+    （saved_answer，说明以 where 开头、说出是哪个字段），再由 check_saved 核对。"""
+    return check_saved(saved_answer(dict(record), None, where), check)
+
+
 # json 模块的英文说明 → 中文
 JSON_MESSAGES = {
     "Expecting value": "这里应该是一个值",

@@ -1,6 +1,8 @@
 """--demo 和测试用的页面：为本项目编写的虚构内容，不来自任何网站。PAGE_SETS 按名字（--demo-pages）列出每一组。"""
 from typing import Any
 
+from sourced_answers.core.settings import DEMO_PAGE_SETS
+
 Page = dict[str, Any]
 
 NAS_PAGES = [
@@ -190,4 +192,5 @@ INJECTION_PAGE = {
     ),
 }
 INJECTION_PAGES = NAS_PAGES[:2] + [INJECTION_PAGE] + NAS_PAGES[2:]
-PAGE_SETS = {"nas": NAS_PAGES, "nas-en": ENGLISH_PAGES, "nas-long": LONG_PAGES, "nas-injection": INJECTION_PAGES}
+# 名字（--demo-pages 能取的值）登记在 core/settings.py 的 DEMO_PAGE_SETS
+PAGE_SETS = dict(zip(DEMO_PAGE_SETS, (NAS_PAGES, ENGLISH_PAGES, LONG_PAGES, INJECTION_PAGES), strict=True))

@@ -135,7 +135,7 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
                              "每条是 {title, link, text}。文字是来源和结论；结构化结果和 --verify --json 一样")
     async def verify_tool(answer: str, sources: list[dict[str, Any]]) -> CallToolResult:
         try:
-            result = await in_background(verify_answer, answer, sources, settings.check, None, None, secrets)
+            result = await in_background(verify_answer, answer, sources, settings.check, None, secrets)
         except AppError as error:
             return failed(error)
         return reply(result)

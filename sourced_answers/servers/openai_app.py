@@ -292,7 +292,7 @@ class Service:
         question = body.get("question") if isinstance(body.get("question"), str) else None
         try:
             result = await self.admitted(verify_answer, answer_text, sources, self.settings.check, question,
-                                         None, self.secrets)
+                                         self.secrets)
         except AppError as error:
             raise problem_of(error) from None
         return MaskedJSON(result.record, self.secrets)

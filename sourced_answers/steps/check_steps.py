@@ -169,11 +169,13 @@ def judge_asker(settings: JudgeSettings, model: ModelSettings, deadline: Deadlin
     if not name:
         return None
 
+    # 评判模型也是一个 OpenAI 兼容服务上的模型：回答短（是 / 否和一句理由），所以 max_tokens 小
+    judge_model = ModelSettings(name=name, url=settings.url, key=settings.key, max_tokens=JUDGE_MAX_TOKENS)
+
     def ask(messages: list[Message]) -> str:
         from sourced_answers.model.model_client import chat  # 真要问评判模型时才导入 HTTP 客户端
         try:
-            result = chat(messages, name, settings.url, stream=False, max_tokens=JUDGE_MAX_TOKENS,
-                          deadline=deadline, key=settings.key)
+            result = chat(messages, judge_model, deadline)
         except ModelError as error:
             raise ModelError(f"评判模型 {name}：{error}") from None
         return result.text
@@ -194,8 +196,7 @@ def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, dea
             log(f"  {note}")
         from sourced_answers.model.model_client import chat  # 真要改写时才导入 HTTP 客户端
         try:
-            result = chat(request, model.name, model.url, stream=False, max_tokens=model.max_tokens,
-                          deadline=deadline, key=model.key)
+            result = chat(request, model, deadline)
         except ModelError as error:
             log(f"  修正时模型出错：{literal(error, None)}")
             return ""

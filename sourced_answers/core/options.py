@@ -1,0 +1,164 @@
+"""用户能给的设置：命令行的一个参数，也是 Python API（answer_question、verify_answer）的一个关键字。
+
+每一个只声明一次：在设置的字段上写成 option(…)（core/settings.py）。字段名（或 name=…）就是关键字，下划线换成
+连字符、前面加 -- 就是命令行的参数；字段的类型、默认值就是它的类型、默认值；within / choices 是能取的值。
+从这一处读它的有：命令行的解析器（类型和范围，cli/arguments.py）、把值放进设置的 fill（cli/config.py，命令行和
+Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py）。
+"""
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
+
+from sourced_answers.core.errors import UsageError
+from sourced_answers.core.strings import literal
+
+METADATA = "option"
+Stage = TypeVar("Stage")
+
+
+@dataclass(frozen=True)
+class Range:
+    """数值的范围：文字或数字转成 convert（int 或 float），检查在 low…high 之间。"""
+    low: float
+    high: float
+    convert: Callable[[str], Any] = int
+    unit: str = ""
+
+    @staticmethod
+    def shown(value: float) -> str:
+        return f"{value:g}" if isinstance(value, float) else str(value)
+
+    def text(self) -> str:
+        """“1–100”、“0–87600 小时”这样的说法。"""
+        return f"{self.shown(self.low)}–{self.shown(self.high)}" + (f" {self.unit}" if self.unit else "")
+
+    def check(self, value: object) -> Any:
+        """值（命令行上的文字，或 Python 的数字）→ 检查过的数。不行时抛 ValueError，说明是中文的。"""
+        kind = "整数" if self.convert is int else "数字"
+        number: Any = value
+        if isinstance(value, str):
+            try:
+                number = self.convert(value)
+            except ValueError:
+                raise ValueError(f"“{literal(value)}”不是{kind}") from None
+        whole = isinstance(number, int) and not isinstance(number, bool)
+        if not whole and not (self.convert is float and isinstance(number, float)):
+            raise ValueError(f"“{literal(value)}”不是{kind}")
+        number = self.convert(number)
+        if not self.low <= number <= self.high:
+            raise ValueError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
+                             f"收到 {self.shown(number)}")
+        return number
+
+
+@dataclass(frozen=True)
+class Option:
+    """一个用户能给的设置。声明时（option(…)）只写 name、within、choices、derived、api、switch；stage、field、kind、
+    optional、default 由 keywords_of 从字段上读出来。
+
+    derived：没给时由别的设置或环境变量决定（--model 看 ANS_MODEL，--max-tokens 看 --local-model）：解析器和
+    Python API 没给时的值是 None，不是字段的默认值。api：Python API 也收它（False：只有命令行有）。
+    switch：(开关的名字, 值)——另一个开关，给了它就等于这个设置取那个值（--judge-all 就是 --judge-ask all）；
+    keywords_of 把开关也列成一个 Option，它的 sets 就是那个值。"""
+    name: str = ""
+    within: Range | None = None
+    choices: tuple[str, ...] = ()
+    derived: bool = False
+    api: bool = True
+    switch: tuple[str, str] | None = None
+    sets: str = ""
+    stage: str = ""
+    field: str = ""
+    kind: type = str
+    optional: bool = False
+    default: Any = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def unset(self) -> Any:
+        """没给时的值（解析器的默认值也是它）。"""
+        return None if self.derived else self.default
+
+    def accept(self, value: object) -> Any:
+        """Python API 收到的值 → 检查过的值（数字可以写成文字，和命令行一样）。不行时抛 ValueError（中文）。"""
+        if value is None and (self.optional or self.derived):
+            return None
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"应是 True 或 False，收到 {literal(repr(value))}")
+            return value
+        if self.within is not None:
+            return self.within.check(value)
+        if not isinstance(value, str):
+            raise ValueError(f"应是文字，收到 {literal(repr(value))}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"取值 {literal(repr(value))} 无效（可以是：{'、'.join(self.choices)}）")
+        return value
+
+
+def option(default: Any, *, name: str = "", within: Range | None = None, choices: Iterable[str] = (),
+           derived: bool = False, api: bool = True, switch: tuple[str, str] | None = None) -> Any:
+    """设置类里一个用户能给的字段：field(default=…)，再记下它是哪个参数、哪个关键字（见 Option）。"""
+    declared = Option(name, within, tuple(choices), derived, api, switch)
+    return field(default=default, metadata={METADATA: declared})
+
+
+def value_type(annotation: Any) -> tuple[type, bool]:
+    """字段的类型 → (值的类型, 可不可以是 None)。"""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        kinds = [kind for kind in typing.get_args(annotation) if kind is not type(None)]
+        return kinds[0], len(kinds) < len(typing.get_args(annotation))
+    return annotation, False
+
+
+def keywords_of(stage_class: Any, stage: str) -> list[Option]:
+    """一个设置类里声明的每一个 Option（开关 switch 也算一个，类型是 bool）。stage：它在 Settings 里的名字。"""
+    found = []
+    for item in fields(stage_class):
+        declared = item.metadata.get(METADATA)
+        if declared is None:
+            continue
+        kind, optional = value_type(item.type)
+        found.append(replace(declared, name=declared.name or item.name, stage=stage, field=item.name, kind=kind,
+                             optional=optional, default=item.default))
+        if declared.switch:
+            switch, sets = declared.switch
+            found.append(Option(switch, api=declared.api, sets=sets, stage=stage, field=item.name, kind=bool,
+                                default=False))
+    return found
+
+
+def fill(stage_class: Callable[..., Stage], values: Mapping[str, Any], **computed: Any) -> Stage:
+    """建一份设置：声明过的字段取 values 里同名的值（没给、是 None 时用字段的默认值；给了开关就是开关的值），
+    computed 是由别的设置、环境变量算出来的字段（命令行和 Python API 都走这里）。"""
+    given: dict[str, Any] = {}
+    for item in keywords_of(stage_class, ""):
+        if item.sets:  # 开关：由它改的那个字段来看它
+            continue
+        value = values.get(item.name)
+        if item.switch and values.get(item.switch[0]):
+            value = item.switch[1]
+        given[item.field] = item.default if value is None else value
+    return stage_class(**{**given, **computed})
+
+
+def accepted(keywords: Mapping[str, object], allowed: Iterable[Option], caller: str) -> dict[str, Any]:
+    """Python API 收到的关键字 → 每个声明过的名字的值（检查过；没给的是 unset）。不认识的名字、类型或范围不对，
+    抛 UsageError：中文说明，说出是哪个关键字（和命令行的参数同名）。"""
+    known = {item.name: item for item in allowed}
+    for name in keywords:
+        if name not in known:
+            raise UsageError(f"{caller} 不接受 {literal(name)}：认得的关键字是 {'、'.join(known)}"
+                             "（docs/reference.md 的“Python API 的关键字”）")
+    values = {name: item.unset for name, item in known.items()}
+    for name, value in keywords.items():
+        try:
+            values[name] = known[name].accept(value)
+        except ValueError as problem:
+            raise UsageError(f"参数 {known[name].flag}：{problem}（{caller} 的关键字 {name}）") from None
+    return values

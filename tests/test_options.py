@@ -1,0 +1,107 @@
+"""用户能给的设置只声明一次（core/settings.py 里写成 option(…) 的字段）：命令行的参数、Python API 的关键字、
+放进设置的那一步都从这一处来。加一个参数 = 一个字段、解析器里一行、重新生成文档——这里的测试让另外几处跟不丢。"""
+import argparse
+
+import pytest
+
+from sourced_answers.cli.arguments import InRange
+from sourced_answers.cli.config import build_settings
+from sourced_answers.cli.parser import build_parser
+from sourced_answers.core.errors import UsageError
+from sourced_answers.core.options import accepted
+from sourced_answers.core.settings import KEYWORDS, OPTIONS
+
+
+def actions():
+    return {action.dest: action for action in build_parser()._actions}
+
+
+@pytest.mark.parametrize("declared", OPTIONS, ids=lambda declared: declared.name)
+def test_every_declared_setting_is_a_flag_with_the_declared_type_range_and_default(declared):
+    action = actions()[declared.name]
+    assert declared.flag in action.option_strings
+    assert action.default == declared.unset
+    if declared.within is not None:
+        assert isinstance(action.type, InRange)
+        shape = ("low", "high", "convert", "unit")
+        assert [getattr(action.type, part) for part in shape] == [getattr(declared.within, part) for part in shape]
+    assert list(action.choices or ()) == list(declared.choices)
+    assert (action.nargs == 0 or isinstance(action, argparse.BooleanOptionalAction)) == (declared.kind is bool)
+
+
+def a_value_for(declared):
+    """一个不是默认值、又合法的值（命令行上怎么写，设置里应是什么）。"""
+    if declared.kind is bool:
+        return None, True
+    if declared.choices:
+        choice = next(choice for choice in reversed(declared.choices) if choice != declared.default)
+        return choice, choice
+    if declared.within is not None:
+        low, high = declared.within.low, declared.within.high
+        value = declared.within.convert(low if low != declared.default else high)
+        return str(value), value
+    return "some-model", "some-model"
+
+
+# 由别的设置、环境变量决定的几个（model、judge、judge_url、local_model）在 cli/config.py 里算，不是原样放进去的
+COMPUTED = {"model", "judge", "judge_url", "local_model", "max_tokens"}
+
+
+@pytest.mark.parametrize("declared", [item for item in OPTIONS if item.name not in COMPUTED and not item.sets],
+                         ids=lambda declared: declared.name)
+def test_a_flag_lands_in_its_settings_field_without_code_of_its_own(declared):
+    written, expected = a_value_for(declared)
+    flag = [declared.flag] if written is None else [f"{declared.flag}={written}"]
+    needs = {"fix_rounds": ["--fix"], "size": ["--read=1"], "judge_ask": ["--judge=m"]}.get(declared.name, [])
+    question = [] if declared.name == "mcp" else ["家用 NAS 怎么选"]
+    settings = build_settings(build_parser().parse_args([*question, *flag, *needs, "--demo"]), {})
+    assert getattr(getattr(settings, declared.stage), declared.field) == expected
+
+
+def test_a_switch_sets_the_field_it_stands_for():
+    settings = build_settings(build_parser().parse_args(["问题", "--judge", "m", "--judge-all", "--demo"]), {})
+    assert settings.judge.ask == "all"
+    assert KEYWORDS["judge_all"].sets == "all" and KEYWORDS["judge_ask"].switch == ("judge_all", "all")
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"read": 500}, "参数 --read：应在 0 到 100 之间，收到 500（caller 的关键字 read）"),
+    ({"read": 2.5}, "参数 --read：“2.5”不是整数"),
+    ({"read": True}, "参数 --read：“True”不是整数"),
+    ({"fix": "yes"}, "参数 --fix：应是 True 或 False，收到 'yes'"),
+    ({"rule": "guess"}, "参数 --rule：取值 'guess' 无效（可以是：score、tutorial）"),
+    ({"model": 7}, "参数 --model：应是文字，收到 7"),
+    ({"stream": True}, "caller 不接受 stream"),
+])
+def test_a_keyword_is_checked_like_its_flag_and_named_in_chinese(keywords, message):
+    allowed = [item for item in OPTIONS if item.api]
+    with pytest.raises(UsageError) as raised:
+        accepted(keywords, allowed, "caller")
+    assert message in str(raised.value)
+
+
+def test_keywords_not_given_are_what_the_parser_leaves_them():
+    values = accepted({"read": "3", "threshold": 0.5}, [item for item in OPTIONS if item.api], "caller")
+    assert values["read"] == 3 and values["threshold"] == 0.5
+    assert values["size"] == 5 and values["model"] is None and values["max_tokens"] is None
+
+
+def test_a_new_setting_is_one_declared_field_the_rest_reads_it():
+    """加一个参数时的样子（docs/development.md 的“加一个参数”）：一个 option(…) 字段；放进设置（fill）、Python API 的
+    检查（accepted）、参数和文档表的清单（keywords_of）都从它读，不用为它再写代码。"""
+    from dataclasses import dataclass
+
+    from sourced_answers.core.options import Range, fill, keywords_of, option
+
+    @dataclass(frozen=True)
+    class Sampling:
+        temperature: float = option(0.0, within=Range(0.0, 2.0, float))
+
+    declared = keywords_of(Sampling, "model")
+    assert [(item.name, item.flag, item.kind, item.default) for item in declared] == \
+        [("temperature", "--temperature", float, 0.0)]
+    assert fill(Sampling, {"temperature": 0.7}).temperature == 0.7
+    assert fill(Sampling, {}).temperature == 0.0
+    assert accepted({"temperature": "1.5"}, declared, "answer_question") == {"temperature": 1.5}
+    with pytest.raises(UsageError, match="参数 --temperature：应在 0 到 2 之间，收到 3"):
+        accepted({"temperature": 3}, declared, "answer_question")
