@@ -188,3 +188,19 @@ def test_result_text_is_safe_to_print_and_the_record_keeps_what_was_received():
     result = verify_answer("RAID1 用两块盘互为镜像 [1]。", [{"title": title, "text": "RAID1 用两块盘互为镜像。"}])
     assert "\x1b" not in result.text and "RAID 的几种级别" in result.text
     assert result.record["sources"][0]["title"] == title
+
+
+@pytest.mark.parametrize("function", [answer_question, verify_answer])
+def test_the_signature_shows_every_declared_keyword_with_its_type_and_default(function):
+    """help(answer_question)、inspect.signature 和编辑器看到的就是能给的关键字（由设置里的声明写出，
+    不是 **keywords）：签名里的每一个都被接受，签名以外的被拒绝。"""
+    import inspect
+    parameters = inspect.signature(function).parameters
+    assert not any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters.values())
+    assert parameters["fix"].default is False and parameters["fix"].annotation is bool
+    assert "json" not in parameters and "stream" not in parameters
+    if function is answer_question:
+        assert parameters["read"].default == 2 and parameters["read"].annotation is int
+        assert parameters["model"].annotation == (str | None)
+    with pytest.raises(UsageError, match="不接受 stream"):
+        function("问题", [], stream=True) if function is verify_answer else function("问题", stream=True)

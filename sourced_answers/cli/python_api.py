@@ -17,7 +17,7 @@ from sourced_answers.api.verifying import verify_answer as verify_with
 from sourced_answers.cli.config import settings_from
 from sourced_answers.core.errors import AppError, UsageError
 from sourced_answers.core.masking import mask, masked_error
-from sourced_answers.core.options import accepted, fill
+from sourced_answers.core.options import accepted, fill, with_keywords
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import ANSWER_KEYWORDS, VERIFY_KEYWORDS, CheckSettings
 from sourced_answers.model.local_serving import bundled_model
@@ -70,3 +70,7 @@ def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, que
         return verify_with(answer_text, sources, check, question=question, secrets=secrets)
     except AppError as error:
         raise masked_error(error, secrets) from None
+
+
+with_keywords(answer_question, ANSWER_KEYWORDS)
+with_keywords(verify_answer, VERIFY_KEYWORDS)

@@ -5,6 +5,7 @@
 从这一处读它的有：命令行的解析器（类型和范围，cli/arguments.py）、把值放进设置的 fill（cli/config.py，命令行和
 Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py）。
 """
+import inspect
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -162,3 +163,15 @@ def accepted(keywords: Mapping[str, object], allowed: Iterable[Option], caller: 
         except ValueError as problem:
             raise UsageError(f"参数 {known[name].flag}：{problem}（{caller} 的关键字 {name}）") from None
     return values
+
+
+def with_keywords(function: Callable[..., Any], allowed: Iterable[Option]) -> None:
+    """让 help(function)、inspect.signature、编辑器的提示看得见声明过的每个关键字（名字、类型、默认值），
+    换掉签名里的 **keywords：关键字仍只在设置的字段上声明一次，这里只是照着声明写出签名。"""
+    signature = inspect.signature(function)
+    fixed = [parameter for parameter in signature.parameters.values()
+             if parameter.kind is not inspect.Parameter.VAR_KEYWORD]
+    declared = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=item.unset,
+                                  annotation=item.kind | None if item.optional or item.unset is None else item.kind)
+                for item in allowed]
+    function.__signature__ = signature.replace(parameters=fixed + declared)  # type: ignore[attr-defined]
