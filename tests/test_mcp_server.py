@@ -4,6 +4,7 @@ python answer_with_sources.py --mcp，列出工具、调用两个工具；结构
 一个模块一个会话（客户端在 anyio 的 BlockingPortal 里，测试同步地调用它）；要别的模型、要看进程怎样结束的测试
 各起各的进程。"""
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -100,6 +101,18 @@ def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
     assert checking["properties"]["sources"]["type"] == "array"
     assert checking["properties"]["sources"]["items"]["type"] == "object"
     assert "核对" in tools["answer_question"].description and "核对" in tools["verify_answer"].description
+
+
+@pytest.mark.slow
+def test_every_tool_its_argument_form_and_each_argument_have_a_chinese_title(mcp):
+    """客户端把这些标题显示给人看：SDK 默认的是函数名（verify_toolArguments）和英文的字段名（Question、Read）。"""
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    for name, tool in mcp.tools().items():
+        schema = tool.input_schema
+        assert tool.title and chinese.search(tool.title), (name, tool.title)
+        assert chinese.search(schema["title"]) and "Arguments" not in schema["title"], (name, schema["title"])
+        assert all(chinese.search(field["title"]) for field in schema["properties"].values()), (name, schema)
+    assert mcp.tools()["verify_answer"].input_schema["title"] == mcp_server.INPUT_TITLES["verify_answer"]
 
 
 @pytest.mark.slow
