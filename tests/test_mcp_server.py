@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from sourced_answers.servers import mcp_server
-from tests.serving import KEYS, Backends, shows
+from tests.serving import KEYS, Backends, run_with_debug, shows, the_only_line
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
 
 
@@ -235,7 +235,15 @@ def test_the_session_works_after_the_server_got_garbage(backends, tmp_path):
 def test_a_missing_model_stops_before_serving_and_before_any_search(fake_metaso, model_server, monkeypatch):
     monkeypatch.setattr(mcp_server, "build_server", lambda settings: pytest.fail("不该开始服务"))
     done = run_cli("--mcp", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
-    assert done.returncode == 3 and "qwen2.5:72b" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 3 and "ollama pull qwen2.5:72b" in the_only_line(done.stderr)
+    assert fake_metaso.requests == [] and done.stdout == ""
+
+
+@pytest.mark.slow
+def test_a_missing_model_in_a_real_process_is_one_line_and_no_traceback_even_with_debug(fake_metaso, model_server):
+    done = run_with_debug("--mcp", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "ollama pull qwen2.5:72b" in the_only_line(done.stderr)
     assert fake_metaso.requests == [] and done.stdout == ""
 
 
