@@ -4,11 +4,11 @@
   python answer_with_sources.py --demo "家用 NAS 怎么选"     # 没有密钥：用内置的模拟秘塔
   python answer_with_sources.py --verify saved.json          # 只核对保存下来的回答
 
-一次运行的经过（配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出）写在 sourced_answers/cli/run.py 的
-run_question 里；这个文件是它的门：python answer_with_sources.py 从这里进。每一层在 sourced_answers 的一个子包里
-（docs/development.md 有一张图）。核对规则见 sourced_answers/checker/。
-退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错或没有可用结果 · 4 程序内部出错
-· 130 被中断
+回答一个问题的经过（付费之前的检查 → 搜集资料 → 请模型回答 → 核对（修正、第二意见））写在
+sourced_answers/api/answering.py 的 answer 里，命令行的 main 和输出在 sourced_answers/cli/run.py；这个文件是它的门：
+python answer_with_sources.py 从这里进。每一层在 sourced_answers 的一个子包里（docs/development.md 有一张图）。
+核对规则见 sourced_answers/checker/。退出码见 --help 的最后一段和 docs/reference.md 的退出码表（都由
+sourced_answers/core/errors.py 的 EXIT_MEANINGS 生成）。
 """
 import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
 import os

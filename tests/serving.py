@@ -136,6 +136,20 @@ def shows(text: str, *keys: str) -> bool:
     return any(key in visible for key in keys)
 
 
+def the_only_line(stderr: str) -> str:
+    """在测试进程里运行的命令行（run_cli），错误由 main 唯一的那一处（errors.exit_code_of）说出来：标准错误上只有
+    一行“✗ 说明”。那里没有报错堆栈可看——没接住的错误在测试进程里是抛出的异常，不是一段文字。"""
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("✗ "), stderr
+    return lines[0]
+
+
+def run_with_debug(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """真的进程，加 --debug：没接住的错误这时打出 Python 的报错堆栈（退出码 4），所以“没有 Traceback”是能失败的检查。"""
+    return subprocess.run(cli_command(*args, "--debug"), env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, encoding="utf-8", timeout=60)
+
+
 class InProcess:
     """--serve 的整个应用（门加接口）在测试进程里，经 Starlette 的测试客户端请求：协议、错误、流式、门的规矩都这样测，
     不起进程、不开端口。主机名是 127.0.0.1（服务在听的地址；别的主机名门会拒绝）。log 收着访问日志和说明。"""

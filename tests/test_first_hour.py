@@ -9,7 +9,7 @@ import pytest
 from fake_metaso import ENGLISH_PAGES, NAS_PAGES
 from sourced_answers import __version__
 from sourced_answers.model import llama_server, local_serving
-from tests.support import HERE, cli_env, run_cli
+from tests.support import HERE, cli_env, eval_table, run_cli
 
 
 def prompt_of(model_server) -> str:
@@ -89,8 +89,9 @@ def test_local_model_conflicts_with_a_model_name():
     assert result.returncode == 2 and "--local-model" in result.stderr and "--model" in result.stderr
 
 
-def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monkeypatch, fake_metaso, model_server):
-    """不真的启动 llama.cpp（那是 test_llama_server 的事）：换成脚本模型服务，看配置怎样交给它。"""
+@pytest.fixture
+def bundled_is_scripted(monkeypatch, model_server):
+    """不真的启动 llama.cpp（那是 test_llama_server 的事）：--local-model 启动的是脚本模型服务，模型名是 good。"""
     class Started:
         def __init__(self, n_ctx: int = 4096, **kwargs):
             self.url, self.threads, self.batch_threads, self.n_ctx = model_server.url, 1, 2, n_ctx
@@ -103,12 +104,40 @@ def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(monk
     monkeypatch.setattr(llama_server, "server_installed", lambda: True)
     monkeypatch.setattr(llama_server, "LocalModelServer", Started)
     monkeypatch.setattr(llama_server, "MODEL_NAME", "good")  # 脚本服务里有这个名字
+
+
+def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(bundled_is_scripted, fake_metaso,
+                                                                            model_server):
+    """看配置怎样交给（换成脚本模型服务的）自带模型。"""
     result = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", env=cli_env(fake_metaso))
     assert result.stderr.count(local_serving.ENGLISH_ONLY) == 1
     body = model_server.requests[-1]["body"]
     assert body["model"] == "good" and body["max_tokens"] == llama_server.BUNDLED_MAX_TOKENS
     longer = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", "--max-tokens", "50", env=cli_env(fake_metaso))
     assert longer.returncode in (0, 1) and model_server.requests[-1]["body"]["max_tokens"] == 50
+
+
+def test_eval_with_the_bundled_model_may_name_it_in_models(bundled_is_scripted, fake_metaso, model_server, tmp_path):
+    """docs/usage.md 的 --eval 问题文件 --models smollm2-135m，加上 --local-model 也能跑：--models 里只有自带的模型，
+    比较的就是它（以前是“不要同时给 --models”）。"""
+    questions = tmp_path / "q.txt"
+    questions.write_text("How should I choose a home NAS?\n", encoding="utf-8")
+    result = run_cli("--eval", str(questions), "--local-model", "--models", "good", "--read", "0",
+                     env=cli_env(fake_metaso))
+    assert result.returncode in (0, 1), result.stderr
+    assert list(eval_table(result.stdout)) == ["good"] and model_server.requests[-1]["body"]["model"] == "good"
+
+
+@pytest.mark.parametrize("flags", [("--models", "good,qwen2.5:1.5b"), ("--model", "qwen2.5:1.5b"),
+                                   ("--models", "good,good")])
+def test_eval_with_the_bundled_model_and_another_model_is_refused_with_the_form_that_works(
+        bundled_is_scripted, fake_metaso, model_server, tmp_path, flags):
+    questions = tmp_path / "q.txt"
+    questions.write_text("How should I choose a home NAS?\n", encoding="utf-8")
+    result = run_cli("--eval", str(questions), "--local-model", *flags, env=cli_env(fake_metaso))
+    assert result.returncode == 2 and fake_metaso.requests == [] and model_server.requests == []
+    assert ("--eval 问题文件 --local-model" in result.stderr if "qwen2.5:1.5b" in flags[1]
+            else "--models 里写了两次 good" in result.stderr), result.stderr
 
 
 def test_quickstart_verify_starts_nothing(tmp_path):

@@ -4,6 +4,7 @@ python answer_with_sources.py --mcp，列出工具、调用两个工具；结构
 一个模块一个会话（客户端在 anyio 的 BlockingPortal 里，测试同步地调用它）；要别的模型、要看进程怎样结束的测试
 各起各的进程。"""
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from sourced_answers.servers import mcp_server
-from tests.serving import KEYS, Backends, shows
+from tests.serving import KEYS, Backends, run_with_debug, shows, the_only_line
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
 
 
@@ -100,6 +101,18 @@ def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
     assert checking["properties"]["sources"]["type"] == "array"
     assert checking["properties"]["sources"]["items"]["type"] == "object"
     assert "核对" in tools["answer_question"].description and "核对" in tools["verify_answer"].description
+
+
+@pytest.mark.slow
+def test_every_tool_its_argument_form_and_each_argument_have_a_chinese_title(mcp):
+    """客户端把这些标题显示给人看：SDK 默认的是函数名（verify_toolArguments）和英文的字段名（Question、Read）。"""
+    chinese = re.compile(r"[\u4e00-\u9fff]")
+    for name, tool in mcp.tools().items():
+        schema = tool.input_schema
+        assert tool.title and chinese.search(tool.title), (name, tool.title)
+        assert chinese.search(schema["title"]) and "Arguments" not in schema["title"], (name, schema["title"])
+        assert all(chinese.search(field["title"]) for field in schema["properties"].values()), (name, schema)
+    assert mcp.tools()["verify_answer"].input_schema["title"] == mcp_server.INPUT_TITLES["verify_answer"]
 
 
 @pytest.mark.slow
@@ -222,7 +235,15 @@ def test_the_session_works_after_the_server_got_garbage(backends, tmp_path):
 def test_a_missing_model_stops_before_serving_and_before_any_search(fake_metaso, model_server, monkeypatch):
     monkeypatch.setattr(mcp_server, "build_server", lambda settings: pytest.fail("不该开始服务"))
     done = run_cli("--mcp", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
-    assert done.returncode == 3 and "qwen2.5:72b" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 3 and "ollama pull qwen2.5:72b" in the_only_line(done.stderr)
+    assert fake_metaso.requests == [] and done.stdout == ""
+
+
+@pytest.mark.slow
+def test_a_missing_model_in_a_real_process_is_one_line_and_no_traceback_even_with_debug(fake_metaso, model_server):
+    done = run_with_debug("--mcp", env=cli_env(fake_metaso, model_server, ANS_MODEL="qwen2.5:72b"))
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "ollama pull qwen2.5:72b" in the_only_line(done.stderr)
     assert fake_metaso.requests == [] and done.stdout == ""
 
 

@@ -125,6 +125,55 @@ def test_help_ends_with_every_exit_code():
     assert all(f"{code.value} {meaning.brief}" in epilog for code, meaning in EXIT_MEANINGS.items())
 
 
+# 文字里的一个退出码：数字后面紧跟着它的意思（“0 核对通过”“130 被打断”），不是“第 2 段”“3 秒”这样的数
+EXIT_CODE_SAID = re.compile(r"(?<![\d.])(" + "|".join(str(code.value) for code in ExitCode)
+                            + r")\s?(?=[\u4e00-\u9fff（(])(?![段秒个次条行页列核项分天倍])")
+# 别的程序自己的退出码（不是本程序的）：这些清单照写
+OTHER_PROGRAMS = {"docs/serving.md": "在页面上看到了回答"}  # bench/openwebui_check.py
+
+
+def hand_written_exit_code_lists(text: str) -> list[str]:
+    """生成的标记之外，说到“退出码”、接着列出四个以上退出码和它们意思的那一段（到句号或空行为止）。"""
+    outside = reference_doc.MARKED.sub("", text)
+    found = []
+    for match in re.finditer("退出码", outside):
+        sentence = re.split(r"。|\n\s*\n", outside[match.end():match.end() + 300])[0]
+        if len(set(EXIT_CODE_SAID.findall(sentence))) >= 4:
+            found.append(sentence.strip()[:80])
+    return found
+
+
+def test_no_document_lists_the_exit_codes_by_hand():
+    """全部的退出码只由 EXIT_MEANINGS 生成（--help 末尾、参考里的表、README 的一句、reliability.md 的数字）；
+    手抄的清单会和它走散（以前 README、入口文件、reliability.md、usage.md 各抄了一份）：写成链接或者放进标记里。"""
+    paths = [HERE / "README.md", *(HERE / "docs").glob("*.md"), *HERE.glob("*.py"),
+             *(HERE / "sourced_answers").rglob("*.py")]
+    for path in paths:
+        name = path.relative_to(HERE).as_posix()
+        lists = [found for found in hand_written_exit_code_lists(path.read_text(encoding="utf-8"))
+                 if OTHER_PROGRAMS.get(name, "\0") not in found]
+        assert lists == [], (f"{name} 里手抄了退出码的清单：{lists}（改成指向 docs/reference.md#退出码 的链接，"
+                             f"或者放进“退出码一览”“退出码数字”的标记里，由 {REGENERATE} 生成）")
+
+
+@pytest.mark.parametrize("text", [
+    "退出码：0 核对通过，1 没通过（请人工核对），2 用法或配置有误，3 服务出错，4 程序自己的错误，130 被打断。",
+    "退出码只有 0 通过、1 没通过、2 用法或配置、3 服务、4 程序自己的错误、130 被打断；每个入口都一样",
+    "退出码：0 核对通过 · 1 有回答但没通过核对 · 2 用法、配置或输入错误 · 3 服务出错\n· 130 被中断",
+])
+def test_a_hand_written_exit_code_list_is_found(text):
+    assert hand_written_exit_code_lists(f"开头的话。\n{text}\n") != []
+
+
+@pytest.mark.parametrize("text", [
+    "退出码：<!-- 生成：退出码一览 -->0 核对通过；1 没通过；2 用法；3 服务；4 程序；130 被中断<!-- /生成：退出码一览 -->。",
+    "退出码：全部通过 0，有没通过的 1（用了 `--fix` 时按修正后的结论），有出错的 3。",
+    "没通过时退出码 1；第 2 段、第 3 段没有引用，4 秒之后重试。",
+])
+def test_generated_lists_and_single_codes_are_not_hand_written_lists(text):
+    assert hand_written_exit_code_lists(text) == []
+
+
 def test_every_option_has_chinese_help():
     for command in (build_parser(), reference_doc.cluster_command.build_parser()):
         for action in command._actions:

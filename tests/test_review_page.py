@@ -24,7 +24,7 @@ from sourced_answers.checker import (
 )
 from sourced_answers.core.masking import REDACTED
 from sourced_answers.outputs.review_page import render_page
-from tests.support import GOOD_ANSWER, INVENTED, cli_env, run_cli
+from tests.support import GOOD_ANSWER, INVENTED, WRONG_NUMBER, cli_env, run_cli
 
 NAS = [{"title": p["title"], "link": f"https://nas.example/{i}", "text": p["text"]} for i, p in enumerate(NAS_PAGES)]
 HOSTILE_TITLE = '<script>document.title="pwned"</script>资料'
@@ -616,14 +616,15 @@ window.addEventListener("load", () => {
 WIDTHS = (800, 375)
 
 
-def measured_widths(browser, tmp_path, page):
-    """在 800 和 375 像素宽的窗口里打开审阅页（去掉禁止脚本的 CSP，好让量的脚本能跑；样式原样），量宽度。"""
+def measured_widths(browser, tmp_path, page, script=MEASURE, widths=WIDTHS):
+    """在 800 和 375 像素宽（widths）的窗口里打开审阅页（去掉禁止脚本的 CSP，好让量的脚本能跑；样式原样），
+    用 script 量（默认量宽度）。"""
     import html
     text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text(encoding="utf-8"))
     frames = "".join(f'<iframe data-width="{width}" style="width:{width}px;height:900px;border:0;display:block" '
-                     f'srcdoc="{html.escape(text, quote=True)}"></iframe>' for width in WIDTHS)
+                     f'srcdoc="{html.escape(text, quote=True)}"></iframe>' for width in widths)
     harness = tmp_path / "measure.html"
-    harness.write_text(f"<!DOCTYPE html><html><body style=\"margin:0\">{frames}{MEASURE}</body></html>",
+    harness.write_text(f"<!DOCTYPE html><html><body style=\"margin:0\">{frames}{script}</body></html>",
                        encoding="utf-8")
     dom = browser(harness, "--window-size=1200,1000", "--virtual-time-budget=5000", "--dump-dom")
     found = re.search(r'data-measured="([^"]*)"', dom.stdout)
@@ -646,3 +647,40 @@ def test_the_page_wraps_anywhere_and_sizes_to_the_device():
     page = render_page([LONG_RECORD], "2025-01-01 08:00")
     assert "overflow-wrap:anywhere" in page
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+
+
+# ---------- 手机宽的屏幕上，标签和支持分不从中间折断 ----------
+
+# 每个标签（读取了全文、只有搜索摘要、未被引用、来自缓存）和支持分：它的字落在几行上
+BADGES = """<script>
+window.addEventListener("load", () => {
+  const result = {};
+  for (const frame of document.querySelectorAll("iframe")) {
+    const doc = frame.contentDocument;
+    const badges = [...doc.querySelectorAll(".tag, .score")];
+    const broken = badges.filter(badge => {
+      const range = doc.createRange();
+      range.selectNodeContents(badge);
+      const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.bottom)));
+      return lines.size > 1 || badge.getClientRects().length > 1;
+    }).map(badge => badge.textContent);
+    result[frame.dataset.width] = {badges: badges.length, broken};
+  }
+  document.body.dataset.measured = JSON.stringify(result);
+});
+</script>"""
+PHONE_WIDTHS = (320, 360, 375, 390, 414)
+# 有支持分、有各种标签的一页：390 像素宽时，第 4 条资料的“只有搜索摘要”落在标题那一行的末尾（以前被折成两半）
+BADGE_RECORD = {
+    "question": "家用 NAS 怎么选", "model": "qwen2.5:1.5b",
+    "answer": GOOD_ANSWER + "\n\n" + WRONG_NUMBER + "\n\n群晖的 NAS 系统比威联通稳定得多 [4]。",
+    "sources": [dict(source, read=number % 2 == 0, cached=number == 1) for number, source in enumerate(NAS)],
+}
+
+
+@pytest.mark.slow
+def test_no_badge_is_broken_across_two_lines_on_a_phone(tmp_path, browser):
+    result, page = review(tmp_path, BADGE_RECORD)
+    assert result.returncode == 1 and page.exists(), result.stderr
+    for width, seen in measured_widths(browser, tmp_path, page, BADGES, PHONE_WIDTHS).items():
+        assert seen["badges"] >= 10 and seen["broken"] == [], (width, seen)

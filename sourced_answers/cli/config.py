@@ -133,8 +133,9 @@ def check_flags(args: Given) -> None:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
-    if args.local_model and (args.model or args.models):
-        raise UsageError("--local-model 用的是自带的 SmolLM2-135M，不要同时给 --model 或 --models")
+    if args.local_model and not names_only_the_bundled_model(args):
+        raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{llama_server.MODEL_NAME}）一个模型，不能同时问"
+                         "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
     if args.judge_url and not args.judge:
         raise UsageError("--judge-url 要和 --judge 一起用")
     if args.judge_all and not args.judge:
@@ -187,6 +188,13 @@ def clean_name(value: str, where: str) -> str:
 def same_model(name: str) -> str:
     """两个名字指的是不是同一个模型：按 Ollama 的规则（没写标签就是 :latest），不分大小写。"""
     return ollama_name(unicodedata.normalize("NFKC", name)).casefold()
+
+
+def names_only_the_bundled_model(args: Given) -> bool:
+    """--model、--models 没给，或者给的就是自带的模型（--eval … --local-model --models smollm2-135m）。"""
+    named = [args.model] if args.model else []
+    named += eval_models(args.models) if args.models else []
+    return all(same_model(name) == same_model(llama_server.MODEL_NAME) for name in named)
 
 
 def eval_models(value: str) -> tuple[str, ...]:

@@ -1,8 +1,7 @@
 """文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、Python API 的关键字表
-（设置里的声明，含义取自同名参数的帮助）、环境变量表
-（core/environment.py）、退出码表（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自
-support_model.json 的数字（切点、询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、
-拟合的设置、交叉验证的结果和取舍表）。
+（设置里的声明，含义取自同名参数的帮助）、环境变量表（core/environment.py）、退出码表和 README、docs 里列出全部
+退出码的地方（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自 support_model.json 的数字（切点、
+询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、拟合的设置、交叉验证的结果和取舍表）。
 
 生成的部分夹在一对标记之间，标记外面手写的文字原样保留。一张表的标记各占一行，一个数字的就在句子里：
 
@@ -193,6 +192,13 @@ def exit_code_table() -> str:
     return "\n".join(rows)
 
 
+def exit_code_parts() -> dict[str, str]:
+    """退出码在文字里的两种写法：每个码和它的短说法连成一句（和 --help 末尾的一样），只有数字的一串。
+    别处不再手抄这份清单（tests/test_reference_doc.py 查找手抄的）。"""
+    return {"退出码一览": "；".join(f"{code.value} {meaning.brief}" for code, meaning in EXIT_MEANINGS.items()),
+            "退出码数字": "、".join(str(code.value) for code in EXIT_MEANINGS)}
+
+
 # ---------- support_model.json 里的数字 ----------
 
 def figure_parts() -> dict[str, str]:
@@ -276,6 +282,7 @@ def default_parts() -> dict[str, str]:
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
     return {**flag_parts(), API_KEYWORDS: keyword_table(), "环境变量": environment_table(), "退出码": exit_code_table(),
+            **exit_code_parts(),
             **figure_parts(), **english_parts(), **default_parts()}
 
 

@@ -1,4 +1,5 @@
-"""一次运行的经过：配置 → 搜集资料 → 请模型回答 → 核对（修正、第二意见）→ 输出；以及命令行的 main。
+"""命令行的 main：参数 → 设置 → 做一件事（回答问题、--verify、--eval、--serve、--mcp），以及 run_question：
+请 api/answering.py 回答一个问题（付费之前的检查 → 搜集资料 → 请模型回答 → 核对），把结果写成文字、JSON、审阅页。
 
 answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers 都走到这里的 main。
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。

@@ -1,6 +1,6 @@
-"""字符串的小工具，每件事只在这里做一次：截短、说明里引用用户给的字符串（literal）、解析外来的 JSON。
-是不是中文、引用一句话、字二元组、引用标记的写法这些核对也要用的规则在 checker/text.py，别的层从 checker 取用
-（只有一个名字，不在这里再转出一次）。"""
+"""字符串的小工具，每件事只在这里做一次：截短、说明里引用用户给的字符串（literal）、解析外来的 JSON
+（遮掉密钥在 core/masking.py）。是不是中文、引用一句话、字二元组、引用标记的写法这些核对也要用的规则在
+checker/text.py，别的层从 checker 取用（只有一个名字，不在这里再转出一次）。"""
 import json
 import re
 from typing import Any

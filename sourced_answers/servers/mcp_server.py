@@ -64,6 +64,9 @@ def question_settings(settings: Settings, question: Any, read: Any, size: Any, c
 
 
 TOOLS = ("answer_question", "verify_answer")
+# 客户端给人看的名字：工具的标题，和它的参数表单的标题（SDK 默认用函数名加 Arguments，比如 verify_toolArguments）
+TOOL_TITLES = {"answer_question": "回答问题并核对引用", "verify_answer": "核对带引用的回答"}
+INPUT_TITLES = {"answer_question": "要回答的问题", "verify_answer": "要核对的回答和资料"}
 # pydantic 的错误类型 → 中文（别的类型都说“格式不对”）
 ARGUMENT_PROBLEMS = {"int_parsing": "应是整数", "int_type": "应是整数", "int_from_float": "应是整数",
                      "string_type": "应是文字", "list_type": "应是列表",
@@ -82,10 +85,12 @@ def arguments_problem(tool: str, error: Any) -> str:
 
 def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
     """MCP 服务和它的两个工具。demo：--demo 时开到服务停止的演示服务。"""
+    from typing import Annotated
+
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import CallToolResult, TextContent
-    from pydantic import ValidationError
+    from pydantic import Field, ValidationError
 
     secrets = settings.run.secrets
 
@@ -108,17 +113,26 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
                     return failed(UsageError(arguments_problem(name, error.__cause__)))
                 raise
 
+        async def list_tools(self) -> list[Any]:
+            """参数表单的标题换成给人看的（SDK 从函数名生成，没有别的办法指定）。"""
+            return [tool.model_copy(update={"input_schema": {**tool.input_schema, "title": INPUT_TITLES[tool.name]}})
+                    for tool in await super().list_tools()]
+
     server = Server("answer-with-sources", log_level="CRITICAL",
                     instructions="回答问题并核对每一处引用：answer_question 搜索、回答、核对；"
                                  "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
 
-    @server.tool(description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
+    @server.tool(title=TOOL_TITLES["answer_question"],
+                 description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
                              "read：读几个网页的正文（0–100），size：搜几条（1–100），context：之前问过的问题"
                              "（一行一个，可选；追问时搜索的问题接上它们）。"
                              "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）"
                              "加上 search_query（搜索用的问题）")
-    async def answer_question(question: str, read: int | None = None, size: int | None = None,
-                              context: str | None = None) -> CallToolResult:
+    async def answer_question(
+            question: Annotated[str, Field(title="问题")],
+            read: Annotated[int | None, Field(title="读几个网页的正文")] = None,
+            size: Annotated[int | None, Field(title="搜几条")] = None,
+            context: Annotated[str | None, Field(title="之前问过的问题（一行一个）")] = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size, context)
             answered = await in_background(answer, asked, quiet, None, demo)
@@ -130,10 +144,12 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
         return CallToolResult(content=[TextContent(type="text", text=mask(searched, secrets) + result.markdown)],
                               structured_content={**result.record, "search_query": mask(answered.query, secrets)})
 
-    @server.tool(name="verify_answer",
+    @server.tool(name="verify_answer", title=TOOL_TITLES["verify_answer"],
                  description="核对一个带 [n] 引用的回答（不搜索、不调用模型）：sources 的第 n 条就是 [n]，"
                              "每条是 {title, link, text}。文字是来源和结论；结构化结果和 --verify --json 一样")
-    async def verify_tool(answer: str, sources: list[dict[str, Any]]) -> CallToolResult:
+    async def verify_tool(
+            answer: Annotated[str, Field(title="带 [n] 引用的回答")],
+            sources: Annotated[list[dict[str, Any]], Field(title="资料（第 n 条就是 [n]）")]) -> CallToolResult:
         try:
             result = await in_background(verify_answer, answer, sources, settings.check, None, secrets)
         except AppError as error:
