@@ -80,6 +80,20 @@ def test_a_keyword_is_checked_like_its_flag_and_named_in_chinese(keywords, messa
     assert message in str(raised.value)
 
 
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"threshold": 10**400}, "参数 --threshold：应在 0 到 1 之间，收到 约 10^400（caller 的关键字 threshold）"),
+    ({"timeout": -10**400}, "参数 --timeout：应在 1 到 86400 秒之间，收到 约 -10^400"),
+    ({"read": 10**5000}, "参数 --read：应在 0 到 100 之间，收到 约 10^5000"),  # str() 也写不出它（四千多位以上）
+    ({"model": 10**5000}, "参数 --model：应是文字，收到 约 10^5000"),
+])
+def test_a_huge_integer_is_out_of_range_in_chinese_not_an_overflow(keywords, message):
+    """threshold=10**400 转成小数会溢出（OverflowError），几千位的整数连 str() 都写不出（英文的 ValueError）：
+    它们只是超出了范围，说法和别的值一样。"""
+    with pytest.raises(UsageError) as raised:
+        accepted(keywords, [item for item in OPTIONS if item.api], "caller")
+    assert message in str(raised.value)
+
+
 def test_keywords_not_given_are_what_the_parser_leaves_them():
     values = accepted({"read": "3", "threshold": 0.5}, [item for item in OPTIONS if item.api], "caller")
     assert values["read"] == 3 and values["threshold"] == 0.5

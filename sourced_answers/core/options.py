@@ -6,6 +6,7 @@
 Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py）。
 """
 import inspect
+import math
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -29,7 +30,7 @@ class Range:
 
     @staticmethod
     def shown(value: float) -> str:
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return f"{value:g}" if isinstance(value, float) else shown_integer(value)
 
     def text(self) -> str:
         """“1–100”、“0–87600 小时”这样的说法。"""
@@ -47,11 +48,18 @@ class Range:
         whole = isinstance(number, int) and not isinstance(number, bool)
         if not whole and not (self.convert is float and isinstance(number, float)):
             raise ValueError(f"“{literal(value)}”不是{kind}")
-        number = self.convert(number)
+        # 先比较再转换：Python 的整数和小数比较大小是精确的，很大的整数转成小数却会溢出（threshold=10**400）
         if not self.low <= number <= self.high:
             raise ValueError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
                              f"收到 {self.shown(number)}")
-        return number
+        return self.convert(number)
+
+
+def shown_integer(value: int) -> str:
+    """说明里的整数：很大的写成“约 10^400”（几百位的数没法读；超过四千多位时 Python 连 str() 都拒绝）。"""
+    if abs(value) < 10**18:
+        return str(value)
+    return f"约 {'-' if value < 0 else ''}10^{round(abs(value).bit_length() * math.log10(2))}"
 
 
 @dataclass(frozen=True)
@@ -91,15 +99,22 @@ class Option:
             return None
         if self.kind is bool:
             if not isinstance(value, bool):
-                raise ValueError(f"应是 True 或 False，收到 {literal(repr(value))}")
+                raise ValueError(f"应是 True 或 False，收到 {shown_value(value)}")
             return value
         if self.within is not None:
             return self.within.check(value)
         if not isinstance(value, str):
-            raise ValueError(f"应是文字，收到 {literal(repr(value))}")
+            raise ValueError(f"应是文字，收到 {shown_value(value)}")
         if self.choices and value not in self.choices:
-            raise ValueError(f"取值 {literal(repr(value))} 无效（可以是：{'、'.join(self.choices)}）")
+            raise ValueError(f"取值 {shown_value(value)} 无效（可以是：{'、'.join(self.choices)}）")
         return value
+
+
+def shown_value(value: object) -> str:
+    """说明里写出的、调用方给的值：repr（一行，太长时从中间省略；很大的整数见 shown_integer）。"""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return shown_integer(value)
+    return literal(repr(value))
 
 
 def option(default: Any, *, name: str = "", within: Range | None = None, choices: Iterable[str] = (),
