@@ -94,6 +94,72 @@ def test_a_huge_integer_is_out_of_range_in_chinese_not_an_overflow(keywords, mes
     assert message in str(raised.value)
 
 
+class Refuses(Exception):
+    """调用方的对象自己抛出的错误（不是本程序的）。"""
+
+
+class Count(int):
+    """改写了 __int__、__float__、__str__、__repr__ 的整数（比如带单位的数）：改写的方法都抛出。"""
+
+    def __int__(self):
+        raise Refuses("__int__")
+
+    def __float__(self):
+        raise Refuses("__float__")
+
+    def __str__(self):
+        raise Refuses("__str__")
+
+    __repr__ = __str__
+
+
+class Name(str):
+    """改写了 __eq__、strip、__str__ 的文字。"""
+
+    def __eq__(self, other):
+        raise Refuses("__eq__")
+
+    __hash__ = str.__hash__
+
+    def strip(self, *chars):
+        raise Refuses("strip")
+
+    def __str__(self):
+        raise Refuses("__str__")
+
+
+class Unprintable:
+    def __repr__(self):
+        raise Refuses("__repr__")
+
+    __str__ = __repr__
+
+
+@pytest.mark.parametrize(("keywords", "expected"), [
+    ({"read": Count(2)}, {"read": 2}), ({"threshold": Count(0)}, {"threshold": 0.0}),
+    ({"rule": Name("tutorial")}, {"rule": "tutorial"}), ({"model": Name("qwen2.5:1.5b")}, {"model": "qwen2.5:1.5b"}),
+])
+def test_a_subclass_of_int_or_str_is_taken_by_its_value_without_calling_its_methods(keywords, expected):
+    values = accepted(keywords, [item for item in OPTIONS if item.api], "caller")
+    assert {name: values[name] for name in expected} == expected
+    assert all(type(values[name]) is type(value) for name, value in expected.items())
+
+
+@pytest.mark.parametrize(("keywords", "message"), [
+    ({"read": Unprintable()}, "参数 --read：“<Unprintable>”不是整数"),
+    ({"threshold": Unprintable()}, "参数 --threshold：“<Unprintable>”不是数字"),
+    ({"fix": Unprintable()}, "参数 --fix：应是 True 或 False，收到 <Unprintable>"),
+    ({"rule": Unprintable()}, "参数 --rule：应是文字，收到 <Unprintable>"),
+    ({"fix": Count(1)}, "参数 --fix：应是 True 或 False，收到 1"),
+    ({"rule": Name("guess")}, "参数 --rule：取值 'guess' 无效"),
+])
+def test_a_value_that_cannot_be_shown_is_still_a_usage_error_naming_the_keyword(keywords, message):
+    """调用方的对象在检查、写进说明时出错（__repr__、__int__ 抛出）：仍是一个 UsageError，不是它自己的错误。"""
+    with pytest.raises(UsageError) as raised:
+        accepted(keywords, [item for item in OPTIONS if item.api], "caller")
+    assert message in str(raised.value)
+
+
 def test_keywords_not_given_are_what_the_parser_leaves_them():
     values = accepted({"read": "3", "threshold": 0.5}, [item for item in OPTIONS if item.api], "caller")
     assert values["read"] == 3 and values["threshold"] == 0.5

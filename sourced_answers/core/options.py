@@ -39,20 +39,35 @@ class Range:
     def check(self, value: object) -> Any:
         """值（命令行上的文字，或 Python 的数字）→ 检查过的数。不行时抛 ValueError，说明是中文的。"""
         kind = "整数" if self.convert is int else "数字"
-        number: Any = value
-        if isinstance(value, str):
+        number: Any = plain(value)
+        if isinstance(number, str):
             try:
-                number = self.convert(value)
+                number = self.convert(number)
             except ValueError:
-                raise ValueError(f"“{literal(value)}”不是{kind}") from None
+                raise ValueError(f"“{literal(number)}”不是{kind}") from None
         whole = isinstance(number, int) and not isinstance(number, bool)
         if not whole and not (self.convert is float and isinstance(number, float)):
-            raise ValueError(f"“{literal(value)}”不是{kind}")
+            raise ValueError(f"“{shown_value(number)}”不是{kind}")
         # 先比较再转换：Python 的整数和小数比较大小是精确的，很大的整数转成小数却会溢出（threshold=10**400）
         if not self.low <= number <= self.high:
             raise ValueError(f"应在 {self.shown(self.low)} 到 {self.shown(self.high)} {self.unit}之间，"
                              f"收到 {self.shown(number)}")
         return self.convert(number)
+
+
+def plain(value: object) -> object:
+    """调用方给的 str、int、float 的子类换成同一个值的 str、int、float（调用内置类型自己的方法）：检查它、
+    在说明里写出它、往下传它，都不会再调用子类改写过的 __str__、__int__、__float__、__eq__、strip……
+    ——它们可能抛出任何错误。"""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
 
 
 def shown_integer(value: int) -> str:
@@ -95,6 +110,7 @@ class Option:
 
     def accept(self, value: object) -> Any:
         """Python API 收到的值 → 检查过的值（数字可以写成文字，和命令行一样）。不行时抛 ValueError（中文）。"""
+        value = plain(value)
         if value is None and (self.optional or self.derived):
             return None
         if self.kind is bool:
@@ -111,10 +127,15 @@ class Option:
 
 
 def shown_value(value: object) -> str:
-    """说明里写出的、调用方给的值：repr（一行，太长时从中间省略；很大的整数见 shown_integer）。"""
+    """说明里写出的、调用方给的值：repr（一行，太长时从中间省略；很大的整数见 shown_integer）。调用方自己的类的
+    __repr__ 可能出错，这时只写类型名。"""
+    value = plain(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return shown_integer(value)
-    return literal(repr(value))
+    try:
+        return literal(repr(value))
+    except Exception:  # noqa: BLE001  调用方的对象：说明它的时候不能再出错
+        return f"<{literal(type(value).__name__)}>"
 
 
 def option(default: Any, *, name: str = "", within: Range | None = None, choices: Iterable[str] = (),
