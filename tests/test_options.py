@@ -160,6 +160,19 @@ def test_a_value_that_cannot_be_shown_is_still_a_usage_error_naming_the_keyword(
     assert message in str(raised.value)
 
 
+@pytest.mark.parametrize("declared", [item for item in OPTIONS if item.choices], ids=lambda declared: declared.name)
+def test_a_flag_and_its_keyword_refuse_a_wrong_choice_in_the_same_words(declared):
+    """--rule guess 和 rule="guess" 是同一句话（只有结尾说的是参数还是关键字）：可以取的值用顿号隔开，
+    不是 argparse 的 'score', 'tutorial'。"""
+    with pytest.raises(UsageError) as flag:
+        build_parser("prog").parse_args(["问题", f"{declared.flag}=guess"])
+    with pytest.raises(UsageError) as keyword:
+        accepted({declared.name: "guess"}, [declared], "caller")
+    said = f"参数 {declared.flag}：取值 'guess' 无效（可以是：{'、'.join(declared.choices)}）"
+    assert str(flag.value) == said + "（prog -h 查看用法）"
+    assert str(keyword.value) == said + f"（caller 的关键字 {declared.name}）"
+
+
 def test_keywords_not_given_are_what_the_parser_leaves_them():
     values = accepted({"read": "3", "threshold": 0.5}, [item for item in OPTIONS if item.api], "caller")
     assert values["read"] == 3 and values["threshold"] == 0.5

@@ -24,16 +24,24 @@ __all__ = ["ChineseArgumentParser", "ChineseHelpFormatter", "InRange", "add_rule
            "add_summary_flag", "choices_of", "in_range", "range_of"]
 
 
+def listed(items: str) -> str:
+    """argparse 列出的几项（'score', 'tutorial' 或 --read, --read-timeout）→ score、tutorial：和 Python API 的说明
+    （core.options）写法一样。"""
+    return "、".join(item.strip("'") for item in items.split(", "))
+
+
 # argparse 的英文报错 → 中文（按顺序替换；“argument X: ”前缀最后换）
-ARGPARSE_MESSAGES = [
+ARGPARSE_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"the following arguments are required: (.*)", r"缺少参数：\1"),
     (r"unrecognized arguments: (.*)", r"不认识的参数：\1"),
-    (r"ambiguous option: (\S+) could match (.*)", r"参数 \1 有歧义，可能是 \2，请写全"),
+    (r"ambiguous option: (\S+) could match (.*)",
+     lambda found: f"参数 {found[1]} 有歧义，可能是 {listed(found[2])}，请写全"),
     (r"expected one argument", "需要一个取值"),
     (r"expected at most one argument", "最多只能有一个取值"),
     (r"expected at least one argument", "至少需要一个取值"),
     (r"expected (\d+) arguments?", r"需要 \1 个取值"),
-    (r"invalid choice: (.*) \(choose from (.*)\)", r"取值 \1 无效（可以是：\2）"),
+    (r"invalid choice: (.*) \(choose from (.*)\)",
+     lambda found: f"取值 {found[1]} 无效（可以是：{listed(found[2])}）"),
     (r"ignored explicit argument (.*)", r"这个开关不带取值（收到 \1）"),
     (r"not allowed with argument (.*)", r"不能和 \1 一起用"),
     (r"one of the arguments (.*) is required", r"\1 之中必须给出一个"),
