@@ -144,6 +144,19 @@ def test_a_key_metaso_echoes_in_an_error_is_masked(fake_metaso, environ):
     assert "Bearer mk-***" in str(raised.value) and not shows(str(raised.value), CANARY_KEY)
 
 
+@pytest.mark.parametrize("keywords", [{"read": CANARY_KEY}, {"judge_ask": CANARY_KEY}, {CANARY_KEY: 1}])
+def test_a_key_given_as_a_keyword_is_masked_in_the_usage_error(fake_metaso, environ, keywords):
+    """把密钥错当成 read、rule 传进来（或者当成关键字的名字）：说明里写出收到的值，密钥照样遮掉，和命令行一样。"""
+    with pytest.raises(UsageError) as raised:
+        answer_question(QUESTION, environ=environ, **keywords)
+    assert "mk-***" in str(raised.value) and not shows(str(raised.value), CANARY_KEY)
+    with pytest.raises(UsageError) as raised:
+        verify_answer("RAID1 用两块盘互为镜像 [1]。", [{"text": "RAID1 用两块盘互为镜像。"}], environ=environ,
+                      rule=CANARY_KEY)
+    assert "参数 --rule：取值 'mk-***' 无效" in str(raised.value) and not shows(str(raised.value), CANARY_KEY)
+    assert fake_metaso.requests == []
+
+
 # ---------- verify_answer ----------
 
 def saved_file(tmp_path, answer, sources):

@@ -48,8 +48,8 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
     say: Log = (lambda message: log(mask(message, secrets))) if log else (lambda message: None)
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
-    values = accepted(keywords, ANSWER_KEYWORDS, PROG)
-    try:
+    try:  # 关键字的说明里也会写出收到的值（把密钥错当成 model 传进来）：和别的错误一样经过遮挡
+        values = accepted(keywords, ANSWER_KEYWORDS, PROG)
         settings = settings_from({**values, "question": question, "prog": PROG}, environ, [])
         with bundled_model(settings, say) as settings:
             answered = answer(settings, say)
@@ -64,9 +64,9 @@ def verify_answer(answer_text: str, sources: Sequence[Mapping[str, Any]], *, que
     sources 的第 n 条就是回答里的 [n]，每条至少有 text（可以有 title、link、date）。keywords 是核对的设置：
     rule、threshold、fix，和命令行的参数同名。"""
     environ = checked_environ(environ)
-    check = fill(CheckSettings, accepted(keywords, VERIFY_KEYWORDS, "verify_answer"))
     secrets = secrets_to_mask(environ)
     try:
+        check = fill(CheckSettings, accepted(keywords, VERIFY_KEYWORDS, "verify_answer"))
         return verify_with(answer_text, sources, check, question=question, secrets=secrets)
     except AppError as error:
         raise masked_error(error, secrets) from None
