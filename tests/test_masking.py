@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_metaso import FakeMetaso
-from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_data, masked_json
+from sourced_answers.core.errors import MetasoError, ModelError
+from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_data, masked_error, masked_json
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import MAX_KEY_LENGTH, CheckSettings
@@ -212,6 +213,16 @@ def test_an_error_the_python_api_raises_is_masked(fake_metaso, model_server, sep
         answer_question(QUESTION, environ=environ, model="fail-echoes-auth")
     shown = str(raised.value).replace(separator, "")
     assert "上游出错" in shown and "Bearer" in shown and REDACTED in shown and not shows(shown, MODEL_KEY)
+
+
+def test_an_error_for_the_caller_is_masked_however_it_builds_its_message():
+    """MetasoError 的说明由 message 和 next_step 拼出（不看 args）；ModelError 带着已经收到的半个回答 partial：
+    交给调用方之前，这些文字里的密钥都遮掉。"""
+    error = masked_error(MetasoError(f"连不上秘塔服务 http://127.0.0.1:9/{METASO_KEY}", next_step=f"请检查 {METASO_KEY}"),
+                         [METASO_KEY])
+    assert isinstance(error, MetasoError) and str(error) == "连不上秘塔服务 http://127.0.0.1:9/mk-***。请检查 mk-***"
+    error = masked_error(ModelError(f"出错了：{MODEL_KEY}", partial=f"回答到一半 {MODEL_KEY}"), [MODEL_KEY])
+    assert str(error) == "出错了：mk-***" and error.partial == "回答到一半 mk-***"
 
 
 def test_the_review_page_masks_a_key_split_by_a_terminal_sequence(tmp_path):

@@ -157,6 +157,14 @@ def test_a_key_given_as_a_keyword_is_masked_in_the_usage_error(fake_metaso, envi
     assert fake_metaso.requests == []
 
 
+def test_a_key_in_the_metaso_address_is_masked_in_the_service_error(environ):
+    """网关把密钥放在地址里（METASO_BASE=https://网关/密钥/api/v1）：连不上时说明里写着地址，str(error) 照样遮掉。"""
+    environ["METASO_BASE"] = f"http://127.0.0.1:9/{CANARY_KEY}/api/v1"
+    with pytest.raises(MetasoError) as raised:
+        answer_question(QUESTION, environ=environ)
+    assert "http://127.0.0.1:9/mk-***" in str(raised.value) and not shows(str(raised.value), CANARY_KEY)
+
+
 # ---------- verify_answer ----------
 
 def saved_file(tmp_path, answer, sources):

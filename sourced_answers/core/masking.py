@@ -293,13 +293,14 @@ E = TypeVar("E", bound=BaseException)
 
 
 def masked_error(error: E, secrets: Sequence[str]) -> E:
-    """一个要交给调用方的错误（Python API 抛出的、服务回的）：说明里的密钥遮掉，类型和别的属性不变。"""
-    if not secrets or not error.args:
+    """一个要交给调用方的错误（Python API 抛出的、服务回的）：说明里的密钥遮掉，类型不变。遮的是 args 和每个文字属性：
+    MetasoError 的说明由 message、next_step 拼出，不看 args；ModelError 的 partial 是已经收到的半个回答。"""
+    if not secrets:
         return error
-    masked = tuple(mask(arg, secrets) if isinstance(arg, str) else arg for arg in error.args)
-    if masked == error.args:
-        return error
-    error.args = masked
+    error.args = tuple(mask(arg, secrets) if isinstance(arg, str) else arg for arg in error.args)
+    for name, value in list(vars(error).items()):
+        if isinstance(value, str):
+            setattr(error, name, mask(value, secrets))
     return error
 
 
