@@ -93,6 +93,14 @@ def test_an_environ_that_is_not_a_mapping_of_text_is_a_usage_error(fake_metaso, 
     assert fake_metaso.requests == []
 
 
+@pytest.mark.parametrize("log", ["print", 3, False])
+def test_a_log_that_is_not_a_function_is_a_usage_error_before_anything_is_asked(fake_metaso, model_server, environ,
+                                                                                  log):
+    with pytest.raises(UsageError, match="log 应是一个函数"):
+        answer_question(QUESTION, environ=environ, log=log)
+    assert fake_metaso.requests == [] and model_server.requests == [] and model_server.probes == []
+
+
 @pytest.mark.parametrize(("sources", "message"), [("abc", "sources 应是一个列表"), (None, "sources 应是一个列表"),
                                                   ({"text": "x"}, "sources 应是一个列表"),
                                                   ([1], "sources 的第 1 项"), ([["a", "b"]], "sources 的第 1 项")])

@@ -44,6 +44,8 @@ def answer_question(question: str, *, environ: Mapping[str, str] | None = None, 
     demo=True、local_model=True、timeout=60……（全表见 docs/reference.md 的“Python API 的关键字”）。密钥和服务地址
     从 environ（默认 os.environ）读，和命令行一样。log：进度和提醒（命令行写在标准错误上的那些）交给它；不给就不说。"""
     environ = checked_environ(environ)
+    if log is not None and not callable(log):  # 不然要到第一条进度（预检之后）才抛出 TypeError
+        raise UsageError("log 应是一个函数（每条进度和提醒交给它一行文字，例如 log=print），不给就不说")
     secrets = secrets_to_mask(environ)
     say: Log = (lambda message: log(mask(message, secrets))) if log else (lambda message: None)
     if not isinstance(question, str):
