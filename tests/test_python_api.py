@@ -211,6 +211,13 @@ def test_verify_answer_input_errors_are_chinese(sources, rule, error, message):
         verify_answer("RAID1 是镜像 [1]。", sources, rule=rule)
 
 
+def test_verify_answer_takes_any_mapping_as_a_source():
+    """签名写的是 Sequence[Mapping]：不是 dict 的映射（MappingProxyType）也是一条资料，不是“缺少字段 text”。"""
+    from types import MappingProxyType
+    source = MappingProxyType({"title": "RAID 的几种级别", "text": "RAID1 用两块盘互为镜像，一块坏了数据还在。"})
+    assert verify_answer("RAID1 用两块盘互为镜像 [1]。", [source]).passed
+
+
 def test_result_text_is_safe_to_print_and_the_record_keeps_what_was_received():
     """Result.text 是给人打印的：网页标题里写剪贴板、清屏的终端序列整个去掉；record 和 --json 一样保持原样。"""
     title = "RAID\x1b]52;c;aGVsbG8=\x07 的几种级别\x1b[2J"

@@ -4,6 +4,8 @@ import json
 import pytest
 
 from fake_metaso import NAS_PAGES
+from sourced_answers.batch.verification import verify_record
+from sourced_answers.core.errors import InputError
 from tests.support import (
     GOOD_ANSWER,
     NAS_RECORD_SOURCES,
@@ -123,3 +125,10 @@ def test_answer_fields_of_the_wrong_type_are_named(tmp_path, field, value):
     assert result.returncode == 2
     expected = {"truncated": "truncated 应是 true 或 false", "served_model": "served_model 应是字符串"}[field]
     assert result.stderr == f"✗ {tmp_path / 'saved.json'}：{expected}\n"
+
+
+@pytest.mark.parametrize("given", [None, 5, "不是记录", b"{}", [("answer", "RAID1 是镜像 [1]。")], object()],
+                         ids=["None", "int", "str", "bytes", "pairs", "object"])
+def test_verify_record_of_something_that_is_not_a_mapping_is_an_input_error(given):
+    with pytest.raises(InputError, match="记录：应是一个 JSON 对象"):
+        verify_record(given)

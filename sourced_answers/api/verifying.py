@@ -18,7 +18,9 @@ def verify_answer(answer: str, sources: Sequence[Mapping[str, Any]], check: Chec
         raise InputError("answer 应是文字（带 [n] 引用的回答）")
     if isinstance(sources, (str, bytes)) or not isinstance(sources, Sequence):
         raise InputError("sources 应是一个列表：第 n 项是回答里 [n] 的资料 {title, link, text}")
-    record = {"answer": answer, "sources": list(sources), "question": question, "model": None}
+    # 签名收任何映射（MappingProxyType、别的 Mapping），记录的格式检查只认 dict
+    given = [dict(source) if isinstance(source, Mapping) else source for source in sources]
+    record = {"answer": answer, "sources": given, "question": question, "model": None}
     # 每一项是不是对象、字段对不对都在 check_record 里检查，说出是第几项
     checked, checked_record = check_record(record, check, "回答：")
     return result_of(checked, checked_record, secrets)

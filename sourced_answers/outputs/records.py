@@ -82,7 +82,8 @@ def check_saved(saved: SavedAnswer, check: CheckSettings, judge: Judge | None = 
 def check_record(record: Mapping[str, Any], check: CheckSettings, where: str = "记录：") -> tuple[Checked, Record]:
     """一条保存下来的记录（已经是一个 dict：verify_record、Python API 和服务的 verify_answer）：先检查格式
     （saved_answer，说明以 where 开头、说出是哪个字段），再由 check_saved 核对。"""
-    return check_saved(saved_answer(dict(record), None, where), check)
+    # 不是映射的（None、文字、键值对的列表）交给 saved_answer 说“应是一个 JSON 对象”：dict(…) 抛的是 Python 的错误
+    return check_saved(saved_answer(dict(record) if isinstance(record, Mapping) else record, None, where), check)
 
 
 # json 模块的英文说明 → 中文
