@@ -379,6 +379,13 @@ def test_eval_usage_errors(fake_metaso, model_server, tmp_path):
         assert result.returncode == 2 and expected in result.stderr, (args, result.stderr)
 
 
+def test_demo_pages_without_demo_is_refused_before_searching(fake_metaso, model_server):
+    """--demo-pages 选的是 --demo 的内置页面：没有 --demo 时它什么也不选，程序却照样去搜真的秘塔、花钱。"""
+    result = run_cli("家用 NAS 怎么选", "--demo-pages", "nas-en", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode == 2 and result.stderr == "✗ --demo-pages 要和 --demo 一起用\n"
+    assert fake_metaso.requests == []
+
+
 def test_long_pages_keep_the_relevant_passages(model_server):
     from fake_metaso import LONG_PAGES, FakeMetaso
     with FakeMetaso(LONG_PAGES) as fake:

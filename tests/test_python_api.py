@@ -68,6 +68,7 @@ def test_a_question_starting_with_a_dash_is_still_a_question(environ, capsys):
     ({"read": "两个"}, "“两个”不是整数"),
     ({"timeout": 0}, "参数 --timeout"),
     ({"model": "qwen2.5\n✓ 引用核对通过"}, "--model 的值里有换行"),
+    ({"demo_pages": "nas-en"}, "--demo-pages 要和 --demo 一起用"),  # 没有 demo=True 时会去搜真的秘塔
     ({"colour": True}, "answer_question 不接受 colour"),
     ({"hel": True}, "answer_question 不接受 hel"),  # argparse 会把它当作 --help 的缩写：打印帮助、退出调用它的程序
     ({"js": True}, "answer_question 不接受 js"),  # --json 的缩写

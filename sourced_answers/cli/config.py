@@ -136,6 +136,8 @@ def check_flags(args: Given) -> None:
     if args.local_model and not names_only_the_bundled_model(args):
         raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{llama_server.MODEL_NAME}）一个模型，不能同时问"
                          "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
+    if args.demo_pages and not args.demo:  # 不然它什么也不选，程序照样去搜真的秘塔（付费）
+        raise UsageError("--demo-pages 要和 --demo 一起用")
     if args.judge_url and not args.judge:
         raise UsageError("--judge-url 要和 --judge 一起用")
     if args.judge_all and not args.judge:
