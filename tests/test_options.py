@@ -10,6 +10,7 @@ from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.options import accepted
 from sourced_answers.core.settings import KEYWORDS, OPTIONS
+from sourced_answers.core.strings import literal
 
 
 def actions():
@@ -171,6 +172,18 @@ def test_a_flag_and_its_keyword_refuse_a_wrong_choice_in_the_same_words(declared
     said = f"参数 {declared.flag}：取值 'guess' 无效（可以是：{'、'.join(declared.choices)}）"
     assert str(flag.value) == said + "（prog -h 查看用法）"
     assert str(keyword.value) == said + f"（caller 的关键字 {declared.name}）"
+
+
+@pytest.mark.parametrize("value", ["m" * 5000, "9" * 400], ids=["5000-letters", "400-digits"])
+def test_a_long_wrong_choice_is_shortened_the_same_way_by_the_flag_and_the_keyword(value):
+    """说明里写出用户给的值只用 literal（太长时从中间省略）：argparse 原样写出的 5000 个字不例外。"""
+    with pytest.raises(UsageError) as flag:
+        build_parser("prog").parse_args(["问题", f"--rule={value}"])
+    with pytest.raises(UsageError) as keyword:
+        accepted({"rule": value}, OPTIONS, "caller")
+    shown = literal(repr(value))
+    assert "…" in shown and len(str(flag.value)) < 400
+    assert f"参数 --rule：取值 {shown} 无效" in str(flag.value) and f"参数 --rule：取值 {shown} 无效" in str(keyword.value)
 
 
 def test_keywords_not_given_are_what_the_parser_leaves_them():

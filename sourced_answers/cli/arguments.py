@@ -17,6 +17,7 @@ from sourced_answers.core.errors import ExitCode, UsageError
 from sourced_answers.core.options import Range
 from sourced_answers.core.safe_output import TextStream
 from sourced_answers.core.settings import CHECK_DEFAULTS, KEYWORDS
+from sourced_answers.core.strings import literal
 
 Group = argparse.ArgumentParser | argparse._ArgumentGroup
 
@@ -41,7 +42,7 @@ ARGPARSE_MESSAGES: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"expected at least one argument", "至少需要一个取值"),
     (r"expected (\d+) arguments?", r"需要 \1 个取值"),
     (r"invalid choice: (.*) \(choose from (.*)\)",
-     lambda found: f"取值 {found[1]} 无效（可以是：{listed(found[2])}）"),
+     lambda found: f"取值 {literal(found[1])} 无效（可以是：{listed(found[2])}）"),
     (r"ignored explicit argument (.*)", r"这个开关不带取值（收到 \1）"),
     (r"not allowed with argument (.*)", r"不能和 \1 一起用"),
     (r"one of the arguments (.*) is required", r"\1 之中必须给出一个"),
