@@ -1,6 +1,8 @@
-"""测试夹具：模拟秘塔、脚本模型服务、真实的本机模型；每个测试自己的缓存目录。
+"""测试夹具：模拟秘塔、脚本模型服务、真实的本机模型；每个测试自己的缓存目录；快的一层的规矩。
 
-模拟秘塔和脚本模型服务每个 xdist 进程各一个，测试之间 reset（support.SharedServer）。
+模拟秘塔和脚本模型服务每个 xdist 进程各一个，测试之间 reset（support.SharedServer）；它们不占端口
+（tests/loopback.py），慢的测试要把地址交给子进程时才真的听一个端口。
+没标 slow 的测试不许起进程、连网络、睡（tests/tiers.py）。
 共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
 import os
@@ -12,9 +14,11 @@ import pytest
 
 from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
-from tests import support
+from tests import loopback, support, tiers
 from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, SharedServer
+
+loopback.install()
 
 # 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
 UNGROUPED = pytest.StashKey[list[str]]()
@@ -37,6 +41,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def tier(request: pytest.FixtureRequest) -> Iterator[None]:
+    """快的测试（没标 slow）不许起进程、连网络、睡：做了就失败，说明要标 slow（tests/tiers.py）。"""
+    slow = request.node.get_closest_marker("slow") is not None
+    support.SLOW_TEST = slow
+    if slow:
+        yield
+        return
+    loopback.refuse_unknown_ports = True
+    try:
+        with tiers.in_process_only() as done:
+            yield
+    finally:
+        loopback.refuse_unknown_ports = False
+        support.SLOW_TEST = False
+    if done:
+        pytest.fail("快的测试做了慢的测试才做的事：" + "；".join(dict.fromkeys(done)) + "。" + tiers.ADVICE,
+                    pytrace=False)
+
+
+@pytest.fixture(autouse=True)
 def cache_home(tmp_path: Path) -> Iterator[Path]:
     """每个测试一个空的缓存目录（cli_env 用它作 XDG_CACHE_HOME），测试结束时随 tmp_path 一起清理。"""
     support.CACHE_HOME = tmp_path / "cache"
@@ -53,8 +77,8 @@ def hermetic_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    """本进程里的运行重试前只等几十毫秒（次数、说明都不变）；子进程里的运行照常退避。"""
-    monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.01)
+    """本进程里的运行重试前不等（次数、说明都不变；快的测试不睡）；子进程里的运行照常退避。"""
+    monkeypatch.setattr(retrying, "BACKOFF_BASE", 0.0)
 
 
 @pytest.fixture(scope="session")
@@ -73,14 +97,20 @@ def shared_model_server() -> Iterator[SharedServer]:
 
 @pytest.fixture
 def fake_metaso(shared_metaso: SharedServer) -> FakeMetaso:
-    """模拟秘塔（密钥是 CANARY_KEY），状态和新建的一样。"""
-    return shared_metaso.take()
+    """模拟秘塔（密钥是 CANARY_KEY），状态和新建的一样；慢的测试里它在真的端口上听着。"""
+    fake = shared_metaso.take()
+    if support.SLOW_TEST:
+        loopback.listen(fake)
+    return fake
 
 
 @pytest.fixture
 def model_server(shared_model_server: SharedServer) -> ScriptedModel:
-    """脚本模型服务，状态和新建的一样。"""
-    return shared_model_server.take()
+    """脚本模型服务，状态和新建的一样；慢的测试里它在真的端口上听着。"""
+    server = shared_model_server.take()
+    if support.SLOW_TEST:
+        loopback.listen(server)
+    return server
 
 
 @pytest.fixture(scope="session")

@@ -104,6 +104,7 @@ class ScriptedModel:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)  # 回答完一个请求时通知（wait_until_reusable 等它）
         self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的回答）
         self.closed = False
         self.reset()
@@ -140,6 +141,12 @@ class ScriptedModel:
         with self.lock:
             return not self.closed and self.busy == 0
 
+    def wait_until_reusable(self, seconds):
+        """最多等 seconds 秒，等还在回答的请求答完；返回 reusable()。"""
+        with self.idle:
+            self.idle.wait_for(lambda: self.closed or self.busy == 0, seconds)
+            return not self.closed and self.busy == 0
+
     @contextmanager
     def answering(self) -> Iterator[None]:
         with self.lock:
@@ -149,6 +156,7 @@ class ScriptedModel:
         finally:
             with self.lock:
                 self.busy -= 1
+                self.idle.notify_all()
 
     @property
     def url(self):

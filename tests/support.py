@@ -6,7 +6,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source
+from tests import loopback
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 # 内置的 5 个 NAS 页面作为资料（搜索“家用 NAS 怎么选”时资料 1~5 依次是它们）
@@ -62,10 +62,7 @@ class SharedServer:
 
     def take(self) -> Any:
         # 上一个测试最后一个请求的回应已经到了客户端，服务那边的线程却可能还没记下“回答完了”：等它一会儿
-        deadline = time.monotonic() + QUIET_WAIT
-        while self.server is not None and not self.server.reusable() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        if self.server is not None and self.server.reusable():
+        if self.server is not None and self.server.wait_until_reusable(QUIET_WAIT):
             self.server.reset()
         else:
             self.close()
@@ -80,6 +77,8 @@ class SharedServer:
 
 # 每个测试自己的缓存目录（conftest.py 里的自动夹具设置，测试结束后删掉）
 CACHE_HOME: Path | None = None
+# 正在跑的测试标了 slow 吗（conftest.py 的自动夹具设置）：慢的测试可能把服务的地址交给子进程
+SLOW_TEST = False
 
 
 # 用户自己环境里会改变程序行为的变量：测试不继承它们（谁 export 了 NO_COLOR、COLUMNS，测试结果都一样）
@@ -91,7 +90,10 @@ USER_SETTINGS = frozenset({
 
 
 def cli_env(fake: Any = None, model: Any = None, **extra: str) -> dict[str, str]:
-    """运行命令行用的环境变量：fake 是模拟秘塔、model 是（任何有 url 的）模型服务，extra 覆盖其余变量。"""
+    """运行命令行用的环境变量：fake 是模拟秘塔、model 是（任何有 url 的）模型服务，extra 覆盖其余变量。
+    慢的测试可能把它交给子进程：那时本进程里的服务先在真的端口上听着（tests/loopback.py）。"""
+    if SLOW_TEST:
+        loopback.listen(fake, model)
     env = {k: v for k, v in os.environ.items() if k not in USER_SETTINGS}
     env["PYTHONIOENCODING"] = "utf-8"
     # 每个测试一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache

@@ -276,6 +276,7 @@ print(" ".join(name for name in HEAVY if name in sys.modules))
 """
 
 
+@pytest.mark.slow
 def test_checking_a_saved_record_loads_no_http_client_cache_dask_or_progress_bar(tmp_path):
     import subprocess
     import sys

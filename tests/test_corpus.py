@@ -96,6 +96,7 @@ def test_a_named_pipe_is_read_once(tmp_path):
     assert result.returncode == 1 and len(result.stdout.splitlines()) == 5
 
 
+@pytest.mark.slow
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     result = run_cli("--verify", str(corpus(tmp_path, 40)), env=cli_env())
     assert "\r" not in result.stderr and "条/秒" in result.stderr  # 汇总里有速度，但没有进度条的回车

@@ -66,6 +66,7 @@ def test_a_row_becomes_the_same_checker_input_as_a_citecheck_statement():
         fit_english_support.example_of(0, dict(row, attribution_label="maybe"))
 
 
+@pytest.mark.slow
 def test_a_missing_mirror_is_reported_not_fetched(tmp_path):
     with pytest.raises(FileNotFoundError):
         fit_english_support.read_data(None, tmp_path / "no-such-repo")
@@ -81,6 +82,7 @@ def test_a_data_file_can_be_given_instead_of_the_mirror(tmp_path):
     assert name == "rows.jsonl" and example.label == 1
 
 
+@pytest.mark.slow
 def test_the_evaluation_goes_through_verify_and_compares_with_the_chinese_model(tmp_path, capsys):
     page = ("RAID 5 spreads parity across all disks, so an array needs at least three disks. It keeps working when "
             "one disk fails, but a second failure during the rebuild loses the data.")
