@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
+from hypothesis import settings
 
 from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
@@ -19,6 +21,18 @@ from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, SharedServer
 
 loopback.install()
+tiers.install()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """只跑快的一层时（-m "not slow"）：hypothesis 的性质少试些例子（support.examples；没写例子数的也一样）。
+    在导入测试模块之前：模块里的 @settings 在导入时就定下了。"""
+    markexpr = config.getoption("markexpr", "") or ""
+    support.FAST_TIER = bool(markexpr) and not Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
+    if support.FAST_TIER:
+        settings.register_profile("fast-tier", max_examples=support.examples(settings.default.max_examples))
+        settings.load_profile("fast-tier")
+
 
 # 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
 UNGROUPED = pytest.StashKey[list[str]]()
@@ -61,11 +75,20 @@ def tier(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def cache_home(tmp_path: Path) -> Iterator[Path]:
-    """每个测试一个空的缓存目录（cli_env 用它作 XDG_CACHE_HOME），测试结束时随 tmp_path 一起清理。"""
-    support.CACHE_HOME = tmp_path / "cache"
-    yield support.CACHE_HOME
-    support.CACHE_HOME = None
+def own_cache_home(request: pytest.FixtureRequest) -> Iterator[None]:
+    """每个测试一个空的缓存目录（cli_env 用它作 XDG_CACHE_HOME）：第一次用到时才在 tmp_path 下建，
+    测试结束时随 tmp_path 一起清理。"""
+    support._cache_home = lambda: request.getfixturevalue("tmp_path") / "cache"
+    yield
+    support._cache_home = None
+
+
+@pytest.fixture
+def cache_home(own_cache_home: None) -> Path:
+    """这个测试的缓存目录（cli_env 给命令行的 XDG_CACHE_HOME）。"""
+    home = support.cache_home_of_this_test()
+    assert home is not None
+    return home
 
 
 @pytest.fixture(autouse=True)

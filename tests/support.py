@@ -75,10 +75,30 @@ class SharedServer:
             self.server = None
 
 
-# 每个测试自己的缓存目录（conftest.py 里的自动夹具设置，测试结束后删掉）
-CACHE_HOME: Path | None = None
+# 每个测试自己的缓存目录：第一次用到时才建（conftest.py 的自动夹具给出建它的办法），测试结束后删掉。
+# 用不到缓存的测试就不建：一千多个测试每个都建一个目录要多花好几秒
+_cache_home: Callable[[], Path] | None = None
+
+
+def cache_home_of_this_test() -> Path | None:
+    """这个测试自己的缓存目录（不在测试里时是 None）。"""
+    return _cache_home() if _cache_home is not None else None
+
 # 正在跑的测试标了 slow 吗（conftest.py 的自动夹具设置）：慢的测试可能把服务的地址交给子进程
 SLOW_TEST = False
+
+
+# 这次只跑快的一层吗（pytest -m "not slow"）：conftest.py 的 pytest_configure 在导入测试模块之前设置
+FAST_TIER = False
+FAST_TIER_SHARE = 5  # 快的一层里 hypothesis 的性质每个试五分之一的例子
+
+
+def examples(count: int, variable: str = "PROPERTY_EXAMPLES") -> int:
+    """hypothesis 一个性质试多少个例子：环境变量 variable 给了数就用它；全部测试（quickstart.sh --test、CI）试
+    count 个；快的一层试五分之一（至少 10 个）：那一层要的是十几秒内的反馈，每个性质照样都试。"""
+    if os.environ.get(variable):
+        return int(os.environ[variable])
+    return max(10, count // FAST_TIER_SHARE) if FAST_TIER else count
 
 
 # 用户自己环境里会改变程序行为的变量：测试不继承它们（谁 export 了 NO_COLOR、COLUMNS，测试结果都一样）
@@ -97,8 +117,9 @@ def cli_env(fake: Any = None, model: Any = None, **extra: str) -> dict[str, str]
     env = {k: v for k, v in os.environ.items() if k not in USER_SETTINGS}
     env["PYTHONIOENCODING"] = "utf-8"
     # 每个测试一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache
-    if CACHE_HOME is not None:
-        env["XDG_CACHE_HOME"] = str(CACHE_HOME)
+    home = cache_home_of_this_test()
+    if home is not None:
+        env["XDG_CACHE_HOME"] = str(home)
     if fake is not None:
         env["METASO_BASE"] = fake.base_url
         env["METASO_API_KEY"] = fake.key
