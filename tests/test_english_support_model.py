@@ -10,15 +10,14 @@ import pytest
 from bench import evaluate_attributionbench, fit_english_support, fit_support_score
 from bench.evaluate_citecheck import answer_of
 from sourced_answers.checker import ENGLISH, ENGLISH_MODEL_FILE, FEATURES, support_model
-
-# 重新拟合一次要一两秒（refitted 夹具）：整个文件放在同一个 xdist 进程里，只拟合一次
-pytestmark = pytest.mark.xdist_group("english_support_model")
+from tests.across_workers import once, session_folder
 
 
 @pytest.fixture(scope="module")
-def refitted():
+def refitted(tmp_path_factory):
+    """重新拟合一次（一秒多，机器忙时好几秒）：一次测试会话只拟合一次，几个 xdist 进程共用结果。"""
     try:
-        return fit_english_support.refit()
+        return once(session_folder(tmp_path_factory), "english_support_model_refit", fit_english_support.refit)
     except FileNotFoundError as missing:
         pytest.skip(f"没有 AttributionBench 的 dev 集（{missing}）：这份数据不在 shared 里、CI 上也没有，"
                     "英文模型的重新拟合只在有 AttributionBench 镜像的机器上跑")
