@@ -87,7 +87,7 @@ class LoopbackServer(ThreadingHTTPServer):
         return ours
 
     def listen(self) -> None:
-        """再在 127.0.0.1 上开一个真的端口（别的进程要连它时）；之后地址是这个端口。"""
+        """再在 127.0.0.1 上开一个真的端口（别的进程要连它时）；之后给出的地址是这个端口。"""
         with _lock:
             if self.listening or self.stopped.is_set():
                 return
@@ -96,8 +96,7 @@ class LoopbackServer(ThreadingHTTPServer):
         self.server_address = (self.server_address[0], 0)
         self.server_bind()
         self.server_activate()
-        _unregister(self)
-        _register(self, self.server_address[1])
+        _register(self, self.server_address[1])  # 之前给出的地址（没有真端口的号码）也照样连得上
         threading.Thread(target=ThreadingHTTPServer.serve_forever, args=(self, POLL_SECONDS), daemon=True).start()
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
