@@ -1,5 +1,6 @@
 """起 --serve 的真进程（测试 OpenAI 兼容的服务用）：等它在标准错误上说出地址，读出端口；标准错误由一个线程
 一行一行收着（访问日志、说明），测试随时能看。只听 127.0.0.1。"""
+import json
 import platform
 import re
 import subprocess
@@ -158,10 +159,10 @@ class InProcess:
                                   env, [])
         self.log: list[str] = []
         self.changed = threading.Condition()
-        app, self.closing = asgi_app(settings, self.write)
+        self.app, self.closing = asgi_app(settings, self.write)
         self.origin = "http://127.0.0.1"
         self.base = self.origin + "/v1"
-        self.client = TestClient(app, base_url=self.origin, raise_server_exceptions=False)
+        self.client = TestClient(self.app, base_url=self.origin, raise_server_exceptions=False)
         self.client.__enter__()
 
     def write(self, line: str) -> None:
@@ -199,6 +200,47 @@ class InProcess:
             self.changed.wait_for(lambda: len(found()) >= count, seconds)
             return found()
 
+    def asked_then_left(self, path: str, body: object) -> "Leaving":
+        """发一个请求，客户端什么时候走由测试决定（见 Leaving）。"""
+        return Leaving(self, path, body)
+
     def close(self) -> None:
         self.client.__exit__(None, None, None)
         self.closing()
+
+
+class Leaving:
+    """直接交给应用的一个请求（测试客户端做不到半路走掉）：请求体一次给完；门读完请求体、把请求交给应用之后，
+    开始看客户端走没走（再要下一条消息）：那时 watched 设上，请求已经在应用里（在做，或者在排队）。leave() 之后
+    门看到的是客户端断开了，和真的连接断了时 uvicorn 给的一样。done 是应用处理完这个请求的 Future。"""
+
+    def __init__(self, app: InProcess, path: str, body: object) -> None:
+        import anyio
+        self.portal = app.client.portal
+        assert self.portal is not None
+        self.watched = threading.Event()
+        self.left = self.portal.call(anyio.Event)
+        self.messages: list[dict] = []
+        data = json.dumps(body).encode()
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+                 "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                             (b"content-length", str(len(data)).encode())],
+                 "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80)}
+        given = [False]
+
+        async def receive() -> dict:
+            if not given[0]:
+                given[0] = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            self.watched.set()
+            await self.left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            self.messages.append(message)
+
+        self.done = self.portal.start_task_soon(app.app, scope, receive, send)
+
+    def leave(self) -> None:
+        self.portal.call(self.left.set)
