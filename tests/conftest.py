@@ -158,6 +158,25 @@ def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[across_work
     across_workers.release(folder, "real_model")
 
 
+@pytest.fixture
+def one_core() -> Iterator[None]:
+    """这个测试（连同它起的子进程：自带的 llama.cpp、quickstart）只在一个核上跑，像一台一个核的机器。
+
+    --local-model 起的 llama.cpp 按能用的核数（sched_getaffinity）定线程数：两个核的机器上用两个线程读提示词。
+    可跑全部测试时两个 xdist 进程已经占着两个核，两个线程读提示词要慢好几倍（见 real_model）；限制在一个核上，
+    程序自己就选一个线程。每个 xdist 进程用各自的那个核（gw0 用第一个，gw1 用第二个……）。"""
+    if not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    os.sched_setaffinity(0, {cores[int(worker[2:] or 0) % len(cores)]})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, set(cores))
+
+
 @pytest.fixture(scope="module")
 def backends():
     """--serve 和 --mcp 的测试：一个模块共用的模拟秘塔和脚本模型（tests/serving.py 的 Backends）。"""

@@ -176,7 +176,6 @@ def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
     import os
     import signal
     import subprocess
-    import time
 
     from tests.support import HERE, cli_command
     path = corpus(tmp_path, 3000)
@@ -185,7 +184,7 @@ def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
                                start_new_session=True)
     assert process.stdout is not None
     process.stdout.readline()  # 已经在输出了：工作进程在跑
-    time.sleep(0.3)
+    process.stdout.readline()  # 又核对完一条：正在半路上
     os.killpg(process.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给整个进程组
     _, stderr = process.communicate(timeout=30)
     text = stderr.decode("utf-8", "replace")

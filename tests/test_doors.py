@@ -314,8 +314,8 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
     pytest.importorskip("distributed")
     from sourced_answers.batch import cluster_client
     from sourced_answers.cli import cluster_command as cluster
-    # 连不上的调度器只等 1 秒就放弃（平常等 10 秒）：要看的是怎样报错，不是等多久
-    monkeypatch.setattr(cluster_client, "CONNECT_SECONDS", 1)
+    # 连不上的调度器只等 0.2 秒就放弃（平常等 10 秒；Dask 在这段时间里一直重试）：要看的是怎样报错，不是等多久
+    monkeypatch.setattr(cluster_client, "CONNECT_SECONDS", 0.2)
     folder = tmp_path / "logs"
     folder.mkdir()
     path = folder / "in.jsonl"

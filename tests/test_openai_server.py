@@ -6,6 +6,7 @@
 监听时说的话，以及官方客户端走真的网络。每个测试结束时看一遍服务新写的行：没有报错堆栈，没有密钥。
 """
 import json
+import re
 import signal
 import socket
 import threading
@@ -363,12 +364,13 @@ def test_one_access_line_per_request_with_method_path_status_and_ms(client, serv
 def test_a_path_with_a_newline_or_escape_cannot_forge_a_log_line(start):
     """原样的请求行（测试客户端会先把路径编码好）：真的服务进程、真的连接。"""
     served = start()
-    mark = served.settle()
+    mark = served.mark()  # 刚起的服务：还没有访问日志
     with socket.create_connection(("127.0.0.1", served.port), timeout=10) as raw:
         raw.sendall(b"GET /v1/x%0APOST%20/v1/chat/completions%20200%201%20ms%1B[2K HTTP/1.1\r\n"
                     b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
         assert raw.recv(100).startswith(b"HTTP/1.1 404")
-    served.settle()
+    # 这个请求的访问日志写完了：以状态码、毫秒结尾的那一行（伪造成功的话它前面还会多出一行）
+    assert served.wait_for_line(lambda line: re.search(r" 404 \d+ ms$", line), 10, mark)
     new = served.since(mark)
     assert len(new) == 1 and new[0].startswith("GET /v1/x\\nPOST /v1/chat/completions 200 1 ms\\x1b[2K 404 ")
     assert "\x1b" not in new[0] and not any(line.startswith("POST /v1/chat/completions 200") for line in new)

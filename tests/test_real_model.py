@@ -12,7 +12,8 @@ from fake_metaso import ENGLISH_PAGES, FakeMetaso
 from sourced_answers.model.preflight import probe_models
 from tests.support import cli_env, eval_table, run_cli
 
-pytestmark = pytest.mark.slow
+# 自己启动自带模型的测试（--local-model、quickstart）只用一个核：见 conftest.py 的 one_core
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("one_core")]
 # 用 real_model 夹具的测试共用一个 llama.cpp（几个 xdist 进程也只起一个，见 conftest.py）：llama.cpp 留着用过的提示词，
 # 英文的几个问题用的是同样的资料，提示词只有最后的问题不同，第一个读完，后面的几乎不用读（--eval 的第一个问题也是它）。
 # 自己启动服务的测试（--local-model、quickstart）各起各的
@@ -184,8 +185,10 @@ def requests_ok(url):
 
 @pytest.mark.slow
 def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
-    """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。"""
+    """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。
+    三个时刻都按标准错误上说到哪一步来定（不是等固定的秒数）：刚开始启动服务、服务起来了、正在请它回答。"""
     import os
+    import select
     import signal
     import subprocess
     import uuid
@@ -208,23 +211,35 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
                     continue
         return found
 
-    for delay in (0.5, 1.5, 3.0):
+    def said(process: "subprocess.Popen[str]", text: str) -> str:
+        """读标准错误，直到有一行说了 text（最多 60 秒）；返回读到的。"""
+        read, deadline = "", time.monotonic() + 60
+        while text not in read:
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([process.stderr], [], [], left)[0], read
+            line = process.stderr.readline()
+            assert line, read
+            read += line
+        return read
+
+    for moment in ("正在本机启动 llama.cpp", "本机模型服务在", "请模型 smollm2-135m 回答"):
         mark = f"ANS_TEST_MARK={uuid.uuid4()}"
         env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9", ANS_TEST_MARK=mark.split("=", 1)[1])
         process = subprocess.Popen(cli_command("--local-model", "--demo", "How should I choose a home NAS?"),
                                    env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
-        time.sleep(delay)
+        before = said(process, moment)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
-        assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (delay, err)
+        err = before + err
+        assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (moment, err)
         deadline = time.monotonic() + 15
         while marked(mark) and time.monotonic() < deadline:
             time.sleep(0.2)
         left = marked(mark)
         for pid in left:
             os.kill(pid, signal.SIGKILL)
-        assert left == [], delay
+        assert left == [], moment
 
 
 @pytest.mark.slow
