@@ -200,6 +200,12 @@ class ScriptedModel:
             def log_message(self, *args):
                 pass
 
+            def handle(self):
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # 客户端不等了（超时、Ctrl-C、走掉的流）：回答没人要，不是服务的错，不打报错堆栈
+
             def send_text(self, status, text, content_type):
                 data = text.encode()
                 self.send_response(status)

@@ -26,6 +26,9 @@ from tests.test_corpus import corpus
 
 pytestmark = pytest.mark.slow
 
+# 要在任务半路上动手的测试用的条数：1 个线程 × 4 = 4 块，每块一秒多，第一个结果写好时后面还有好几秒的活。
+# （800 条的块在不忙的机器上半秒就算完：测试还没动手，任务可能已经做完了）
+MID_JOB = 2400
 ENGLISH = re.compile(r"Traceback|Error|Exception|WARNING|INFO|distributed\.|Task exception")
 
 
@@ -208,7 +211,7 @@ def test_two_real_workers_give_the_verify_records_and_both_get_work(cluster, tmp
 
 def test_a_worker_killed_mid_job_ends_it_with_exit_3_within_seconds_and_keeps_what_was_written(cluster, tmp_path):
     cluster.start_worker()
-    source = corpus(tmp_path, 800)  # 1 个线程 × 4 = 4 块，每块要算一两秒
+    source = corpus(tmp_path, MID_JOB)
     out = tmp_path / "out"
     job = start_job(cluster, source, out, "--wait-workers", "2")
     written = first_result(out, job)
@@ -262,7 +265,7 @@ def test_a_worker_process_killed_under_its_nanny_is_restarted_and_the_records_ar
 
 def test_a_scheduler_killed_mid_job_is_exit_3_in_chinese_without_a_dask_traceback(cluster, tmp_path):
     cluster.start_worker()
-    source = corpus(tmp_path, 800)
+    source = corpus(tmp_path, MID_JOB)
     out = tmp_path / "out"
     job = start_job(cluster, source, out)
     first_result(out, job)
@@ -288,7 +291,7 @@ def test_a_scheduler_without_workers_waits_the_given_seconds_then_says_so(bare_s
 @pytest.mark.parametrize("when", ["waiting for workers", "mid-job"])
 def test_ctrl_c_on_a_job_on_a_real_scheduler_is_130_and_interrupted(request, tmp_path, when):
     cluster = request.getfixturevalue("shared_cluster" if when == "mid-job" else "bare_scheduler")
-    source = corpus(tmp_path, 800)
+    source = corpus(tmp_path, MID_JOB)
     out = tmp_path / "out"
     connections = cluster.client_connections()
     job = start_job(cluster, source, out)
@@ -312,7 +315,7 @@ def test_sigterm_or_sighup_mid_job_ends_it_like_ctrl_c_and_the_manifest_names_on
     """kill、timeout 发的 SIGTERM，终端关掉、ssh 断开时的 SIGHUP：和 Ctrl-C 一样收尾（130、已中断），清单里只有
     真正写好的结果文件（以前 SIGHUP 直接结束进程，清单还是开始时那份，记着一个也没写的 00001–00003）。"""
     out = tmp_path / "out"
-    job = start_job(shared_cluster, corpus(tmp_path, 800), out)
+    job = start_job(shared_cluster, corpus(tmp_path, MID_JOB), out)
     first_result(out, job)
     job.send_signal(sent)
     code, err = finish(job, 30)
@@ -328,7 +331,7 @@ def test_a_second_sighup_while_the_job_ends_still_leaves_a_true_manifest_and_130
     """终端关掉时 SIGHUP 常常连着来两个（内核发一个，shell 再转发一个）：第二个落在收尾的半路上，清单照样写完、
     只记写好的文件，退出码照样是 130。"""
     out = tmp_path / "out"
-    job = start_job(shared_cluster, corpus(tmp_path, 800), out)
+    job = start_job(shared_cluster, corpus(tmp_path, MID_JOB), out)
     first_result(out, job)
     job.send_signal(signal.SIGHUP)
     job.send_signal(signal.SIGHUP)
@@ -345,7 +348,7 @@ def test_a_job_killed_outright_leaves_a_manifest_that_lists_no_unwritten_file_an
     """kill -9 收不了尾：清单还是开始时的那份，可它只把没写好的名字记在 pending 里，files 里没有一个不在的文件；
     再跑一次认得出目录里剩下的都是本程序的，整个换掉。"""
     out = tmp_path / "out"
-    job = start_job(shared_cluster, corpus(tmp_path, 800), out)
+    job = start_job(shared_cluster, corpus(tmp_path, MID_JOB), out)
     first_result(out, job)
     kill(job)  # type: ignore[arg-type]
     job.communicate()
