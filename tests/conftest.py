@@ -7,6 +7,7 @@
 """
 import os
 from collections.abc import Callable, Iterator
+from itertools import zip_longest
 from pathlib import Path
 
 import pytest
@@ -23,11 +24,26 @@ loopback.install()
 tiers.install()
 
 
+def only_the_fast_tier(config: pytest.Config) -> bool:
+    """这次只跑快的一层吗：-m 的表达式把标了 slow 的测试排除在外（-m "not slow"）。"""
+    markexpr = config.getoption("markexpr", "") or ""
+    return bool(markexpr) and not Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """-n auto 开几个进程：核数的两倍。慢的测试大多在等（子进程、信号之后的几秒、llama.cpp、Dask），两个核上开四个
+    进程，等的时候别的进程在干活（实测同一时段两个进程 111 秒、三个 96 秒、四个 93 秒）。只跑快的一层时（全是算）
+    就是核数。设了 PYTEST_XDIST_AUTO_NUM_WORKERS 时照它的。"""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores if only_the_fast_tier(config) else 2 * cores
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """只跑快的一层时（-m "not slow"）：hypothesis 的性质少试些例子（support.examples；没写例子数的也一样）。
     在导入测试模块之前：模块里的 @settings 在导入时就定下了。"""
-    markexpr = config.getoption("markexpr", "") or ""
-    support.FAST_TIER = bool(markexpr) and not Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
+    support.FAST_TIER = only_the_fast_tier(config)
     if support.FAST_TIER:
         settings.register_profile("fast-tier", max_examples=support.examples(settings.default.max_examples))
         settings.load_profile("fast-tier")
@@ -39,6 +55,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     分给空下来的进程：慢的先开始，最后剩下的都是几毫秒的小测试，两个进程差不多同时做完；慢的排在最后，
     一个进程做完了还要等另一个跑完它。"""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # 稳定的排序：同一类里还是原来的顺序
+    # 用共用的真实模型的测试一个接一个地独占它（real_model）：把它们和别的慢测试隔一个排一个，两个进程就很少
+    # 同时要它（一个在问模型，另一个在跑别的慢测试），而不是一起排到那几个测试、一个干等另一个
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    modelled = [item for item in slow if "real_model" in getattr(item, "fixturenames", ())]
+    others = [item for item in slow if item not in modelled]
+    mixed = [item for pair in zip_longest(modelled, others) for item in pair if item is not None]
+    items[:len(slow)] = mixed
 
 
 @pytest.hookimpl(trylast=True)
@@ -139,8 +162,17 @@ def bundled_model_or_skip() -> None:
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
 
 
+@pytest.fixture
+def real_model(shared_real_model: across_workers.Service,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[across_workers.Service]:
+    """真实的模型服务（shared_real_model），这个测试独占着用：别的 xdist 进程的测试等它做完。llama.cpp 只有一个
+    槽位、只留着最近的一个提示词：两个进程的测试交错着问，同样的资料就要一遍遍重读。"""
+    with across_workers.locked(across_workers.session_folder(tmp_path_factory) / "real_model.turn"):
+        yield shared_real_model
+
+
 @pytest.fixture(scope="session")
-def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[across_workers.Service]:
+def shared_real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[across_workers.Service]:
     """真实的模型服务：llama.cpp + 随包发布的 SmolLM2-135M（python -m sourced_answers.local_model --install）。
 
     一次测试会话只起一个，几个 xdist 进程共用（tests/across_workers.py）：同样的资料读一遍，后面的问题从 llama.cpp
