@@ -30,6 +30,7 @@ def only_the_fast_tier(config: pytest.Config) -> bool:
     return bool(markexpr) and not Expression.compile(markexpr).evaluate(lambda name, **_: name == "slow")
 
 
+@pytest.hookimpl(optionalhook=True)  # -p no:xdist 时没有这个钩子
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """-n auto 开几个进程：核数的两倍。慢的测试大多在等（子进程、信号之后的几秒、llama.cpp、Dask），两个核上开四个
     进程，等的时候别的进程在干活（实测同一时段两个进程 111 秒、三个 96 秒、四个 93 秒）。只跑快的一层时（全是算）
