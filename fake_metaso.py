@@ -105,6 +105,7 @@ class FakeMetaso(DemoMetaso):
         self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的请求）
         self.closed = False
         super().__init__(*args, **kwargs)
+        self.idle = threading.Condition(self.lock)  # 处理完一个请求时通知（wait_until_reusable 等它）
 
     def reset(self) -> None:
         """演示服务的 reset()，再去掉所有故障。"""
@@ -115,6 +116,12 @@ class FakeMetaso(DemoMetaso):
     def reusable(self) -> bool:
         """能不能交给下一个测试（tests/conftest.py）：没被关掉，也没有还在处理的请求（hang、delay 的故障）。"""
         with self.lock:
+            return not self.closed and self.busy == 0
+
+    def wait_until_reusable(self, seconds: float) -> bool:
+        """最多等 seconds 秒，等还在处理的请求处理完；返回 reusable()。"""
+        with self.idle:
+            self.idle.wait_for(lambda: self.closed or self.busy == 0, seconds)
             return not self.closed and self.busy == 0
 
     def close(self) -> None:
@@ -149,6 +156,7 @@ class FakeMetaso(DemoMetaso):
         finally:
             with self.lock:
                 self.busy -= 1
+                self.idle.notify_all()
 
     def fail(self, endpoint: str, body: str = "", status: int = 200, content_type: str = JSON_TYPE,
              times: int | None = None, kind: str = "respond") -> None:

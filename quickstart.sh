@@ -31,7 +31,7 @@ if [ "${1:-}" = "--test" ]; then
   .venv/bin/ruff check .
   echo "类型检查（mypy）…" >&2
   .venv/bin/mypy
-  # 测试大多在等本地服务和子进程：两个核并行跑
+  # 慢的测试大多在等本地服务和子进程：-n auto 开核数两倍的进程（tests/conftest.py）
   exec .venv/bin/python -m pytest -q -n auto --dist loadgroup "$@"
 fi
 pip_install -r requirements.txt

@@ -132,9 +132,10 @@ def figures(result: dict[str, float]) -> dict[str, float]:
 def cut_for_recall(rows: list[base.Row], scores: list[list[float]], recall: float) -> float:
     """召回不低于 recall 的最低切点（取在两个相邻分数的正中间）；怎样都达不到时是 1。"""
     values = sorted({min(s) for s in scores if s})
+    marks = base.Marks(rows, scores)
     for low, high in zip(values, values[1:] + [1.0], strict=True):
         cut = (low + high) / 2
-        if base.metrics(rows, scores, cut)["recall"] >= recall:
+        if marks.metrics(cut)["recall"] >= recall:
             return cut
     return 1.0
 

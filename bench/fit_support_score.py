@@ -17,6 +17,7 @@
   python -m bench.fit_support_score --check    # 重新拟合，和随包发布的文件比较（不写文件；不一样时退出码 1）
 """
 import argparse
+import bisect
 import hashlib
 import json
 import math
@@ -178,13 +179,45 @@ def metrics(rows: list[Row], scores: list[list[float]], cut: float) -> dict[str,
             "accuracy": sum(m != (row.label == 1) for row, m in zip(rows, marks, strict=True)) / len(rows)}
 
 
+class Marks:
+    """每个切点下的 metrics，一次准备好：确定的规则标出的那些总是标出，其余的在最低的支持分低于切点时标出（flagged）。
+    选切点要在每两个相邻的分数之间都算一次指标，每次逐条看一遍要好几秒；按最低分排好序，每次只要二分查找，
+    得数和 metrics 一模一样。"""
+
+    def __init__(self, rows: list[Row], scores: list[list[float]]) -> None:
+        if any(row.label not in (0, 1) for row in rows):
+            raise ValueError("标签只能是 0 或 1")
+        self.count = len(rows)
+        self.size = {0: 0, 1: 0}
+        self.certain = {0: 0, 1: 0}
+        self.lowest: dict[int, list[float]] = {0: [], 1: []}
+        for row, row_score in zip(rows, scores, strict=True):
+            self.size[row.label] += 1
+            if row.certain:
+                self.certain[row.label] += 1
+            elif row_score:
+                self.lowest[row.label].append(min(row_score))
+        for values in self.lowest.values():
+            values.sort()
+
+    def flagged(self, label: int, cut: float) -> int:
+        return self.certain[label] + bisect.bisect_left(self.lowest[label], cut)
+
+    def metrics(self, cut: float) -> dict[str, float]:
+        supported, unsupported = self.flagged(1, cut), self.flagged(0, cut)
+        return {"false_alarm": supported / max(self.size[1], 1),
+                "recall": unsupported / max(self.size[0], 1),
+                "accuracy": (self.size[1] - supported + unsupported) / self.count}
+
+
 def choose_cut(rows: list[Row], scores: list[list[float]], target: float = FALSE_ALARM_TARGET) -> float:
     """让“支持”的陈述被标出的比例不超过 target 的最高切点（取在两个相邻分数的正中间）。"""
     values = sorted({min(s) for s in scores if s})
+    marks = Marks(rows, scores)
     best = 0.0
     for low, high in zip(values, values[1:] + [1.0], strict=True):
         cut = (low + high) / 2
-        if metrics(rows, scores, cut)["false_alarm"] > target:
+        if marks.metrics(cut)["false_alarm"] > target:
             break
         best = cut
     return best

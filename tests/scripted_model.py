@@ -95,6 +95,24 @@ def chunks(text, size=7):
     return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
+class Hold:
+    """模型服务的闸门：对话请求到了就停在这里（arrived 设上），测试 release() 了才回答——不用很慢的模型（睡几秒）
+    也能在“模型正在回答”的时候做点什么。最多停 HOLD_SECONDS 秒：测试忘了放行也不会一直挂着。"""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Event()
+        self.released = threading.Event()
+
+    def wait(self) -> None:
+        self.arrived.set()
+        self.released.wait(HOLD_SECONDS)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+HOLD_SECONDS = 30
+
 # 关闭时 serve_forever 最多再等一个轮询间隔才停下（die_after 的测试、换新服务时要等它）
 POLL_SECONDS = 0.01
 
@@ -104,6 +122,7 @@ class ScriptedModel:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)  # 回答完一个请求时通知（wait_until_reusable 等它）
         self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的回答）
         self.closed = False
         self.reset()
@@ -134,10 +153,18 @@ class ScriptedModel:
         self.prefix = "/v1"
         self.probes = []  # 每个 GET 请求的路径
         self.echo_separator = "\u200b"  # echo-auth-hidden 夹在密钥每两个字之间的字符
+        # 非 None 时（一个 Hold）：对话请求记下之后先停在这里，测试放行了才回答（“模型正在回答”的时候做点什么）
+        self.hold: Hold | None = None
 
     def reusable(self):
         """能不能交给下一个测试：没被关掉（die_after、测试自己 close），也没有还在回答的请求。"""
         with self.lock:
+            return not self.closed and self.busy == 0
+
+    def wait_until_reusable(self, seconds):
+        """最多等 seconds 秒，等还在回答的请求答完；返回 reusable()。"""
+        with self.idle:
+            self.idle.wait_for(lambda: self.closed or self.busy == 0, seconds)
             return not self.closed and self.busy == 0
 
     @contextmanager
@@ -149,6 +176,7 @@ class ScriptedModel:
         finally:
             with self.lock:
                 self.busy -= 1
+                self.idle.notify_all()
 
     @property
     def url(self):
@@ -171,6 +199,12 @@ class ScriptedModel:
 
             def log_message(self, *args):
                 pass
+
+            def handle(self):
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # 客户端不等了（超时、Ctrl-C、走掉的流）：回答没人要，不是服务的错，不打报错堆栈
 
             def send_text(self, status, text, content_type):
                 data = text.encode()
@@ -239,6 +273,8 @@ class ScriptedModel:
                 if self.refused():
                     return
                 model_server.requests.append({"path": self.path, "body": body})
+                if model_server.hold is not None:
+                    model_server.hold.wait()
                 self.served = model_server.loaded or body.get("model")  # 回答里的 model：哪个模型回答的
                 script = SCRIPTS.get(self.served)
                 count = model_server.counts[self.served] = model_server.counts.get(self.served, 0) + 1

@@ -1,5 +1,7 @@
 """起 --serve 的真进程（测试 OpenAI 兼容的服务用）：等它在标准错误上说出地址，读出端口；标准错误由一个线程
 一行一行收着（访问日志、说明），测试随时能看。只听 127.0.0.1。"""
+import json
+import platform
 import re
 import subprocess
 import threading
@@ -10,6 +12,10 @@ from pathlib import Path
 from fake_metaso import FakeMetaso
 from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, cli_command, cli_env
+
+# 官方的 openai 客户端第一次发请求时问 platform.platform()，它在 Linux 上起一个 uname -p 的子进程（结果会留着）：
+# 导入时先问一次，快的测试里用官方客户端就不起进程
+platform.platform()
 
 # 本程序认得的每一种密钥都放一个“金丝雀”：任何回应、任何一行标准错误里都不该出现它们
 MODEL_KEY = "sk-MODEL-CANARY-0123456789"
@@ -152,7 +158,10 @@ def run_with_debug(*args: str, env: dict[str, str]) -> subprocess.CompletedProce
 
 class InProcess:
     """--serve 的整个应用（门加接口）在测试进程里，经 Starlette 的测试客户端请求：协议、错误、流式、门的规矩都这样测，
-    不起进程、不开端口。主机名是 127.0.0.1（服务在听的地址；别的主机名门会拒绝）。log 收着访问日志和说明。"""
+    不起进程、不开端口。主机名是 127.0.0.1（服务在听的地址；别的主机名门会拒绝）。log 收着访问日志和说明（就是服务
+    进程写在标准错误上的那些行），mark、since、access_lines 和 ServerProcess 的一样用。
+
+    测试客户端整个用一个事件循环（进了它的 with）：几个线程同时发的请求在同一个循环里并发，和 uvicorn 一样。"""
 
     def __init__(self, env: dict[str, str], *flags: str) -> None:
         from starlette.testclient import TestClient
@@ -163,12 +172,89 @@ class InProcess:
         settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "127.0.0.1:0", *flags]),
                                   env, [])
         self.log: list[str] = []
-        app, self.closing = asgi_app(settings, self.log.append)
-        self.client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
+        self.changed = threading.Condition()
+        self.app, self.closing = asgi_app(settings, self.write)
+        self.origin = "http://127.0.0.1"
+        self.base = self.origin + "/v1"
+        self.client = TestClient(self.app, base_url=self.origin, raise_server_exceptions=False)
+        self.client.__enter__()
+
+    def write(self, line: str) -> None:
+        with self.changed:
+            self.log.append(line)
+            self.changed.notify_all()
 
     def post(self, path: str, body: object = None, **options: object):
         return self.client.post("/v1" + path, json=body, **options)
 
+    def openai_client(self, key: str = "no-key-needed"):
+        """官方的 openai 客户端，请求经测试客户端交给这个应用（不走网络）。"""
+        import openai
+        return openai.OpenAI(base_url=self.base, api_key=key, max_retries=0, timeout=60, http_client=self.client)
+
+    @property
+    def stderr(self) -> str:
+        with self.changed:
+            return "\n".join(self.log)
+
+    def mark(self) -> int:
+        """现在有几行（之后 since(mark) 取出新写的行）。"""
+        with self.changed:
+            return len(self.log)
+
+    def since(self, mark: int) -> list[str]:
+        with self.changed:
+            return self.log[mark:]
+
+    def access_lines(self, mark: int, count: int, seconds: float = 5) -> list[str]:
+        """等第 mark 行之后出现 count 行访问日志（访问日志在回应发完后才写）。"""
+        def found() -> list[str]:
+            return [line for line in self.log[mark:] if ACCESS.fullmatch(line)]
+        with self.changed:
+            self.changed.wait_for(lambda: len(found()) >= count, seconds)
+            return found()
+
+    def asked_then_left(self, path: str, body: object) -> "Leaving":
+        """发一个请求，客户端什么时候走由测试决定（见 Leaving）。"""
+        return Leaving(self, path, body)
+
     def close(self) -> None:
-        self.client.close()
+        self.client.__exit__(None, None, None)
         self.closing()
+
+
+class Leaving:
+    """直接交给应用的一个请求（测试客户端做不到半路走掉）：请求体一次给完；门读完请求体、把请求交给应用之后，
+    开始看客户端走没走（再要下一条消息）：那时 watched 设上，请求已经在应用里（在做，或者在排队）。leave() 之后
+    门看到的是客户端断开了，和真的连接断了时 uvicorn 给的一样。done 是应用处理完这个请求的 Future。"""
+
+    def __init__(self, app: InProcess, path: str, body: object) -> None:
+        import anyio
+        self.portal = app.client.portal
+        assert self.portal is not None
+        self.watched = threading.Event()
+        self.left = self.portal.call(anyio.Event)
+        self.messages: list[dict] = []
+        data = json.dumps(body).encode()
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+                 "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                             (b"content-length", str(len(data)).encode())],
+                 "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80)}
+        given = [False]
+
+        async def receive() -> dict:
+            if not given[0]:
+                given[0] = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            self.watched.set()
+            await self.left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            self.messages.append(message)
+
+        self.done = self.portal.start_task_soon(app.app, scope, receive, send)
+
+    def leave(self) -> None:
+        self.portal.call(self.left.set)

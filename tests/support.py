@@ -6,7 +6,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ import answer_with_sources
 from fake_metaso import NAS_PAGES
 from sourced_answers.checker import Source
 from sourced_answers.cli.context import Environment
+from tests import loopback
 
 HERE = Path(__file__).resolve().parent.parent  # 仓库根目录
 # 内置的 5 个 NAS 页面作为资料（搜索“家用 NAS 怎么选”时资料 1~5 依次是它们）
@@ -63,10 +63,7 @@ class SharedServer:
 
     def take(self) -> Any:
         # 上一个测试最后一个请求的回应已经到了客户端，服务那边的线程却可能还没记下“回答完了”：等它一会儿
-        deadline = time.monotonic() + QUIET_WAIT
-        while self.server is not None and not self.server.reusable() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        if self.server is not None and self.server.reusable():
+        if self.server is not None and self.server.wait_until_reusable(QUIET_WAIT):
             self.server.reset()
         else:
             self.close()
@@ -79,8 +76,30 @@ class SharedServer:
             self.server = None
 
 
-# 每个测试自己的缓存目录（conftest.py 里的自动夹具设置，测试结束后删掉）
-CACHE_HOME: Path | None = None
+# 每个测试自己的缓存目录：第一次用到时才建（conftest.py 的自动夹具给出建它的办法），测试结束后删掉。
+# 用不到缓存的测试就不建：一千多个测试每个都建一个目录要多花好几秒
+_cache_home: Callable[[], Path] | None = None
+
+
+def cache_home_of_this_test() -> Path | None:
+    """这个测试自己的缓存目录（不在测试里时是 None）。"""
+    return _cache_home() if _cache_home is not None else None
+
+# 正在跑的测试标了 slow 吗（conftest.py 的自动夹具设置）：慢的测试可能把服务的地址交给子进程
+SLOW_TEST = False
+
+
+# 这次只跑快的一层吗（pytest -m "not slow"）：conftest.py 的 pytest_configure 在导入测试模块之前设置
+FAST_TIER = False
+FAST_TIER_SHARE = 5  # 快的一层里 hypothesis 的性质每个试五分之一的例子
+
+
+def examples(count: int, variable: str = "PROPERTY_EXAMPLES") -> int:
+    """hypothesis 一个性质试多少个例子：环境变量 variable 给了数就用它；全部测试（quickstart.sh --test、CI）试
+    count 个；快的一层试五分之一（至少 10 个）：那一层要的是十几秒内的反馈，每个性质照样都试。"""
+    if os.environ.get(variable):
+        return int(os.environ[variable])
+    return max(10, count // FAST_TIER_SHARE) if FAST_TIER else count
 
 
 # 用户自己环境里会改变程序行为的变量：测试不继承它们（谁 export 了 NO_COLOR、COLUMNS，测试结果都一样）
@@ -92,12 +111,16 @@ USER_SETTINGS = frozenset({
 
 
 def cli_env(fake: Any = None, model: Any = None, **extra: str) -> dict[str, str]:
-    """运行命令行用的环境变量：fake 是模拟秘塔、model 是（任何有 url 的）模型服务，extra 覆盖其余变量。"""
+    """运行命令行用的环境变量：fake 是模拟秘塔、model 是（任何有 url 的）模型服务，extra 覆盖其余变量。
+    慢的测试可能把它交给子进程：那时本进程里的服务先在真的端口上听着（tests/loopback.py）。"""
+    if SLOW_TEST:
+        loopback.listen(fake, model)
     env = {k: v for k, v in os.environ.items() if k not in USER_SETTINGS}
     env["PYTHONIOENCODING"] = "utf-8"
     # 每个测试一个空的缓存目录：测试之间互不影响，也不碰用户自己的 ~/.cache
-    if CACHE_HOME is not None:
-        env["XDG_CACHE_HOME"] = str(CACHE_HOME)
+    home = cache_home_of_this_test()
+    if home is not None:
+        env["XDG_CACHE_HOME"] = str(home)
     if fake is not None:
         env["METASO_BASE"] = fake.base_url
         env["METASO_API_KEY"] = fake.key

@@ -1,6 +1,7 @@
 """代码的形状：分层的子包（低层不导入高层）、没有循环导入（TYPE_CHECKING 和函数里的导入也算）、每个模块不超过
 400 行、核对只用标准库、包不导入顶层文件也不导入模拟服务、包外的代码只用 checker 导出的名字。"""
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,12 @@ def project_modules():
     return {module_name(path): path for path in paths}
 
 
+@functools.cache
 def imports_of(path, name=None):
     """(模块名, 导入的名字) —— 文件里任何地方的导入，包括 if TYPE_CHECKING: 和函数里的；相对导入（from ..cli import x）
     按 name（这个文件的模块名）换成绝对的名字；importlib.import_module("…")、__import__("…") 这样写着常量名字的
-    动态导入也算。"""
-    return imports_in(path.read_text(encoding="utf-8"), name or module_name(path), path.name == "__init__.py")
+    动态导入也算。每个文件只读一次（这里的十几个测试都要读一遍整个包）。"""
+    return tuple(imports_in(path.read_text(encoding="utf-8"), name or module_name(path), path.name == "__init__.py"))
 
 
 def imports_in(source, name, package=False):
@@ -72,6 +74,12 @@ def absolute(module, level, name, package):
 
 
 def import_graph():
+    """模块 → 它导入的本项目的模块（新的一份：测试可以往里加箭头）。"""
+    return dict(project_import_graph())
+
+
+@functools.cache
+def project_import_graph():
     modules = project_modules()
     graph = {}
     for name, path in modules.items():
@@ -300,6 +308,7 @@ print(" ".join(name for name in HEAVY if name in sys.modules))
 """
 
 
+@pytest.mark.slow
 def test_checking_a_saved_record_loads_no_http_client_cache_dask_or_progress_bar(tmp_path):
     import subprocess
     import sys

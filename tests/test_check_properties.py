@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from sourced_answers.checker import PROBLEM_KINDS, Source, check_answer
 from sourced_answers.checker.citations import normalize_citations
-from tests.support import NAS_SOURCES
+from tests.support import NAS_SOURCES, examples
 
 NAS = NAS_SOURCES
 SENTENCES = [
@@ -18,7 +18,7 @@ SENTENCES = [
 ]
 # 一个字偶尔作为“深度保险”：正常运行远远用不到这么久，只用来防止死循环或平方级退化卡住测试
 # CI 里用固定的种子（derandomize：每次跑同样的例子，失败了能重现）；本机可以 PROPERTY_EXAMPLES=5000 多跑、换着种子跑
-GUARD = settings(deadline=timedelta(seconds=5), max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "150")),
+GUARD = settings(deadline=timedelta(seconds=5), max_examples=examples(150),
                  derandomize=bool(os.environ.get("CI")))
 
 

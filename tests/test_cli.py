@@ -41,6 +41,7 @@ def test_model_request_follows_the_contract(fake_metaso, model_server):
     assert prompt.rstrip().endswith(QUESTION)
 
 
+@pytest.mark.slow
 def test_reads_pages_concurrently(fake_metaso, model_server):
     fake_metaso.delay = 0.4
     result = run_cli(QUESTION, "--read", "3", "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))

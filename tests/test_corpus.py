@@ -96,6 +96,7 @@ def test_a_named_pipe_is_read_once(tmp_path):
     assert result.returncode == 1 and len(result.stdout.splitlines()) == 5
 
 
+@pytest.mark.slow
 def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     result = run_cli("--verify", str(corpus(tmp_path, 40)), env=cli_env())
     assert "\r" not in result.stderr and "条/秒" in result.stderr  # 汇总里有速度，但没有进度条的回车
@@ -175,7 +176,6 @@ def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
     import os
     import signal
     import subprocess
-    import time
 
     from tests.support import HERE, cli_command
     path = corpus(tmp_path, 3000)
@@ -184,7 +184,7 @@ def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
                                start_new_session=True)
     assert process.stdout is not None
     process.stdout.readline()  # 已经在输出了：工作进程在跑
-    time.sleep(0.3)
+    process.stdout.readline()  # 又核对完一条：正在半路上
     os.killpg(process.pid, signal.SIGINT)  # 和终端里按 Ctrl-C 一样：发给整个进程组
     _, stderr = process.communicate(timeout=30)
     text = stderr.decode("utf-8", "replace")

@@ -32,6 +32,7 @@ def cli(*args):
 
 # ---------- 一个写文件的地方 ----------
 
+@pytest.mark.slow
 def test_summary_onto_stdout_redirected_to_a_file_is_refused_before_printing(tmp_path):
     saved(tmp_path, 3)
     done = shell(f"{cli('--verify', 'saved.jsonl', '--json', '--summary', '/dev/stdout')} > out.jsonl", tmp_path)
@@ -39,6 +40,7 @@ def test_summary_onto_stdout_redirected_to_a_file_is_refused_before_printing(tmp
     assert (tmp_path / "out.jsonl").read_text(encoding="utf-8") == ""
 
 
+@pytest.mark.slow
 def test_summary_onto_stdin_redirected_from_the_input_is_refused(tmp_path):
     path = saved(tmp_path, 3)
     before = path.read_bytes()
@@ -251,6 +253,7 @@ def test_output_closed_early_with_workers_ends_quietly_and_promptly(tmp_path):
 # 每个入口开头的几行（导入本项目的模块之前就接住 Ctrl-C、SIGTERM、SIGHUP）在 test_launch.py 里测
 
 
+@pytest.mark.slow
 def test_an_unexpected_error_is_a_short_message_and_exit_4_and_debug_shows_the_traceback():
     code = "from sourced_answers.cli.launch import run; run(lambda: {{}}['x'], {})"
     plain = subprocess.run([sys.executable, "-c", code.format("[]")], cwd=HERE, capture_output=True, text=True,
@@ -311,8 +314,8 @@ def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(t
     pytest.importorskip("distributed")
     from sourced_answers.batch import dask_scheduler
     from sourced_answers.cli import cluster_command as cluster
-    # 连不上的调度器只等 1 秒就放弃（平常等 10 秒）：要看的是怎样报错，不是等多久
-    monkeypatch.setattr(dask_scheduler, "CONNECT_SECONDS", 1)
+    # 连不上的调度器只等 0.2 秒就放弃（平常等 10 秒；Dask 在这段时间里一直重试）：要看的是怎样报错，不是等多久
+    monkeypatch.setattr(dask_scheduler, "CONNECT_SECONDS", 0.2)
     folder = tmp_path / "logs"
     folder.mkdir()
     path = folder / "in.jsonl"
@@ -408,6 +411,7 @@ def zombie(pid):
         return True
 
 
+@pytest.mark.slow
 def test_local_model_has_a_chinese_help_and_chinese_errors():
     help_text = subprocess.run([sys.executable, "-m", "sourced_answers.local_model", "--help"], cwd=HERE,
                                capture_output=True, text=True, timeout=60)

@@ -10,15 +10,14 @@ import pytest
 from bench import evaluate_attributionbench, fit_english_support, fit_support_score
 from bench.evaluate_citecheck import answer_of
 from sourced_answers.checker import ENGLISH, ENGLISH_MODEL_FILE, FEATURES, support_model
-
-# 重新拟合一次要一两秒（refitted 夹具）：整个文件放在同一个 xdist 进程里，只拟合一次
-pytestmark = pytest.mark.xdist_group("english_support_model")
+from tests.across_workers import once, session_folder
 
 
 @pytest.fixture(scope="module")
-def refitted():
+def refitted(tmp_path_factory):
+    """重新拟合一次（一秒多，机器忙时好几秒）：一次测试会话只拟合一次，几个 xdist 进程共用结果。"""
     try:
-        return fit_english_support.refit()
+        return once(session_folder(tmp_path_factory), "english_support_model_refit", fit_english_support.refit)
     except FileNotFoundError as missing:
         pytest.skip(f"没有 AttributionBench 的 dev 集（{missing}）：这份数据不在 shared 里、CI 上也没有，"
                     "英文模型的重新拟合只在有 AttributionBench 镜像的机器上跑")
@@ -66,6 +65,7 @@ def test_a_row_becomes_the_same_checker_input_as_a_citecheck_statement():
         fit_english_support.example_of(0, dict(row, attribution_label="maybe"))
 
 
+@pytest.mark.slow
 def test_a_missing_mirror_is_reported_not_fetched(tmp_path):
     with pytest.raises(FileNotFoundError):
         fit_english_support.read_data(None, tmp_path / "no-such-repo")
@@ -81,6 +81,7 @@ def test_a_data_file_can_be_given_instead_of_the_mirror(tmp_path):
     assert name == "rows.jsonl" and example.label == 1
 
 
+@pytest.mark.slow
 def test_the_evaluation_goes_through_verify_and_compares_with_the_chinese_model(tmp_path, capsys):
     page = ("RAID 5 spreads parity across all disks, so an array needs at least three disks. It keeps working when "
             "one disk fails, but a second failure during the rebuild loses the data.")

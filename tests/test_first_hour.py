@@ -27,6 +27,7 @@ def test_demo_pages_follow_the_language_of_the_question(model_server):
     assert "页面 nas）" in chosen.stderr and NAS_PAGES[0]["title"] in prompt_of(model_server)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", [["answer_with_sources.py"], ["-m", "sourced_answers"]])
 def test_each_entry_point_names_itself_and_has_a_version(entry):
     name = "python answer_with_sources.py" if entry[0].endswith(".py") else "python -m sourced_answers"
@@ -140,6 +141,7 @@ def test_eval_with_the_bundled_model_and_another_model_is_refused_with_the_form_
             else "--models 里写了两次 good" in result.stderr), result.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_verify_starts_nothing(tmp_path):
     saved = tmp_path / "a.json"
     saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
@@ -152,11 +154,13 @@ def test_quickstart_verify_starts_nothing(tmp_path):
     assert "✓ 引用核对通过" in result.stdout
 
 
+@pytest.mark.slow
 def test_quickstart_names_itself_in_messages():
     result = run_cli("--size", "0", env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "bash quickstart.sh -h 查看用法" in result.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_verify_with_a_judge_adds_no_question(tmp_path, model_server):
     saved = tmp_path / "a.json"
     saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},
@@ -181,6 +185,7 @@ def test_verify_with_a_judge_fits_the_judge_prompt_to_the_given_context_window(t
     assert all("RAID 1 mirrors data across two drives." in messages[0]["content"] for messages in asked)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["sourced_answers.cluster", "sourced_answers.local_model"])
 def test_the_other_entry_points_have_a_version_too(module):
     done = subprocess.run([sys.executable, "-m", module, "--version"], cwd=HERE, env=cli_env(), capture_output=True,
@@ -188,12 +193,14 @@ def test_the_other_entry_points_have_a_version_too(module):
     assert done.returncode == 0 and done.stdout == f"python -m {module} {__version__}\n", done.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_with_an_empty_question_says_so_before_starting_anything():
     result = run_cli("", env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "请给出要问的问题" in result.stderr
     assert "模拟秘塔" not in result.stderr and "llama.cpp" not in result.stderr
 
 
+@pytest.mark.slow
 def test_quickstart_verify_with_a_judge_elsewhere_starts_no_local_model(tmp_path, model_server):
     saved = tmp_path / "a.json"
     saved.write_text(json.dumps({"answer": "NAS 要看盘位。[1]", "sources": [{"text": "NAS 要看盘位。"}]},

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support import CANARY_KEY, GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
+from tests.support import CANARY_KEY, GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, examples, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 EXIT_CODES = {0, 1, 2, 3, 130}
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "40")), deadline=None,
+FUZZ = settings(max_examples=examples(40, "FUZZ_EXAMPLES"), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 json_values = st.recursive(

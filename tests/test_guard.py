@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tests.scripted_model import Hold
 from tests.serving import MODEL_KEY, InProcess, ServerProcess
 
 QUESTION = {"model": "good", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}
@@ -129,7 +130,7 @@ def test_a_model_named_like_the_key_is_masked_in_the_non_streamed_reply(backends
         app.close()
 
 
-# ---------- 慢的、走了的客户端（真的连接） ----------
+# ---------- 慢的客户端（真的连接、真的超时） ----------
 
 @pytest.fixture
 def slow_server(backends, tmp_path):
@@ -197,51 +198,55 @@ def test_a_half_sent_body_gets_408_within_the_read_timeout(slow_server, backends
     assert metaso_calls(backends) == []
 
 
-def asked_then_left(port, question, model="good", after=0.2):
-    """发一个完整的请求，after 秒后就断开（不等回答）。"""
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": question}]}).encode()
-    connection = socket.create_connection(("127.0.0.1", port), timeout=5)
-    connection.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                       b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-    time.sleep(after)
-    connection.close()
-
+# ---------- 走了的客户端（在进程里：客户端什么时候走、模型什么时候回答都由测试定） ----------
 
 def searched(backends, question):
     return [path for path in metaso_calls(backends) if "search" in path], question
 
 
-@pytest.mark.slow
-def test_a_queued_request_whose_client_left_costs_no_search(slow_server, backends):
-    """--concurrency 1：第一个请求在等一个慢模型，第二个在排队，它的客户端 0.2 秒后就走了。第一个答完之后，
-    第二个不再开始：秘塔一次也没为它搜索。"""
+def asking(question, model="good"):
+    return {"model": model, "messages": [{"role": "user", "content": question}]}
+
+
+def test_a_queued_request_whose_client_left_costs_no_search(backends, cache):
+    """--concurrency 1：第一个请求在等模型回答，第二个在排队，它的客户端这时走了。第一个答完之后，
+    第二个不再开始：秘塔一次也没为它搜索。（在进程里：客户端什么时候走由测试定，模型什么时候回答也由测试定）"""
     import threading
-
-    import requests
-    first = threading.Thread(target=lambda: requests.post(slow_server.base + "/chat/completions", timeout=60, json={
-        "model": "slow-answer", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}))
-    first.start()
-    limit = time.monotonic() + 10
-    while not backends.model.requests and time.monotonic() < limit:  # 第一个已经在请模型回答
-        time.sleep(0.02)
-    asked_then_left(slow_server.port, "RAID5 要几块盘")
-    first.join(60)
-    mark = slow_server.settle(1.0)
-    searches = [path for path in metaso_calls(backends) if "search" in path]
-    assert len(searches) == 1, searches  # 只有第一个问题的那一次
-    assert slow_server.mark() == mark
-
-
-@pytest.mark.slow
-def test_a_running_request_whose_client_left_asks_no_judge(backends, tmp_path):
-    """客户端在模型回答的时候走了：之后要付费的一步（评判模型）不再做。"""
-    backends.reset()
-    process = ServerProcess(backends.env(tmp_path / "cache"), "--judge", "judge-yes", "--judge-ask", "all")
+    app = opened(backends, cache, "--concurrency", "1")
+    backends.model.hold = hold = Hold()
     try:
-        asked_then_left(process.port, "家用 NAS 怎么选", model="slow-answer", after=1.0)
-        # 访问日志在这个请求的处理结束时才写：慢模型 5 秒后回答，回答之后本来要问评判模型
-        assert process.wait_for_line(lambda line: "POST /v1/chat/completions" in line, 30) is not None
-        models = [request["body"]["model"] for request in backends.model.requests]
-        assert models == ["slow-answer"], models
+        first = threading.Thread(target=lambda: app.post("/chat/completions", asking("家用 NAS 怎么选")))
+        first.start()
+        assert hold.arrived.wait(10)  # 第一个已经在请模型回答
+        second = app.asked_then_left("/v1/chat/completions", asking("RAID5 要几块盘"))
+        assert second.watched.wait(10)  # 第二个进了门，在排队
+        second.leave()
+        hold.release()
+        first.join(60)
+        second.done.result(60)
+        mark = app.mark()
+        searches = [path for path in metaso_calls(backends) if "search" in path]
+        assert len(searches) == 1, searches  # 只有第一个问题的那一次
+        assert app.mark() == mark
     finally:
-        process.stop()
+        hold.release()
+        app.close()
+
+
+def test_a_running_request_whose_client_left_asks_no_judge(backends, cache):
+    """客户端在模型回答的时候走了：之后要付费的一步（评判模型）不再做。"""
+    app = opened(backends, cache, "--judge", "judge-yes", "--judge-ask", "all")
+    backends.model.hold = hold = Hold()
+    try:
+        leaving = app.asked_then_left("/v1/chat/completions", asking("家用 NAS 怎么选"))
+        assert hold.arrived.wait(10)  # 模型正在回答
+        leaving.leave()
+        hold.release()
+        leaving.done.result(60)
+        # 访问日志在这个请求的处理结束时才写：模型回答之后本来要问评判模型
+        assert app.access_lines(0, 1) and "POST /v1/chat/completions" in app.since(0)[-1]
+        models = [request["body"]["model"] for request in backends.model.requests]
+        assert models == ["good"], models
+    finally:
+        hold.release()
+        app.close()

@@ -229,6 +229,7 @@ def test_closed_broken_or_full_stdout_ends_without_a_traceback(tmp_path, shell, 
         assert "写不进标准输出：磁盘已满" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_question_with_stdout_closed_from_the_start_pays_for_nothing(fake_metaso, model_server):
     """>&-：回答没有地方打印，秘塔和模型一次也不请求，退出码 130，不打堆栈。"""
     command = " ".join(f"'{part}'" for part in cli_command(QUESTION))
@@ -239,6 +240,7 @@ def test_a_question_with_stdout_closed_from_the_start_pays_for_nothing(fake_meta
     assert "标准输出是关着的" in done.stderr
 
 
+@pytest.mark.slow
 def test_stdout_closed_from_the_start_still_writes_the_page_the_user_asked_for(fake_metaso, model_server, tmp_path):
     """>&- 加 --html：付了费的回答不能丢，审阅页照样写出来。"""
     page = tmp_path / "review.html"
@@ -249,6 +251,7 @@ def test_stdout_closed_from_the_start_still_writes_the_page_the_user_asked_for(f
     assert "RAID1" in page.read_text(encoding="utf-8") and "审阅页已写到" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["gbk", "ascii"])
 def test_a_terminal_that_is_not_utf8_gets_the_output_with_question_marks_not_silence(tmp_path, encoding):
     """GBK、ASCII 的终端写不出 ✓、⚠ 或汉字：换成“?”照样输出，退出码照旧（以前当作标准输出被关掉，什么也不打印）。"""

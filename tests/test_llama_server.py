@@ -12,13 +12,11 @@ from fake_metaso import ENGLISH_PAGES, FakeMetaso
 from sourced_answers.model.preflight import probe_models
 from tests.support import cli_env, eval_table, run_cli
 
-pytestmark = pytest.mark.slow
-# 用会话共用的模型服务（real_model 夹具）的测试分成差不多一样久的两组，每组整个在一个 xdist 进程里：两个进程各起
-# 一个 llama.cpp（一个线程），两组同时跑、各占一个核，而不是一组排在另一组后面。同样的提示词在同一组里——llama.cpp
-# 留着用过的提示词，第二次几乎不用读。自己启动服务的测试（--local-model、quickstart）不在组里，哪个进程空着就在哪个跑
-# 英文的几个问题用的是同样的资料，提示词只有最后的问题不同：第一个读完，后面的几乎不用读（--eval 的第一个问题也是它）
-ENGLISH_PROMPTS = pytest.mark.xdist_group("real_model_1")
-CHINESE_PROMPT = pytest.mark.xdist_group("real_model_2")  # 中文的资料：一个汉字两三个 token，读一遍就要十几秒
+# 自己启动自带模型的测试（--local-model、quickstart）只用一个核：见 conftest.py 的 one_core
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("one_core")]
+# 用 real_model 夹具的测试共用一个 llama.cpp（几个 xdist 进程也只起一个，见 conftest.py）：llama.cpp 留着用过的提示词，
+# 英文的几个问题用的是同样的资料，提示词只有最后的问题不同，第一个读完，后面的几乎不用读（--eval 的第一个问题也是它）。
+# 自己启动服务的测试（--local-model、quickstart）各起各的
 
 ENGLISH_QUESTIONS = ["How should I choose a home NAS?", "Is RAID a backup?", "How many disks does RAID 5 need?"]
 FAST = ["--read", "2", "--max-chars", "700", "--max-tokens", "40"]
@@ -48,21 +46,19 @@ def assert_text_shape(result):
         assert verdict.startswith("⚠ 引用核对没通过，请人工核对：\n  ")
 
 
-@ENGLISH_PROMPTS
 @pytest.mark.parametrize("mode", ["--stream", "--no-stream"])
 def test_english_text_output(english_metaso, real_model, mode):
     assert_text_shape(run_real(english_metaso, real_model, ENGLISH_QUESTIONS[0], mode))
 
 
-@CHINESE_PROMPT
-@pytest.mark.parametrize("mode", ["--stream", "--no-stream"])
-def test_chinese_text_output(fake_metaso, real_model, mode):
-    # 中文网页一个汉字两三个 token：每页只读 250 个字，提示词一千多个 token，形状和长的一样
+def test_chinese_text_output(fake_metaso, real_model):
+    # 中文网页一个汉字两三个 token：每页只读 250 个字，提示词一千多个 token，形状和长的一样。流式、非流式在同一个
+    # 测试里接着问（同一段 real_model 的独占时间）：第二次从 llama.cpp 留着的提示词接着读，不用再读好几秒
     env = cli_env(fake_metaso, real_model, ANS_MODEL=real_model.model)
-    assert_text_shape(run_cli("家用 NAS 怎么选", mode, *FAST, "--max-chars", "250", env=env))
+    for mode in ("--stream", "--no-stream"):
+        assert_text_shape(run_cli("家用 NAS 怎么选", mode, *FAST, "--max-chars", "250", env=env))
 
 
-@ENGLISH_PROMPTS
 @pytest.mark.parametrize("question", ENGLISH_QUESTIONS)
 def test_json_exit_code_and_verify_agree(english_metaso, real_model, question, tmp_path):
     result = run_real(english_metaso, real_model, question, "--json")
@@ -79,7 +75,6 @@ def test_json_exit_code_and_verify_agree(english_metaso, real_model, question, t
     assert json.loads(verified.stdout) == data
 
 
-@ENGLISH_PROMPTS
 def test_streamed_answer_is_the_checked_answer(english_metaso, real_model, tmp_path):
     # llama.cpp 复用上一次的提示词缓存，同一个问题两次的回答可能不同；所以只看这一次流式运行本身：
     # 把它显示出来的回答拿去 --verify，结论必须和这次运行打印的一字不差
@@ -94,7 +89,6 @@ def test_streamed_answer_is_the_checked_answer(english_metaso, real_model, tmp_p
     assert verified.stdout.split("\n来源：\n")[1].rstrip("\n") == rest.rstrip("\n")
 
 
-@ENGLISH_PROMPTS
 def test_eval_table_from_the_real_model(real_model):
     from tests.support import HERE
     env = cli_env(None, real_model)
@@ -176,7 +170,6 @@ def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tm
     assert "broken.gguf" in str(error.value)  # 带上服务自己的日志，说明为什么
 
 
-@CHINESE_PROMPT
 def test_the_server_process_ends_with_its_owner(real_model):
     from sourced_answers.model.llama_server import LocalModelServer
     server = LocalModelServer().start()
@@ -193,8 +186,10 @@ def requests_ok(url):
 
 @pytest.mark.slow
 def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
-    """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。"""
+    """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。
+    三个时刻都按标准错误上说到哪一步来定（不是等固定的秒数）：刚开始启动服务、服务起来了、正在请它回答。"""
     import os
+    import select
     import signal
     import subprocess
     import uuid
@@ -217,23 +212,35 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
                     continue
         return found
 
-    for delay in (0.5, 1.5, 3.0):
+    def said(process: "subprocess.Popen[str]", text: str) -> str:
+        """读标准错误，直到有一行说了 text（最多 60 秒）；返回读到的。"""
+        read, deadline = "", time.monotonic() + 60
+        while text not in read:
+            left = deadline - time.monotonic()
+            assert left > 0 and select.select([process.stderr], [], [], left)[0], read
+            line = process.stderr.readline()
+            assert line, read
+            read += line
+        return read
+
+    for moment in ("正在本机启动 llama.cpp", "本机模型服务在", "请模型 smollm2-135m 回答"):
         mark = f"ANS_TEST_MARK={uuid.uuid4()}"
         env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9", ANS_TEST_MARK=mark.split("=", 1)[1])
         process = subprocess.Popen(cli_command("--local-model", "--demo", "How should I choose a home NAS?"),
                                    env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
-        time.sleep(delay)
+        before = said(process, moment)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
-        assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (delay, err)
+        err = before + err
+        assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (moment, err)
         deadline = time.monotonic() + 15
         while marked(mark) and time.monotonic() < deadline:
             time.sleep(0.2)
         left = marked(mark)
         for pid in left:
             os.kill(pid, signal.SIGKILL)
-        assert left == [], delay
+        assert left == [], moment
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_da
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.secrets import secrets_to_mask
 from sourced_answers.core.settings import MAX_KEY_LENGTH, CheckSettings
-from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, run_cli
+from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env, examples, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 MODEL_KEY = "sk-MODEL-CANARY-0123456789"
@@ -89,7 +89,7 @@ def reference_mask(text, keys, hidden_chars):
 def test_masking_agrees_with_a_plain_reference_on_random_text():
     """小字母表上的随机文字和密钥（密钥互相重叠、自己和自己重叠、夹着看不见的字符）：和参照逐字相同。"""
     rng = random.Random(30)
-    for _ in range(20000):
+    for _ in range(examples(20000)):
         secrets = ["".join(rng.choice("ab") for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
         text = "".join(rng.choice("abc\u200b\u00ad\u0301\n") for _ in range(rng.randint(0, 30)))
         assert mask(text, secrets) == reference_mask(text, secrets, "\u200b\u00ad\u0301\n"), (text, secrets)
@@ -116,7 +116,7 @@ def test_masking_before_encoding_catches_characters_that_encoding_changes():
     assert mask_data(record, [key])["answer"] == f"回显 {REDACTED}"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(separator=hidden, cuts=st.lists(st.integers(1, 9), min_size=1, max_size=40), terminal=st.booleans())
 def test_a_streamed_key_with_invisible_characters_is_masked_whatever_the_chunks(separator, cuts, terminal):
     """流式输出按任意长度切开（一个密钥跨好几段、看不见的字符刚好在切口上）：照样遮掉。"""

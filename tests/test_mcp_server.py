@@ -1,8 +1,9 @@
-"""--mcp：标准输入输出上的 MCP 服务（issue 32）。用官方 MCP SDK 的客户端（mcp.Client）起真的
-python answer_with_sources.py --mcp，列出工具、调用两个工具；结构化结果和命令行 --json / --verify --json 的记录一样。
+"""--mcp：标准输入输出上的 MCP 服务（issue 32）。用官方 MCP SDK 的客户端（mcp.Client）列出工具、调用两个工具；
+结构化结果和命令行 --json / --verify --json 的记录一样。
 
-一个模块一个会话（客户端在 anyio 的 BlockingPortal 里，测试同步地调用它）；要别的模型、要看进程怎样结束的测试
-各起各的进程。"""
+工具、参数、结果、错误在本进程里测：官方客户端直接连服务对象（mcp.Client(服务)，SDK 给测试用的办法），不起进程；
+一个模块一个会话（客户端在 anyio 的 BlockingPortal 里，测试同步地调用它）。标准输入输出本身（开头的乱行、关着的
+标准输入、不再读的客户端、信号）起真的 python answer_with_sources.py --mcp 进程。"""
 import json
 import re
 import signal
@@ -51,6 +52,37 @@ class Session:
             self.handle.close()
 
 
+class InProcessSession:
+    """服务在测试进程里：官方客户端直接连 mcp_server.build_server 建的服务对象（和 --mcp 起的是同一个）。"""
+
+    def __init__(self, env):
+        from sourced_answers.cli.config import build_settings
+        from sourced_answers.cli.parser import build_parser
+        settings = build_settings(build_parser("answer-with-sources").parse_args(["--mcp"]), env, [])
+        self.portal_context = start_blocking_portal()
+        self.portal = self.portal_context.__enter__()
+        self.client_context = self.portal.wrap_async_context_manager(Client(mcp_server.build_server(settings)))
+        self.client = self.client_context.__enter__()
+
+    tools = Session.tools
+    call = Session.call
+
+    def close(self):
+        try:
+            self.client_context.__exit__(None, None, None)
+        finally:
+            self.portal_context.__exit__(None, None, None)
+
+
+@contextmanager
+def in_process(backends, tmp_path, **extra):
+    session = InProcessSession(backends.env(tmp_path / "cache", **extra))
+    try:
+        yield session
+    finally:
+        session.close()
+
+
 @contextmanager
 def session_with(backends, tmp_path, *command, **extra):
     session = Session(backends.env(tmp_path / "cache", **extra), tmp_path / "mcp-stderr.txt", *command)
@@ -62,16 +94,16 @@ def session_with(backends, tmp_path, *command, **extra):
 
 @pytest.fixture(scope="module")
 def module_session(backends, tmp_path_factory):
-    with session_with(backends, tmp_path_factory.mktemp("mcp")) as session:
+    with in_process(backends, tmp_path_factory.mktemp("mcp")) as session:
         yield session
 
 
 @pytest.fixture
-def mcp(module_session, backends):
-    """模块的会话，后端刚重置过；测试结束时服务在标准错误上没有报错堆栈、没有密钥。"""
+def mcp(module_session, backends, capfd):
+    """模块的会话，后端刚重置过；测试结束时服务在标准错误上（在本进程里就是测试的标准错误）没有报错堆栈、没有密钥。"""
     backends.reset()
     yield module_session
-    written = module_session.stderr()
+    written = capfd.readouterr().err
     assert "Traceback" not in written and not shows(written, *KEYS)
 
 
@@ -86,7 +118,6 @@ def cli(backends, *args):
 
 # ---------- 工具 ----------
 
-@pytest.mark.slow
 def test_exactly_two_tools_with_sensible_argument_schemas(mcp):
     tools = mcp.tools()
     assert sorted(tools) == ["answer_question", "verify_answer"]
@@ -115,7 +146,6 @@ def test_every_tool_its_argument_form_and_each_argument_have_a_chinese_title(mcp
     assert mcp.tools()["verify_answer"].input_schema["title"] == mcp_server.INPUT_TITLES["verify_answer"]
 
 
-@pytest.mark.slow
 def test_answer_question_gives_the_json_record_as_structured_content(mcp, backends):
     result = mcp.call("answer_question", {"question": "家用 NAS 怎么选", "read": 2})
     assert result.is_error is False
@@ -125,7 +155,6 @@ def test_answer_question_gives_the_json_record_as_structured_content(mcp, backen
     assert result.structured_content["passed"] is True and result.structured_content["answer"] == GOOD_ANSWER
 
 
-@pytest.mark.slow
 def test_answer_question_text_is_the_terminal_answer_with_markdown_sources_and_no_command_line_hints(mcp, backends):
     result = mcp.call("answer_question", {"question": "RAID5 至少几块盘"})
     shown = cli(backends, "RAID5 至少几块盘").stdout
@@ -134,7 +163,6 @@ def test_answer_question_text_is_the_terminal_answer_with_markdown_sources_and_n
     assert "RAID5 至少三块盘" in text_of(result) and "--" not in text_of(result)[len(answer):]
 
 
-@pytest.mark.slow
 def test_read_and_size_choose_how_much_is_searched_and_read(mcp, backends):
     result = mcp.call("answer_question", {"question": "NAS 硬盘选 CMR 还是 SMR", "size": 2, "read": 0})
     record = {name: value for name, value in result.structured_content.items() if name != "search_query"}
@@ -143,7 +171,6 @@ def test_read_and_size_choose_how_much_is_searched_and_read(mcp, backends):
     assert not any("/reader" in path for _, path in backends.metaso.requests)
 
 
-@pytest.mark.slow
 def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
     sources = [dict(source, link=f"https://example.com/nas/{n}") for n, source in enumerate(NAS_RECORD_SOURCES, 1)]
     result = mcp.call("verify_answer", {"answer": WRONG_NUMBER, "sources": sources})
@@ -156,7 +183,6 @@ def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
 
 # ---------- 参数不对：isError 和一句中文 ----------
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("tool", "arguments", "message"), [
     ("answer_question", {"question": "家用 NAS 怎么选", "read": 500}, "read 应是 0 到 100 之间的整数"),
     ("answer_question", {"question": "家用 NAS 怎么选", "read": 5, "size": 3}, "read（5）不能大于 size（3）"),
@@ -179,7 +205,6 @@ def test_bad_arguments_are_tool_errors_with_a_chinese_message(mcp, backends, too
     assert backends.metaso.requests == []
 
 
-@pytest.mark.slow
 def test_a_service_failure_is_a_tool_error_with_the_key_masked(mcp, backends):
     backends.metaso.fail_with("search", "echo")  # 秘塔的 500 错误页回显请求头（带着 METASO_API_KEY）
     result = mcp.call("answer_question", {"question": "NAS 远程访问安全吗"})
@@ -187,16 +212,15 @@ def test_a_service_failure_is_a_tool_error_with_the_key_masked(mcp, backends):
     assert "Bearer mk-***" in text_of(result) and not shows(text_of(result), *KEYS)
 
 
-@pytest.mark.slow
-def test_a_key_the_model_echoes_is_masked_in_text_and_structured_content(tmp_path):
+def test_a_key_the_model_echoes_is_masked_in_text_and_structured_content(tmp_path, capfd):
     backends = Backends()
     try:
-        with session_with(backends, tmp_path, ANS_MODEL="echo-auth-hidden") as session:
+        with in_process(backends, tmp_path, ANS_MODEL="echo-auth-hidden") as session:
             result = session.call("answer_question", {"question": "家用 NAS 怎么选"})
             assert "mk-***" in text_of(result) and "mk-***" in result.structured_content["answer"]
             assert not shows(text_of(result), *KEYS)
             assert not shows(json.dumps(result.structured_content, ensure_ascii=False), *KEYS)
-            assert not shows(session.stderr(), *KEYS)
+            assert not shows(capfd.readouterr().err, *KEYS)
     finally:
         backends.close()
 
@@ -329,12 +353,25 @@ def test_a_client_that_stops_reading_does_not_crash_the_server(raw_server):
     process.stdout.close()  # 客户端不再读回应，标准输入却还开着
     for number in range(2, 5):
         send(process, {"jsonrpc": "2.0", "id": number, "method": "ping"})  # 回应写不出去：管道断了
-    time.sleep(1)
+    noticed = stderr_until(process, "MCP 客户端不再读标准输出了", 10)  # 服务发现了
     assert process.poll() is None  # 还在，等客户端关掉标准输入
     process.stdin.close()
     assert process.wait(10) == 0
-    stderr = process.stderr.read()
+    stderr = noticed + process.stderr.read()
     assert "MCP 客户端不再读标准输出了" in stderr and "Traceback" not in stderr
+
+
+def stderr_until(process, text, seconds):
+    """读服务的标准错误，直到读到有 text 的一行（最多 seconds 秒）；返回读到的这些。"""
+    import select
+    read, deadline = "", time.monotonic() + seconds
+    while text not in read:
+        left = deadline - time.monotonic()
+        assert left > 0 and select.select([process.stderr], [], [], left)[0], read
+        line = process.stderr.readline()
+        assert line, read  # 服务结束了也没说
+        read += line
+    return read
 
 
 @pytest.mark.slow
@@ -353,7 +390,6 @@ def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, 
     assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字
 
 
-@pytest.mark.slow
 def test_answer_question_with_context_searches_a_follow_up_together_with_the_earlier_question(mcp, backends):
     result = mcp.call("answer_question", {"question": "那 RAID6 呢？", "context": "家用 NAS 怎么选\nRAID1 和 RAID5 有什么区别？"})
     assert result.is_error is False

@@ -165,6 +165,7 @@ def open_cache_at_the_same_time(directory, barrier, results):
     results.put(warnings)
 
 
+@pytest.mark.slow
 def test_first_runs_creating_the_cache_together_never_give_it_up(tmp_path):
     # 几个进程同时第一次建缓存文件：换 WAL 日志模式时 sqlite 不等 busy_timeout，直接报“被锁住”，
     # 以前约七分之一的次数里有一个进程警告后不用缓存
@@ -181,6 +182,7 @@ def test_first_runs_creating_the_cache_together_never_give_it_up(tmp_path):
         assert warnings == [[]] * 4, (attempt, warnings)
 
 
+@pytest.mark.slow
 def test_the_same_question_asked_at_once_in_one_process_pays_once(fake_metaso, tmp_path):
     """--serve 同时来了几个一样的问题：只有第一个请求秘塔，别的等它存进缓存再读（以前每一个都付一次费）。"""
     import threading

@@ -6,6 +6,7 @@ import pytest
 
 from sourced_answers.model.llama_server import LocalModelServer, server_installed
 from sourced_answers.model.preflight import is_local
+from tests.across_workers import Service, release, session_folder, use
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -114,19 +115,22 @@ def test_model_missing_from_a_non_ollama_list_is_reported_before_paying(fake_met
     assert "ollama pull" not in result.stderr and metaso_calls(fake_metaso) == 0
 
 
-# 用 keyed_llama_cpp 的测试放在同一个 xdist 进程里：只起一个要密钥的 llama.cpp
-ONE_KEYED_SERVER = pytest.mark.xdist_group("keyed_llama_cpp")
-
-
 @pytest.fixture(scope="module")
-def keyed_llama_cpp():
+def keyed_llama_cpp(tmp_path_factory):
+    """要密钥的 llama.cpp：一次测试会话只起一个，几个 xdist 进程共用（tests/across_workers.py）；
+    和 real_model 一样只用一个线程。"""
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
-    with LocalModelServer(n_ctx=2048, api_key=MODEL_KEY) as server:
-        yield server
+    folder = session_folder(tmp_path_factory)
+
+    def start():
+        server = LocalModelServer(n_ctx=2048, api_key=MODEL_KEY, threads=1, batch_threads=1).start()
+        return Service(server.url, server.model), server.close
+
+    yield use(folder, "keyed_llama_cpp", start)
+    release(folder, "keyed_llama_cpp")
 
 
-@ONE_KEYED_SERVER
 @pytest.mark.slow
 def test_key_protected_llama_cpp_answers_through_the_tool(fake_metaso, keyed_llama_cpp):
     env = cli_env(fake_metaso, keyed_llama_cpp, ANS_MODEL=keyed_llama_cpp.model, ANS_API_KEY=MODEL_KEY,
@@ -139,7 +143,6 @@ def test_key_protected_llama_cpp_answers_through_the_tool(fake_metaso, keyed_lla
     never_shown(result, MODEL_KEY)
 
 
-@ONE_KEYED_SERVER
 @pytest.mark.slow
 @pytest.mark.parametrize("key", [None, "sk-WRONG-key-4242424242"])
 def test_key_protected_llama_cpp_refuses_a_wrong_or_missing_key_before_paying(fake_metaso, keyed_llama_cpp, key):

@@ -11,6 +11,7 @@ import pytest
 import tomllib
 
 from sourced_answers.model import llama_server
+from tests.across_workers import once, session_folder
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_env
 
 PYPROJECT = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))
@@ -54,14 +55,15 @@ def test_console_command_points_at_the_entry_point():
     assert PYPROJECT["project"]["scripts"]["answer-with-sources"] == "sourced_answers.cli.command:main"
 
 
-# 用装好的那一份的测试放在同一个 xdist 进程里：只装一次（installed 夹具要构建、pip install 好几秒）
-ONE_INSTALL = pytest.mark.xdist_group("installed_package")
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。
-    从一份复制出来的源码构建：setuptools 会在源码旁边写 build/，不能写进仓库。"""
+    """把本项目装进一个临时目录（不联网：用当前环境里的 setuptools 构建，不装依赖）。构建、pip install 要好几秒：
+    一次测试会话只装一次，几个 xdist 进程共用这一份（tests/across_workers.py）。"""
+    return Path(once(session_folder(tmp_path_factory), "installed_package", lambda: str(install(tmp_path_factory))))
+
+
+def install(tmp_path_factory):
+    """从一份复制出来的源码构建：setuptools 会在源码旁边写 build/，不能写进仓库。"""
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md", "answer_with_sources.py", "metaso_search.py", "fake_metaso.py"):
         shutil.copy(HERE / name, source / name)
@@ -82,7 +84,6 @@ def run_installed(installed, tmp_path, *args, env):
                           capture_output=True, text=True, encoding="utf-8", timeout=120, stdin=subprocess.DEVNULL)
 
 
-@ONE_INSTALL
 @pytest.mark.slow
 def test_installed_command_verifies_a_saved_answer_from_another_directory(installed, tmp_path):
     saved = tmp_path / "saved.json"
@@ -94,7 +95,6 @@ def test_installed_command_verifies_a_saved_answer_from_another_directory(instal
     assert not (tmp_path / "sourced_answers").exists() and os.listdir(tmp_path) == ["saved.json"]
 
 
-@ONE_INSTALL
 @pytest.mark.slow
 def test_installed_command_answers_with_the_demo_from_another_directory(installed, tmp_path, model_server):
     result = run_installed(installed, tmp_path, "--demo", "家用 NAS 怎么选", "--json",

@@ -104,6 +104,7 @@ def test_the_metaso_address_as_the_model_server_stops_before_paying(fake_metaso,
     assert {method for method, _ in fake_metaso.requests} == {"GET"}  # 只有预检（和找对的地址），没有付费
 
 
+@pytest.mark.slow
 def test_the_probe_counts_against_the_timeout(fake_metaso, model_server):
     model_server.models_delay = 1.5  # 预检用掉了 --timeout 的大半
     started = time.monotonic()

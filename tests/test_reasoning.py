@@ -16,6 +16,7 @@ from tests.support import (
     NAS_RECORD_SOURCES,
     WITH_INVENTION,
     cli_env,
+    examples,
     run_cli,
 )
 
@@ -226,7 +227,7 @@ def test_eval_reads_the_answer_and_the_judge_by_the_same_rule(model_server, scri
 YES_FORMS = ["是", "是。", "是的", "**是**", "Yes", "yes.", "YES", "支持", "Supported", "答案：是", "“是”"]
 NO_FORMS = ["否", "否。", "不是", "不支持", "No", "no.", "**No**", "Not supported", "不完全支持", "答案：否", "“否”"]
 SEPARATORS = ["……", "。", "，", " … ", "\n", "; ", " and ", "，但是", "。不过，", " but "]
-GUARD = settings(max_examples=150, deadline=None)
+GUARD = settings(max_examples=examples(150), deadline=None)
 REASONING = st.text(st.characters(blacklist_characters="<>"), max_size=60)
 
 

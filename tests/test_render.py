@@ -1,7 +1,6 @@
 """终端里的问题列表（issue 25 第 7 条）：一个问题一行、中英文按同样的显示宽度截断、没截断不加“…”、
 每个问题说在第几段、列表有上限（--json 里是全部）；按段落排，一段有几个问题时段落号只写一次（issue 30）。"""
 import json
-import os
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +9,7 @@ from hypothesis import strategies as st
 from sourced_answers.checker import Source, check_answer, display_width, quote
 from sourced_answers.checker.text import QUOTE_WIDTH
 from sourced_answers.outputs.render import PROBLEM_LIST_LIMIT, verdict_lines
-from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
+from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, examples, run_cli
 
 LONG_CHINESE = "家用 NAS 至少要选两盘位的机型，这样才能做 RAID1 镜像，一块硬盘坏了另一块上还有完整的数据，换盘之后重建即可"
 LONG_ENGLISH = ("A home NAS should have at least two drive bays so that it can run RAID1 mirroring, "
@@ -142,7 +141,7 @@ def test_a_paragraph_with_several_problems_is_listed_once_in_paragraph_order():
 
 
 @given(paragraphs=st.lists(st.lists(st.sampled_from(SENTENCES), min_size=1, max_size=4), min_size=1, max_size=8))
-@settings(max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "150")), deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_any_answer_lists_each_paragraph_once_and_in_order(paragraphs):
     answer = "\n\n".join("".join(sentences) for sentences in paragraphs)
     report = check_answer(answer, NAS_SOURCES)

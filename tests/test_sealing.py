@@ -3,7 +3,6 @@
 每个例子都交给真的 CommonMark 渲染器（markdown-it-py，开着 HTML），再按浏览器的规矩看一遍生成的 HTML：
 结论那句话得是看得见的文字——不在注释、代码、<details>、<script>、<style>、<textarea>、hidden 的元素里。
 """
-import os
 
 import html5lib
 import pytest
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from sourced_answers.outputs.sealing import seal
+from tests.support import examples
 
 VERDICT = "VERDICTMARK 引用核对通过"
 # 里面的文字看不见（或者不是正文）的元素
@@ -116,7 +116,7 @@ TOKENS = ["```", "~~~", "````", "`", "<!--", "-->", "<details>", "</details>", "
           "<style>", "<!-->", "\\", "<plaintext-not>", "<DETAILS open>"]
 
 
-@settings(max_examples=int(os.environ.get("SEAL_EXAMPLES", "300")), deadline=None, derandomize=True)
+@settings(max_examples=examples(300, "SEAL_EXAMPLES"), deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(TOKENS), max_size=30))
 def test_whatever_the_answer_leaves_open_the_verdict_is_visible(pieces):
     assert verdict_visible_after("".join(pieces))

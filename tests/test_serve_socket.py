@@ -13,6 +13,8 @@ import pytest
 from sourced_answers.core.errors import UsageError
 from sourced_answers.servers.openai_server import listening_socket
 
+pytestmark = pytest.mark.slow  # 绑真的端口、连进去
+
 
 async def nodelay_of_an_accepted_connection(host):
     """在 listening_socket 上起 asyncio 的服务（uvicorn 也是这样：loop.create_server(sock=…)），连进去，

@@ -12,7 +12,7 @@ from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, SharedServer
 
 # 不是测试能改的状态：服务本身、锁、正在回答的请求数、是否关掉了、建好时的设置
-NOT_STATE = {"server", "thread", "lock", "fault_lock", "busy", "closed", "initial"}
+NOT_STATE = {"server", "thread", "lock", "idle", "fault_lock", "busy", "closed", "initial"}
 BUILDERS = {"metaso": lambda: FakeMetaso(key=CANARY_KEY).start(), "model": ScriptedModel}
 
 
@@ -63,8 +63,8 @@ def test_pages_changed_in_place_and_faults_are_gone_after_reset():
         title = fake.pages[0]["title"]
         fake.pages[0]["title"] = "被测试改掉的标题"  # 就地改页面（不是换一个新的）
         fake.fail_with("search", "503")
-        fake.delay = 0.05
         assert ask_metaso(fake).status_code == 503 and fake.requests and fake.authorizations
+        fake.delay = 0.05  # 改了延迟（在请求之后改：快的测试不睡）
         fake.reset()
         reply = ask_metaso(fake)
         assert reply.status_code == 200 and reply.json()["webpages"][0]["title"] == title
@@ -102,6 +102,7 @@ def test_a_server_the_test_shut_down_is_replaced():
         shared.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 def test_a_server_still_answering_is_replaced(name):
     """上一个测试留下了没回答完的请求（挂起的故障、很慢的回答）：它回答时会记进下一个测试的记录里，所以换新的。"""

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sourced_answers.core.strings import literal
-from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, run_cli
+from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, examples, run_cli
 
 QUESTION = "家用 NAS 怎么选"
 VERDICTS = ("✓ 引用核对通过", "⚠ 引用核对没通过")
@@ -19,7 +19,7 @@ FORGED = "✓ 引用核对通过"
 # 会让一行断开、或者让终端改变显示的字符（str.splitlines 认的每一种分行符都在里面）
 BREAKERS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\x1b[2K\r",
             "\u202e", "\u2066", "\u200b", "\ufeff", "\x00", "\x07", "\udcff"]
-HOSTILE = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "25")), deadline=None,
+HOSTILE = settings(max_examples=examples(25, "FUZZ_EXAMPLES"), deadline=None,
                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 breakers = st.sampled_from(BREAKERS)

@@ -8,18 +8,18 @@ import pytest
 from bench import fit_support_score
 from bench.evaluate_citecheck import DEFAULT_DATA
 from sourced_answers.checker import FEATURES, MODEL_FILE, SupportModel, support_model
-
-# 重新拟合一次要好几秒（refitted 夹具）：整个文件放在同一个 xdist 进程里，只拟合一次
-pytestmark = pytest.mark.xdist_group("support_model")
+from tests.across_workers import once, session_folder
 
 
 @pytest.fixture(scope="module")
-def refitted():
+def refitted(tmp_path_factory):
+    """重新拟合一次（不到一秒，机器忙时好几秒）：一次测试会话只拟合一次，几个 xdist 进程共用结果。"""
     if not Path(DEFAULT_DATA).exists():
         if os.environ.get("CI"):
             pytest.fail(f"CI 里必须有 {DEFAULT_DATA}：没有它就不能确认随包的权重是拟合出来的")
         pytest.skip("没有 shared/citecheck/dev.jsonl")
-    return fit_support_score.refit(Path(DEFAULT_DATA))
+    return once(session_folder(tmp_path_factory), "support_model_refit",
+                lambda: fit_support_score.refit(Path(DEFAULT_DATA)))
 
 
 def shipped():

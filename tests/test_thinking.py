@@ -1,6 +1,5 @@
 """思考的那一条规则（checker.thinking）：<think>…</think>、落单的 </think>、没有结束的 <think>；标签的各种写法；
 流式输出里被切成任意片段时和整段一样；去掉思考之后不会拼出新的标签（再拆一遍还是同一个回答）。"""
-import os
 from datetime import timedelta
 
 import pytest
@@ -9,9 +8,9 @@ from hypothesis import strategies as st
 
 from sourced_answers.checker import ThinkFilter, check_answer, split_reply, strip_think, without_thinking
 from sourced_answers.checker.thinking import think_spans
-from tests.support import GOOD_ANSWER, NAS_SOURCES
+from tests.support import GOOD_ANSWER, NAS_SOURCES, examples
 
-GUARD = settings(deadline=timedelta(seconds=5), max_examples=int(os.environ.get("PROPERTY_EXAMPLES", "150")))
+GUARD = settings(deadline=timedelta(seconds=5), max_examples=examples(150))
 
 
 def filtered(pieces):

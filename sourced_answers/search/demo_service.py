@@ -144,6 +144,12 @@ class DemoMetaso:
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # 不往终端打访问日志
 
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # 客户端不等了（Ctrl-C、--timeout 到了）：回应没人要，不往终端打英文的报错堆栈
+
             def send(self, status: int, body: str, content_type: str) -> None:
                 data = body.encode("utf-8")
                 self.send_response(status)
