@@ -84,14 +84,6 @@ class ServerProcess:
         with self.changed:
             return len(self.lines)
 
-    def settle(self, quiet: float = 0.3) -> int:
-        """等标准错误安静 quiet 秒（上一个测试的请求的访问日志在回应发完之后才写），返回那时的 mark()。"""
-        while True:
-            mark = self.mark()
-            time.sleep(quiet)
-            if self.mark() == mark:
-                return mark
-
     def since(self, mark: int) -> list[str]:
         with self.changed:
             return self.lines[mark:]
