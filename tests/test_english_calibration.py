@@ -89,6 +89,7 @@ def test_the_judge_asks_an_english_sentence_by_the_english_band():
     assert not to_ask(check, band_of(check, SupportRule()), "band")
 
 
+@pytest.mark.slow  # 读整份 CiteCheck dev：整批数据的计算，留给整套测试
 def test_every_citecheck_sentence_is_still_scored_by_the_chinese_model():
     """中文的结果不变：CiteCheck dev 的每一句都还是中文模型打的分，用的是中文模型的切点。"""
     if not Path(DEFAULT_DATA).exists():

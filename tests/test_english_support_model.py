@@ -27,6 +27,7 @@ def shipped():
     return json.loads(ENGLISH_MODEL_FILE.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # 重新拟合整份 AttributionBench dev：整批数据的计算，留给整套测试
 def test_shipped_english_weights_are_what_the_script_fits_on_dev(refitted):
     assert fit_support_score.differences(refitted, shipped()) == []
 
@@ -34,12 +35,14 @@ def test_shipped_english_weights_are_what_the_script_fits_on_dev(refitted):
 @pytest.mark.parametrize("name, edit", [("weights", lambda v: [w + 0.01 for w in v]), ("cut", lambda v: v - 0.02),
                                         ("judge_band", lambda v: [v[0], v[1] + 0.1]),
                                         ("cross_validation", lambda v: dict(v, recall=v["recall"] + 0.05))])
+@pytest.mark.slow  # 重新拟合整份 AttributionBench dev：整批数据的计算，留给整套测试
 def test_a_hand_edited_english_file_is_noticed(refitted, name, edit):
     edited = shipped()
     edited[name] = edit(edited[name])
     assert fit_support_score.differences(refitted, edited) == [name]
 
 
+@pytest.mark.slow  # 重新拟合整份 AttributionBench dev：整批数据的计算，留给整套测试
 def test_the_english_cut_meets_its_false_alarm_target_in_cross_validation(refitted):
     checked = refitted["cross_validation"]
     assert checked["false_alarm"] <= fit_english_support.FALSE_ALARM_TARGET

@@ -18,7 +18,7 @@ UNWRITABLE = "/sys"
 @pytest.fixture(autouse=True)
 def quick_connect(monkeypatch):
     """连调度器（127.0.0.1:9，没人在听）马上被拒绝：Dask 自己会重试到 CONNECT_SECONDS，真的等多久不是这里要测的，
-    也不连网络（快的测试）。被拒绝之后的事照常由 cluster_client.probe 处理。"""
+    也不连网络（快的测试）。被拒绝之后的事照常由 dask_scheduler.probe 处理。"""
     pytest.importorskip("distributed")
     import distributed.comm
 

@@ -26,18 +26,21 @@ def shipped():
     return json.loads(MODEL_FILE.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow  # 重新拟合整份 CiteCheck dev：整批数据的计算，留给整套测试
 def test_shipped_weights_are_what_the_script_fits_on_dev(refitted):
     assert fit_support_score.differences(refitted, shipped()) == []
 
 
 @pytest.mark.parametrize("name, edit", [("weights", lambda v: [w + 0.01 for w in v]), ("cut", lambda v: v - 0.02),
                                         ("judge_band", lambda v: [v[0], v[1] + 0.1])])
+@pytest.mark.slow  # 重新拟合整份 CiteCheck dev：整批数据的计算，留给整套测试
 def test_a_hand_edited_file_is_noticed(refitted, name, edit):
     edited = shipped()
     edited[name] = edit(edited[name])
     assert fit_support_score.differences(refitted, edited) == [name]
 
 
+@pytest.mark.slow  # 重新拟合整份 CiteCheck dev：整批数据的计算，留给整套测试
 def test_the_recorded_fitting_settings_are_compared_too(refitted):
     edited = shipped()
     edited["fitted_on"] = dict(edited["fitted_on"], seed=1)
