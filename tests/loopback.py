@@ -24,7 +24,7 @@ FIRST_PORT, LAST_PORT = 61000, 65535  # 还没有真端口的服务的号码（�
 POLL_SECONDS = 0.01  # listen() 之后真端口上的 serve_forever 多久看一次要不要停
 
 _lock = threading.Lock()
-# 端口 → 服务；服务关掉以后是 None：再连这个端口就被拒绝，和真的端口一样
+# 端口 → 服务；没有真端口的号码在服务关掉以后是 None：再连就被拒绝，和没人听的端口一样
 _servers: dict[int, "LoopbackServer | None"] = {}
 _real_create_connection = urllib3.util.connection.create_connection
 # 为真时，本进程的回环上没有登记的端口都当作没人在听（快的测试：不许连网络，也就不会有别的服务）
@@ -42,10 +42,14 @@ def _register(server: "LoopbackServer", port: int | None = None) -> int:
 
 
 def _unregister(server: "LoopbackServer") -> None:
+    """没有真端口的号码留着（None：再连就被拒绝）；真端口还给系统：之后别的进程起的服务可能拿到同一个号码，
+    本进程连它时要走真的网络连上那个服务（CI 上另一个 xdist 进程起的 llama.cpp 拿到过这样的号码）。"""
     with _lock:
-        for port, registered in _servers.items():
-            if registered is server:
+        for port in [port for port, registered in _servers.items() if registered is server]:
+            if FIRST_PORT <= port <= LAST_PORT:
                 _servers[port] = None
+            else:
+                del _servers[port]
 
 
 def _refused(port: int) -> ConnectionRefusedError:
@@ -58,11 +62,10 @@ def create_connection(address: tuple[str, int], timeout: Any = _DEFAULT_TIMEOUT,
     host, port = address[0], int(address[1])
     if host in LOOPBACK_HOSTS:
         with _lock:
-            known = port in _servers
             server = _servers.get(port)
         if server is not None:
             return server.connect_in_process(timeout)
-        if known or FIRST_PORT <= port <= LAST_PORT:
+        if FIRST_PORT <= port <= LAST_PORT:
             raise _refused(port)
     if refuse_unknown_ports and host in LOOPBACK_HOSTS | {"::1"}:  # 本进程的服务只在 127.0.0.1 上
         raise _refused(port)
