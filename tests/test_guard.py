@@ -227,6 +227,8 @@ def test_a_queued_request_whose_client_left_costs_no_search(backends, cache):
         mark = app.mark()
         searches = [path for path in metaso_calls(backends) if "search" in path]
         assert len(searches) == 1, searches  # 只有第一个问题的那一次
+        lines = app.access_lines(0, 2)
+        assert sorted(" 499 " in line and "客户端没等回答完就断开了" in line for line in lines) == [False, True], lines
         assert app.mark() == mark
     finally:
         hold.release()
@@ -243,8 +245,10 @@ def test_a_running_request_whose_client_left_asks_no_judge(backends, cache):
         leaving.leave()
         hold.release()
         leaving.done.result(60)
-        # 访问日志在这个请求的处理结束时才写：模型回答之后本来要问评判模型
-        assert app.access_lines(0, 1) and "POST /v1/chat/completions" in app.since(0)[-1]
+        # 访问日志在这个请求的处理结束时才写：模型回答之后本来要问评判模型。它写明客户端走了（不是 200）
+        assert app.access_lines(0, 1)
+        line = app.since(0)[-1]
+        assert "POST /v1/chat/completions 499 " in line and "客户端没等回答完就断开了" in line, line
         models = [request["body"]["model"] for request in backends.model.requests]
         assert models == ["good"], models
     finally:

@@ -10,7 +10,8 @@
     （408）、不超过 max_body（413）；
   · 客户端走了就不再为它付费：请求体收完之后一直看着连接，断开了就设上“走了”的标记（core.abandoning），排队的不再开始，
     在做的在下一步要付费之前停下；
-  · 每个请求结束时在标准错误上写一行访问日志（遮过密钥的路径，一行）。
+  · 每个请求结束时在标准错误上写一行访问日志（遮过密钥的路径，一行）；没等回答完就断开的客户端记成 499，
+    后面写明“客户端没等回答完就断开了”（回应开头的状态码它没收全）。
 以上都在 Starlette 应用看到请求之前。回应都由 servers.replies 编码（先遮密钥）。
 """
 import asyncio
@@ -36,6 +37,9 @@ WILDCARD_HOSTS = ("0.0.0.0", "::")  # 听所有地址时（这时一定有 ANS_S
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 CORS_METHODS = "GET, POST, OPTIONS"
 CORS_HEADERS = "authorization, content-type"
+# 访问日志里没等回答完就断开的请求（nginx 的写法）和跟在后面的说明
+CLIENT_LEFT = 499
+LEFT_NOTE = "客户端没等回答完就断开了"
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,8 @@ class Door:
             return
         started = time.monotonic()
         status = [0]
+        gone = threading.Event()  # 客户端断开了（answer 里的 watch 设上）
+        finished = [False]  # 回应的最后一块发出去了
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         origin = headers.get("origin")
         cors = self.cors_headers(origin)
@@ -88,6 +94,8 @@ class Door:
             if message["type"] == "http.response.start":
                 status[0] = int(message["status"])
                 message = {**message, "headers": [*message.get("headers", []), *cors]}
+            elif message["type"] == "http.response.body" and not message.get("more_body", False):
+                finished[0] = not gone.is_set()  # 客户端已经走了的话，这最后一块没人收
             await send(message)
 
         try:
@@ -102,15 +110,19 @@ class Door:
                     (b"access-control-max-age", b"600")]})
                 await sending({"type": "http.response.body", "body": b""})
                 return
-            await self.answer(scope, receive, sending, status)
+            await self.answer(scope, receive, sending, status, gone)
         finally:
             took = (time.monotonic() - started) * 1000
             # 路径先遮密钥再变成一行：literal 把夹在密钥中间的零宽字符写成 \u200b，那以后就认不出是密钥了
             path = mask(str(scope.get("path", "")), self.policy.secrets)
             # 接口写下的一句（request.state.access_note：搜索的是什么、是不是后台任务），同样遮过密钥、不能分行
             note = mask(str((scope.get("state") or {}).get("access_note") or ""), self.policy.secrets)
-            self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {status[0] or '-'} {took:.0f} ms"
-                     + (f" {literal(note, 160)}" if note else ""))
+            # 没等回答完就断开的客户端：和 nginx 一样记成 499（回应开头写的状态码它没收全），说明写在这一行里
+            left = gone.is_set() and not finished[0]
+            code = CLIENT_LEFT if left else (status[0] or "-")
+            note = " ".join(part for part in (LEFT_NOTE if left else "", note) if part)
+            self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {code} {took:.0f} ms"
+                     + (f" {literal(note, 200)}" if note else ""))
 
     def cors_headers(self, origin: str | None) -> list[tuple[bytes, bytes]]:
         """允许的来源（--allow-origin）得到的 CORS 头；别的（包括不带 Origin 的）什么也不加。"""
@@ -140,8 +152,9 @@ class Door:
                                   "invalid_request_error", "unsupported_media_type")
         return None
 
-    async def answer(self, scope: Scope, receive: Receive, send: Send, status: list[int]) -> None:
-        """先在时限内把请求体收完（408、413），再交给应用；之后一直看着连接，客户端断开就设上“走了”的标记。"""
+    async def answer(self, scope: Scope, receive: Receive, send: Send, status: list[int],
+                     gone: threading.Event) -> None:
+        """先在时限内把请求体收完（408、413），再交给应用；之后一直看着连接，客户端断开就设上 gone（“走了”的标记）。"""
         body = b""
         if scope["method"] in BODY_METHODS:
             read = await read_body(receive, self.policy.max_body, self.policy.read_timeout)
@@ -149,7 +162,6 @@ class Door:
                 await refuse(send, read, self.policy.secrets)
                 return
             body = read
-        gone = threading.Event()
         replayed = [False]
 
         async def replay() -> Message:
