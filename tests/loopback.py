@@ -7,8 +7,8 @@
 要让别的进程（子进程里的命令行、--serve 的服务进程）连上时，listen() 再在 127.0.0.1 上真的开一个端口：
 之后地址是那个端口，本进程里的连接照样不走网络。conftest.py 的夹具在标了 slow 的测试里这样做。
 
-端口：还没有真的端口的服务用 61000 以上的号码（Linux 分给端口 0 的临时端口在 32768–60999，
-真的服务绝不会拿到它们）。连这些号码里没有服务的那些，和连一个没人听的端口一样被拒绝。
+端口：还没有真的端口的服务用系统的临时端口范围以外的号码（通常的 Linux 临时端口在 32768–60999，这些号码是
+61000–65535，真的服务绝不会拿到它们；pseudo_ports）。连这些号码里没有服务的那些，和连一个没人听的端口一样被拒绝。
 """
 import errno
 import socket
@@ -20,7 +20,31 @@ import urllib3.util.connection
 from urllib3.util.timeout import _DEFAULT_TIMEOUT
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
-FIRST_PORT, LAST_PORT = 61000, 65535  # 还没有真端口的服务的号码（见上面的说明）
+PSEUDO_COUNT = 4536  # 还没有真端口的服务最多同时有这么多个号码
+
+
+def pseudo_ports(ephemeral: tuple[int, int]) -> tuple[int, int]:
+    """还没有真端口的服务用的号码：系统分给端口 0 的临时端口（ephemeral）以外的一段，真的服务绝不会拿到它们。
+    通常的 Linux（32768–60999）是 61000–65535；临时端口一直分到 65535 的机器上用它下面的一段。"""
+    low, high = ephemeral
+    if high < 65536 - PSEUDO_COUNT:
+        return 65536 - PSEUDO_COUNT, 65535
+    if low - PSEUDO_COUNT >= 1024:
+        return low - PSEUDO_COUNT, low - 1
+    raise RuntimeError(f"这台机器的临时端口范围 {low}–{high} 几乎占满了所有端口，tests/loopback.py 找不到不会被真的服务"
+                       "拿到的号码：请把 /proc/sys/net/ipv4/ip_local_port_range 改回 32768 60999 这样的范围")
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as handle:
+            low, high = (int(part) for part in handle.read().split())
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux 的默认值
+    return low, high
+
+
+FIRST_PORT, LAST_PORT = pseudo_ports(ephemeral_ports())  # 还没有真端口的服务的号码（见上面的说明）
 POLL_SECONDS = 0.01  # listen() 之后真端口上的 serve_forever 多久看一次要不要停
 
 _lock = threading.Lock()

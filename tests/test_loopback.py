@@ -12,6 +12,18 @@ class Quiet(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.parametrize("ephemeral", [(32768, 60999), (1024, 60999), (49152, 65535), (10000, 65535)])
+def test_numbers_without_a_real_port_are_outside_the_ephemeral_range(ephemeral):
+    first, last = loopback.pseudo_ports(ephemeral)
+    assert 1024 <= first <= last <= 65535 and last - first + 1 == loopback.PSEUDO_COUNT
+    assert last < ephemeral[0] or first > ephemeral[1]
+
+
+def test_a_machine_whose_ephemeral_range_covers_almost_every_port_is_told_plainly():
+    with pytest.raises(RuntimeError, match="ip_local_port_range"):
+        loopback.pseudo_ports((1024, 65535))
+
+
 def test_a_closed_in_process_service_without_a_real_port_stays_refused():
     server = loopback.LoopbackServer(("127.0.0.1", 0), Quiet)
     port = server.server_address[1]
