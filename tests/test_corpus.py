@@ -189,3 +189,13 @@ def test_ctrl_c_with_worker_processes_ends_cleanly(tmp_path):
     _, stderr = process.communicate(timeout=30)
     text = stderr.decode("utf-8", "replace")
     assert process.returncode == 130 and "已中断" in text and "Traceback" not in text, text[-800:]
+
+
+@pytest.mark.parametrize("value, said", [("NaN", "里面有 NaN，它不是 JSON 的值"), ("1e999", "里面的数 1e999 超出了范围")])
+def test_nan_or_an_infinite_number_in_a_record_is_named_in_chinese(tmp_path, value, said):
+    """NaN、Infinity 不是 JSON；1e999 在程序里是无穷大。以前 json.loads 收下它们，说明是“里面有太长的数字”。"""
+    record = json.dumps({"answer": GOOD_ANSWER, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False)
+    path = tmp_path / "saved.json"
+    path.write_text(record[:-1] + f', "score": {value}}}', encoding="utf-8")
+    result = run_cli("--verify", str(path), env=cli_env())
+    assert result.returncode == 2 and f"{path} 不是合法的 JSON：{said}" in result.stderr, result.stderr

@@ -70,6 +70,15 @@ def test_http_errors_with_unknown_bodies(fake_metaso, status, expected):
     assert "<h1>" not in text
 
 
+@pytest.mark.parametrize("body", ['{"errCode": Infinity, "errMsg": "x"}', '{"code": 1e400}', '{"data": NaN}',
+                                  '{"errCode": -Infinity}'])
+def test_nan_and_infinity_in_a_reply_are_not_json_and_crash_nothing(fake_metaso, body):
+    """NaN、Infinity 不是 JSON，1e400 在程序里是无穷大：以前 json.loads 收下它们，int(Infinity) 抛 OverflowError。"""
+    fake_metaso.fail("search", body)
+    _, text = failure(fake_metaso)
+    assert "无法解析" in text
+
+
 def test_html_page_with_status_200_is_not_json(fake_metaso):
     fake_metaso.fail("search", "<html>维护中</html>", content_type="text/html; charset=utf-8")
     _, text = failure(fake_metaso)

@@ -230,6 +230,14 @@ def test_a_body_that_is_not_json_is_400(served):
     assert "请求体不是合法的 JSON" in reply.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("body", [b'{"messages": [], "max_tokens": NaN}', b'{"max_tokens": Infinity}',
+                                  b'{"temperature": 1e400}'])
+def test_nan_and_infinity_in_a_body_are_not_json(served, body):
+    reply = served.client.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400 and reply.json()["error"]["code"] == "invalid_json"
+    assert "请求体不是合法的 JSON" in reply.json()["error"]["message"]
+
+
 def test_no_user_message_is_400(client, backends):
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(model="good", messages=[{"role": "system", "content": "你是 NAS 专家"}])

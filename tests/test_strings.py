@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sourced_answers.core.strings import literal
+from sourced_answers.core.strings import json_value, literal
 from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, cli_env, examples, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -250,3 +250,13 @@ def test_an_internal_error_quoting_a_hostile_string_stays_on_one_line(capsys, si
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("✗ 程序内部出错")
     no_forged_lines(*lines)
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", '{"a": -Infinity}', "1e400", "[-1e999]"])
+def test_nan_infinity_and_numbers_out_of_range_are_not_json_values(text):
+    with pytest.raises(ValueError):
+        json_value(text)
+
+
+def test_ordinary_numbers_are_json_values():
+    assert json_value('[1.5, -2, 1e-400, 1e308]') == [1.5, -2, 0.0, 1e308]

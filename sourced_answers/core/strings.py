@@ -2,6 +2,7 @@
 （遮掉密钥在 core/masking.py）。是不是中文、引用一句话、字二元组、引用标记的写法这些核对也要用的规则在
 checker/text.py，别的层从 checker 取用（只有一个名字，不在这里再转出一次）。"""
 import json
+import math
 import re
 from typing import Any
 
@@ -67,8 +68,26 @@ def without_surrogates(value: Any) -> Any:
     return value
 
 
+class JsonNumberError(ValueError):
+    """外来的 JSON 里有 NaN、Infinity，或者大到成了无穷大的数；说明是中文的，可以直接给人看。"""
+
+
+def not_json_constant(name: str) -> Any:
+    raise JsonNumberError(f"里面有 {name}，它不是 JSON 的值")
+
+
+def finite_number(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise JsonNumberError(f"里面的数 {text[:40]} 超出了范围")
+    return number
+
+
 def json_value(text: str) -> Any:
-    """解析一段外来的 JSON（输入文件、秘塔和模型服务的回答）：和 json.loads 一样，只是 "\\ud800" 这样的转义解出的
-    单独代理码位换成 U+FFFD——它们编不成 UTF-8，留着的话写页面、缓存、请求时才出错。出错时抛 ValueError。"""
-    value = json.loads(text)
+    """解析一段外来的 JSON（输入文件、秘塔和模型服务的回答、请求体）：和 json.loads 一样，只是
+      · "\\ud800" 这样的转义解出的单独代理码位换成 U+FFFD——它们编不成 UTF-8，留着的话写页面、缓存、请求时才出错；
+      · NaN、Infinity 不是 JSON（json.loads 却收下），1e400 这样的数在程序里是无穷大：都算出错，不让它们往下走到
+        int() 之类的地方（OverflowError）。
+    出错时抛 ValueError。"""
+    value = json.loads(text, parse_constant=not_json_constant, parse_float=finite_number)
     return without_surrogates(value) if "\\u" in text else value

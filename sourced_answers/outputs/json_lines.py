@@ -116,6 +116,6 @@ def parse_line(line: Line, name: str) -> SavedAnswer:
     except (ValueError, RecursionError) as error:
         if number is None and isinstance(error, json.JSONDecodeError):
             number = error.lineno  # 跨行的 JSON 值：说它自己是在第几行出的错
-        where = f"{name} 第 {number} 行" if number else name
+        where = f"{name} 第 {number} 行" if number else f"{name} "
         raise InputError(f"{where}不是合法的 JSON：{json_problem(error)}") from None
     return saved_answer(data, number, f"{name} 第 {number} 行：" if number else f"{name}：")

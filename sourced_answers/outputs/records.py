@@ -13,6 +13,7 @@ from typing import Any
 from sourced_answers.checker import Report, Source
 from sourced_answers.core.errors import InputError
 from sourced_answers.core.settings import CheckSettings
+from sourced_answers.core.strings import JsonNumberError
 from sourced_answers.steps.check_steps import Checked, Judge, check_and_fix
 
 Record = dict[str, Any]
@@ -106,6 +107,8 @@ def json_problem(error: ValueError | RecursionError) -> str:
         return "嵌套太深"
     if isinstance(error, json.JSONDecodeError):
         return f"第 {error.colno} 列{JSON_MESSAGES.get(error.msg, '格式不对')}"
+    if isinstance(error, JsonNumberError):
+        return str(error)
     return "里面有太长的数字"  # 超过 Python 能转换的位数
 
 

@@ -14,7 +14,6 @@
 说明是中文的；从不带报错堆栈，也从不带密钥（回答、说明、流式的每一块都先遮掉环境里的每一个密钥）。
 """
 import asyncio
-import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -35,7 +34,7 @@ from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
-from sourced_answers.core.strings import literal
+from sourced_answers.core.strings import json_value, literal
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.search.gather import DemoPool
@@ -313,7 +312,7 @@ async def json_body(request: Request, limit: int) -> dict[str, Any]:
             raise RequestProblem(413, f"请求体太大（超过 {limit} 个字节）", code="request_too_large")
         chunks.append(chunk)
     try:
-        data = json.loads(b"".join(chunks).decode("utf-8"))
+        data = json_value(b"".join(chunks).decode("utf-8"))
     except UnicodeDecodeError:
         raise RequestProblem(400, "请求体不是 UTF-8 编码的 JSON", code="invalid_json") from None
     except (ValueError, RecursionError) as error:
