@@ -80,7 +80,12 @@ def tier(request: pytest.FixtureRequest) -> Iterator[None]:
     slow = request.node.get_closest_marker("slow") is not None
     support.SLOW_TEST = slow
     if slow:
-        yield
+        try:
+            yield
+        finally:
+            # 不留到下一个测试：模块、会话范围的夹具在这个夹具之前建好，它们看到的总是 False，要真端口的自己 listen
+            # （不然它们是否有真端口取决于这个进程前一个测试是不是慢的）
+            support.SLOW_TEST = False
         return
     loopback.refuse_unknown_ports = True
     try:

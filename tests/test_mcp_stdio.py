@@ -21,6 +21,7 @@ from mcp_types import (
 )
 
 from sourced_answers.servers.mcp_stdio import Refusal, frame_of, in_chinese, read_line, refusal_note
+from tests import loopback
 from tests.serving import KEYS, Backends, shows
 from tests.support import CANARY_KEY, cli_command
 
@@ -236,6 +237,7 @@ class Wire:
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory):
     backends = Backends()
+    loopback.listen(backends.metaso, backends.model)  # 子进程要连它们：真的端口
     made = Wire(backends.env(tmp_path_factory.mktemp("mcp-wire")))
     try:
         yield made
