@@ -114,6 +114,59 @@ def test_stream_cut_midway_shows_what_arrived_and_exits_3(fake_metaso, model_ser
     assert "中途断开" in result.stderr and "来源：" not in result.stdout
 
 
+class EndlessLine:
+    """模型服务的流：先是正常的一段，然后一直不换行（像出了毛病的服务）。读了 give_up 个字节还在要，测试就失败。"""
+
+    def __init__(self, start: bytes, give_up: int):
+        self.start, self.give_up, self.sent = start, give_up, 0
+
+    def read(self, size=-1, **_):
+        if self.sent >= self.give_up:
+            raise AssertionError(f"读了 {self.sent} 个字节还在读：一行没有上限")
+        piece = self.start[self.sent:self.sent + size] or b"x" * size
+        self.sent += len(piece)
+        return piece
+
+    def close(self):
+        pass
+
+
+def test_a_stream_line_that_never_ends_is_an_error_at_the_limit_not_a_hang(monkeypatch):
+    """以前 requests 的 iter_lines 每收到 512 个字节就把没结束的一行整个重新拼一次：几 MB 的一行要几分钟，
+    一直不换行的流永远读不完、内存一直涨。现在一行最多 MAX_EVENT_BYTES，读到就停，已经收到的回答还在。"""
+    import requests
+
+    from sourced_answers.core.errors import ModelError
+    from sourced_answers.model import model_client
+    limit = 256 * 1024
+    monkeypatch.setattr(model_client, "MAX_EVENT_BYTES", limit, raising=False)
+    response = requests.Response()
+    response.status_code = 200
+    first = b'data: {"choices": [{"delta": {"content": "\xe5\xae\xb6\xe7\x94\xa8 NAS"}}]}\n\n'
+    response.raw = EndlessLine(first + b"data: ", give_up=4 * limit)
+    with pytest.raises(ModelError) as raised:
+        model_client.read_stream(response, lambda piece: None)
+    assert "一行超过了 0.25 MB" in str(raised.value) and raised.value.partial == "家用 NAS"
+    assert response.raw.sent <= limit + len(first) + model_client.STREAM_CHUNK
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 64 * 1024])
+def test_stream_lines_are_split_like_sse_whatever_the_chunks(size):
+    from sourced_answers.model.model_client import stream_lines
+    data = b"data: a\n\ndata: b\r\ndata: c\rdata: \xe5\xae\xb6\r\n\r\ndata: [DONE]"
+    chunks = [data[i:i + size] for i in range(0, len(data), size)]
+    assert [line for line in stream_lines(chunks, 1000) if line] == [
+        b"data: a", b"data: b", b"data: c", "data: 家".encode(), b"data: [DONE]"]
+
+
+def test_a_streamed_event_of_a_few_megabytes_in_one_line_is_read(fake_metaso, model_server):
+    """一个事件里的回答后面跟着几 MB 的空白（一行）：照常读完、核对。"""
+    event = json.dumps({"choices": [{"index": 0, "delta": {"content": GOOD_ANSWER}, "finish_reason": "stop"}]})
+    model_server.fuzz_reply = (f"data: {event}{' ' * 3_000_000}\n\ndata: [DONE]\n\n", "text/event-stream")
+    result = run_good(fake_metaso, model_server, "--stream", model_name="fuzz")
+    assert result.returncode == 0 and result.stdout.startswith("家用 NAS 至少选两盘位"), result.stderr
+
+
 def test_model_server_refusing_connections_is_explained_before_paying(fake_metaso):
     result = run_cli(QUESTION, env=cli_env(fake_metaso, None, OLLAMA_URL="http://127.0.0.1:9", ANS_MODEL="good"))
     assert result.returncode == 3

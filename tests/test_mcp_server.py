@@ -187,6 +187,9 @@ def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
     ("answer_question", {"question": "家用 NAS 怎么选", "read": 500}, "read 应是 0 到 100 之间的整数"),
     ("answer_question", {"question": "家用 NAS 怎么选", "read": 5, "size": 3}, "read（5）不能大于 size（3）"),
     ("answer_question", {"question": "家用 NAS 怎么选", "read": "两个"}, "answer_question 的参数不对：read 应是整数"),
+    ("answer_question", {"question": "家用 NAS 怎么选", "size": True, "read": 1}, "answer_question 的参数不对：size 应是整数"),
+    ("answer_question", {"question": "家用 NAS 怎么选", "read": "2"}, "answer_question 的参数不对：read 应是整数"),
+    ("answer_question", {"question": "家用 NAS 怎么选", "size": 3.0}, "answer_question 的参数不对：size 应是整数"),
     ("answer_question", {"question": "？？！"}, "question 里没有文字"),
     ("answer_question", {"read": 2}, "answer_question 的参数不对：缺少 question"),
     ("verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": [{"title": "RAID1 和 RAID5 的区别"}]},
@@ -195,7 +198,8 @@ def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
     ("verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": ["RAID1 是镜像"]},
      "verify_answer 的参数不对：sources 的第 1 项 应是 {title, link, text} 这样的对象"),
     ("search_web", {"question": "家用 NAS 怎么选"}, "没有工具 search_web：只有 answer_question、verify_answer"),
-], ids=["read-out-of-range", "read-over-size", "read-not-a-number", "no-words", "no-question", "source-without-text",
+], ids=["read-out-of-range", "read-over-size", "read-not-a-number", "size-true", "read-digits-as-text", "size-float",
+        "no-words", "no-question", "source-without-text",
         "no-sources", "source-not-an-object", "unknown-tool"])
 def test_bad_arguments_are_tool_errors_with_a_chinese_message(mcp, backends, tool, arguments, message):
     result = mcp.call(tool, arguments)

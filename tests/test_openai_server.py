@@ -238,6 +238,21 @@ def test_nan_and_infinity_in_a_body_are_not_json(served, body):
     assert "请求体不是合法的 JSON" in reply.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("body, said", [
+    (b"", "第 1 列这里应该是一个值"),
+    (b'{\n  "model": "good",\n  "messages": [,]\n}', "第 3 行第 16 列这里应该是一个值"),
+    (b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "嵌套太深"),
+    (b'{"max_tokens": ' + b"9" * 5000 + b"}", "里面有太长的数字"),
+    (b"\xef\xbb\xbf{}", "第 1 列开头有 BOM（字节顺序标记）"),
+])
+def test_why_a_body_is_not_json_is_said_in_chinese(served, body, said):
+    """以前说明里是 Python 的英文：maximum recursion depth exceeded while decoding a JSON array、
+    Exceeds the limit (4300 digits) for integer string conversion、Expecting value: line 1 column 1 (char 0)。"""
+    reply = served.client.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+    message = reply.json()["error"]["message"]
+    assert reply.status_code == 400 and message == f"请求体不是合法的 JSON：{said}"
+
+
 def test_no_user_message_is_400(client, backends):
     with pytest.raises(openai.BadRequestError) as raised:
         client.chat.completions.create(model="good", messages=[{"role": "system", "content": "你是 NAS 专家"}])

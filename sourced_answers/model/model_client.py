@@ -5,7 +5,7 @@
 """
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sourced_answers.checker import one_line
@@ -255,6 +255,50 @@ def read_whole(response: "requests.Response") -> Reply:
                  model_name(data))
 
 
+# 流式回答的一行（一个 SSE 事件）最多这么多字节：一个事件装得下整个回答（--max-tokens 的上限一百万个 token，
+# JSON 把中文转义成 \\uXXXX 也不到这么多）；更长的一行（一直不换行的服务）是错误，读到这么多就停，不再往下读
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+# 从流里一次读这么多字节：和 requests 的 iter_lines 一样小。没有分块编码（Connection: close）的流，urllib3 要等
+# 攒够这么多字节才交出来，大了的话短短的回答要等到最后才显示
+STREAM_CHUNK = 512
+
+
+class LineTooLong(ValueError):
+    """流式回答里的一行超过了上限（说明是中文的）。"""
+
+
+def stream_lines(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
+    """把流切成行（\n、\r\n、\r 结束一行，和 SSE 的规矩一样），行尾不带换行符。用时和长度成正比：还没结束的一行
+    攒成片段的列表，看到换行才拼起来（requests 的 iter_lines 每收到 512 个字节就把没结束的那一行整个重新拼一次，
+    一行几 MB 要几分钟，几十 MB 就再也读不完）。一行超过 limit 个字节时抛 LineTooLong，不再往下读。"""
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        if b"\n" in chunk or b"\r" in chunk:
+            lines = (b"".join(parts) + chunk).splitlines(keepends=True)
+            parts, size = [], 0
+            if not lines[-1].endswith((b"\n", b"\r")):  # 最后一行还没结束
+                parts, size = [lines[-1]], len(lines[-1])
+                lines.pop()
+            for line in lines:
+                line = line.rstrip(b"\r\n")
+                if len(line) > limit:
+                    raise too_long(limit)
+                yield line
+        else:
+            parts.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise too_long(limit)
+    if parts:
+        yield b"".join(parts)
+
+
+def too_long(limit: int) -> LineTooLong:
+    return LineTooLong(f"模型服务的流式回答里有一行超过了 {limit / (1024 * 1024):g} MB（一直没有换行），"
+                       "不像是 OpenAI 兼容的流式回答")
+
+
 def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -> Reply:
     """读 SSE 流。只取 delta.content；reasoning / reasoning_content 一概不要。"""
     import requests  # 只在真的发请求时才导入：--verify 用不到网络，省下启动时间
@@ -264,7 +308,7 @@ def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -
     served = None
     done = False
     try:
-        for raw in response.iter_lines():
+        for raw in stream_lines(response.iter_content(STREAM_CHUNK), MAX_EVENT_BYTES):
             stop_if_gone()
             line = raw.decode("utf-8", errors="replace").strip()
             if not line.startswith("data:"):
@@ -298,6 +342,9 @@ def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -
                 on_text(piece)
             if isinstance(choice.get("finish_reason"), str) and choice["finish_reason"]:
                 finish = choice["finish_reason"]
+    except LineTooLong as error:
+        response.close()  # 不再读下去
+        raise ModelError(str(error), "".join(pieces)) from None
     except requests.RequestException as error:
         reason = network_reason(error)
         detail = "" if reason in ("回答中途断开", "网络出错") else f"（{reason}）"

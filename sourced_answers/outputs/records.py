@@ -98,6 +98,7 @@ JSON_MESSAGES = {
     "Invalid \\escape": "字符串里有无效的转义",
     "Invalid \\uXXXX escape": "字符串里有无效的 \\u 转义",
     "Extra data": "一个 JSON 值之后还有多余的内容",
+    "Unexpected UTF-8 BOM (decode using utf-8-sig)": "开头有 BOM（字节顺序标记）",
 }
 
 

@@ -130,8 +130,9 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
                              "加上 search_query（搜索用的问题）")
     async def answer_question(
             question: Annotated[str, Field(title="问题")],
-            read: Annotated[int | None, Field(title="读几个网页的正文")] = None,
-            size: Annotated[int | None, Field(title="搜几条")] = None,
+            # strict：JSON 的 true、"2"、3.0 不是整数（pydantic 默认把它们悄悄变成 1、2、3，whole_number 就看不到了）
+            read: Annotated[int | None, Field(title="读几个网页的正文", strict=True)] = None,
+            size: Annotated[int | None, Field(title="搜几条", strict=True)] = None,
             context: Annotated[str | None, Field(title="之前问过的问题（一行一个）")] = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size, context)

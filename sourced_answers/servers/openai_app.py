@@ -14,6 +14,7 @@
 说明是中文的；从不带报错堆栈，也从不带密钥（回答、说明、流式的每一块都先遮掉环境里的每一个密钥）。
 """
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -34,9 +35,10 @@ from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
 from sourced_answers.core.settings import ServeSettings, Settings
-from sourced_answers.core.strings import json_value, literal
+from sourced_answers.core.strings import json_value
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
+from sourced_answers.outputs.records import json_problem
 from sourced_answers.search.gather import DemoPool
 from sourced_answers.servers.background import Gate, in_background
 from sourced_answers.servers.openai_protocol import (
@@ -316,7 +318,9 @@ async def json_body(request: Request, limit: int) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise RequestProblem(400, "请求体不是 UTF-8 编码的 JSON", code="invalid_json") from None
     except (ValueError, RecursionError) as error:
-        raise RequestProblem(400, f"请求体不是合法的 JSON（{literal(error, 120)}）", code="invalid_json") from None
+        # 说明用 --verify 的那一套中文（json 模块的英文说明、Python 的“maximum recursion depth”不给客户端看）
+        line = f"第 {error.lineno} 行" if isinstance(error, json.JSONDecodeError) and error.lineno > 1 else ""
+        raise RequestProblem(400, f"请求体不是合法的 JSON：{line}{json_problem(error)}", code="invalid_json") from None
     if not isinstance(data, dict):
         raise RequestProblem(400, "请求体应是一个 JSON 对象", code="invalid_json")
     return data
