@@ -274,20 +274,23 @@ def stream_lines(chunks: Iterable[bytes], limit: int) -> Iterator[bytes]:
     parts: list[bytes] = []
     size = 0
     for chunk in chunks:
-        if b"\n" in chunk or b"\r" in chunk:
-            lines = (b"".join(parts) + chunk).splitlines(keepends=True)
-            parts, size = [], 0
-            if not lines[-1].endswith((b"\n", b"\r")):  # 最后一行还没结束
-                parts, size = [lines[-1]], len(lines[-1])
-                lines.pop()
-            for line in lines:
-                line = line.rstrip(b"\r\n")
-                if len(line) > limit:
-                    raise too_long(limit)
-                yield line
-        else:
+        if b"\n" not in chunk and b"\r" not in chunk:  # 一行的中间：攒着，不拼
             parts.append(chunk)
             size += len(chunk)
+            if size > limit:
+                raise too_long(limit)
+            continue
+        if parts:
+            chunk = (parts[0] if len(parts) == 1 else b"".join(parts)) + chunk
+            parts = []
+        lines = chunk.splitlines()  # bytes 只认 \n、\r\n、\r
+        size = 0
+        if not chunk.endswith((b"\n", b"\r")):  # 最后一行还没结束
+            parts = [lines.pop()]
+            size = len(parts[0])
+        if len(chunk) > limit and any(len(line) > limit for line in lines):
+            raise too_long(limit)
+        yield from lines
         if size > limit:
             raise too_long(limit)
     if parts:
