@@ -225,6 +225,20 @@ def test_a_malformed_search_response_is_not_cached(fake_metaso, model_server, tm
     assert again.returncode == 0, again.stderr
 
 
+def test_a_title_of_megabytes_is_cut_before_it_reaches_the_prompt_or_the_output(fake_metaso, model_server):
+    """标题是对方的数据：几 MB 的“标题”以前原样进了提示词（约 500 万个 token）和输出。现在只留 300 个字符。"""
+    title = "家用 NAS 选购要点" + "长" * 5_000_000
+    fake_metaso.fail("search", json.dumps({"webpages": [{"title": title, "link": "https://example.com/nas",
+                                                           "snippet": "至少选两盘位，方便做 RAID1 镜像"}]},
+                                          ensure_ascii=False))
+    result = run_cli(QUESTION, "--read", "0", "--json", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    assert result.returncode in (0, 1), result.stderr
+    [source] = json.loads(result.stdout)["sources"]
+    assert source["title"].startswith("家用 NAS 选购要点") and len(source["title"]) == 300 and source["title"][-1] == "…"
+    prompt = json.dumps(model_server.requests[-1]["body"]["messages"], ensure_ascii=False)
+    assert len(prompt) < 20_000 and "长" * 300 not in prompt
+
+
 def test_unknown_model_says_which_pull_to_run(fake_metaso, model_server):
     result = run_cli(QUESTION, "--model", "qwen9:7b", env=cli_env(fake_metaso, model_server))
     assert result.returncode == 3 and result.stdout == ""

@@ -79,6 +79,15 @@ def test_nan_and_infinity_in_a_reply_are_not_json_and_crash_nothing(fake_metaso,
     assert "无法解析" in text
 
 
+@pytest.mark.parametrize("code, shown", [('"' + "9" * 5000 + '"', "9" * 19 + "…" + "9" * 19),
+                                         ('{"a": 1}', '{"a": 1}'), ("true", "true"), ('"E01"', "E01")])
+def test_an_odd_error_code_is_shown_short_and_as_json(fake_metaso, code, shown):
+    """错误码是对方的数据：5000 位的数字以前原样写进说明，对象写成 Python 的 repr（{'a': 1}）。"""
+    fake_metaso.fail("search", f'{{"errCode": {code}, "errMsg": "出错了"}}')
+    _, text = failure(fake_metaso)
+    assert f"秘塔返回错误 {shown}：出错了" in text and len(text) < 500, text
+
+
 def test_html_page_with_status_200_is_not_json(fake_metaso):
     fake_metaso.fail("search", "<html>维护中</html>", content_type="text/html; charset=utf-8")
     _, text = failure(fake_metaso)

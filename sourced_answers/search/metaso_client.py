@@ -5,6 +5,7 @@
 
 顶层的 metaso_search.py 是它的门（教程里的名字）：python metaso_search.py "问题" 打印一次完整的原始搜索响应。
 """
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +62,24 @@ def api_base(environ: Mapping[str, str]) -> str:
     return environ.get(METASO_BASE.name, "").strip() or DEFAULT_BASE
 
 
+# 秘塔的错误码是几位数；更长的（或者不是数、不是文字的）是对方的数据，说明里只写开头
+MAX_CODE = 10 ** 9
+CODE_SHOWN = 40
+
+
+def error_code(raw: object) -> int | str:
+    """错误体里的错误码：合理的整数（3000、"2005"）变成 int，别的写成短短的一行文字（对象、列表写成 JSON）。"""
+    if isinstance(raw, int | float | str) and not isinstance(raw, bool):
+        try:
+            number = int(raw)
+        except (ValueError, OverflowError):  # "E01"、5000 位的数字、NaN
+            number = MAX_CODE
+        if abs(number) < MAX_CODE:
+            return number
+    text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+    return literal(text, CODE_SHOWN)
+
+
 def error_in_body(data: object) -> tuple[int | str, str] | None:
     """HTTP 200 里的错误体：{"errCode", "errMsg"} 或 {"code", "message"}。返回 (码, 消息) 或 None。"""
     if not isinstance(data, dict):
@@ -70,11 +89,7 @@ def error_in_body(data: object) -> tuple[int | str, str] | None:
         if raw in (None, 0, "0", 200, "200", ""):
             continue
         message = data.get(message_key) or data.get("msg") or ""
-        try:
-            code: int | str = int(raw)
-        except (TypeError, ValueError):
-            code = str(raw)
-        return code, str(message)
+        return error_code(raw), message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
     return None
 
 
