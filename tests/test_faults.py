@@ -150,6 +150,52 @@ def test_a_stream_line_that_never_ends_is_an_error_at_the_limit_not_a_hang(monke
     assert response.raw.sent <= limit + len(first) + model_client.STREAM_CHUNK
 
 
+class Endless:
+    """一直发下去的服务：start 之后不停地重复 more。读了 give_up 个字节还在要，测试就失败。"""
+
+    def __init__(self, start: bytes, more: bytes, give_up: int):
+        self.data, self.more, self.give_up, self.sent = bytearray(start), more, give_up, 0
+
+    def read(self, size=-1, **_):
+        if self.sent >= self.give_up:
+            raise AssertionError(f"读了 {self.sent} 个字节还在读：回答没有上限")
+        while len(self.data) < size:
+            self.data += self.more
+        piece = bytes(self.data[:size])
+        del self.data[:size]
+        self.sent += len(piece)
+        return piece
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_reply_that_never_ends_stops_at_the_limit_and_keeps_what_came(monkeypatch, stream):
+    """以前非流式的回答整个读进内存、流式的小事件一直收下去：出了毛病、一直发的服务能让内存一直涨。
+    现在一次回答最多 MAX_REPLY_BYTES，读到就停；流式时已经收到的回答还在。"""
+    import requests
+
+    from sourced_answers.core.errors import ModelError
+    from sourced_answers.model import model_client
+    limit = 256 * 1024
+    monkeypatch.setattr(model_client, "MAX_REPLY_BYTES", limit, raising=False)
+    response = requests.Response()
+    response.status_code = 200
+    event = 'data: {"choices": [{"delta": {"content": "家"}}]}\n\n'.encode()
+    if stream:
+        response.raw = Endless(event, event, give_up=2 * limit)
+        with pytest.raises(ModelError) as raised:
+            model_client.read_stream(response, lambda piece: None)
+        assert raised.value.partial and set(raised.value.partial) == {"家"}
+    else:
+        response.raw = Endless(b'{"choices": [{"message": {"content": "', "家".encode(), give_up=2 * limit)
+        with pytest.raises(ModelError) as raised:
+            model_client.read_whole(response)
+    assert "模型服务的回答超过了 0.25 MB 还没有结束" in str(raised.value)
+    assert response.raw.sent <= limit + model_client.WHOLE_CHUNK
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 64 * 1024])
 def test_stream_lines_are_split_like_sse_whatever_the_chunks(size):
     from sourced_answers.model.model_client import stream_lines

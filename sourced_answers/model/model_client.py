@@ -233,22 +233,40 @@ def model_name(data: object) -> str | None:
     return (value.strip() or None) if isinstance(value, str) else None
 
 
+# 一次回答（非流式的整个响应，或者流式的全部事件）最多这么多字节：--max-tokens 的上限一百万个 token，中文转义成
+# \uXXXX 也用不了一半；更多的是出了毛病的服务（一直发下去），读到就停，不让内存一直涨
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+WHOLE_CHUNK = 64 * 1024
+
+
+def reply_too_big() -> str:
+    return (f"模型服务的回答超过了 {MAX_REPLY_BYTES / (1024 * 1024):g} MB 还没有结束，不像是一次回答"
+            "（--max-tokens 最多一百万个 token 也用不了这么多），没有再读下去")
+
+
 def read_whole(response: "requests.Response") -> Reply:
     import requests
-    response.encoding = "utf-8"
+    chunks: list[bytes] = []
+    size = 0
     try:
-        response.content  # noqa: B018  先把回答读完：半路断开时在这里就知道
+        for chunk in response.iter_content(WHOLE_CHUNK):  # 先把回答读完：半路断开时在这里就知道
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                response.close()
+                raise ModelError(reply_too_big())
+            chunks.append(chunk)
     except requests.RequestException:
         raise ModelError("模型服务的回答中途断开了，回答不完整", transient=False) from None
+    body = b"".join(chunks).decode("utf-8", errors="replace")
     try:
-        data = json_value(response.text)
+        data = json_value(body)
         choice = first_choice(data)
         message = choice.get("message") if choice else None
         if not isinstance(message, dict):
             raise ValueError("没有 message")
         text = message_text(message.get("content"))
     except (ValueError, RecursionError):
-        raise ModelError(f"模型服务的回答格式不对：{excerpt(response.text, 200)}") from None
+        raise ModelError(f"模型服务的回答格式不对：{excerpt(body, 200)}") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     finish = choice.get("finish_reason") if choice else None
     return Reply(text, finish if isinstance(finish, str) else None, token_count(usage.get("completion_tokens")),
@@ -310,9 +328,14 @@ def read_stream(response: "requests.Response", on_text: Callable[[str], None]) -
     tokens = None
     served = None
     done = False
+    size = 0
     try:
         for raw in stream_lines(response.iter_content(STREAM_CHUNK), MAX_EVENT_BYTES):
             stop_if_gone()
+            size += len(raw)
+            if size > MAX_REPLY_BYTES:
+                response.close()  # 不再读下去
+                raise ModelError(reply_too_big(), "".join(pieces))
             line = raw.decode("utf-8", errors="replace").strip()
             if not line.startswith("data:"):
                 continue
