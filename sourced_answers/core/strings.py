@@ -79,7 +79,7 @@ def not_json_constant(name: str) -> Any:
 def finite_number(text: str) -> float:
     number = float(text)
     if math.isinf(number):
-        raise JsonNumberError(f"里面的数 {text[:40]} 超出了范围")
+        raise JsonNumberError(f"里面的数 {truncate(text, 40)} 超出了范围")
     return number
 
 

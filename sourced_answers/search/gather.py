@@ -12,7 +12,7 @@ from sourced_answers.core.abandoning import stop_if_gone
 from sourced_answers.core.errors import MetasoError, NoResults
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
-from sourced_answers.core.strings import literal
+from sourced_answers.core.strings import literal, truncate
 from sourced_answers.search import metaso_cache, metaso_client
 from sourced_answers.search.demo_pages import PAGE_SETS
 from sourced_answers.search.demo_service import DemoMetaso
@@ -20,7 +20,7 @@ from sourced_answers.search.passages import select_passages
 
 # 读取接口最多取这么多字符，再从里面挑和问题相关的段落放进 --max-chars 的预算
 READ_LIMIT = 200_000
-# 搜索结果的标题最多留这么多字符（网页的标题再长也就一两百个字；几 MB 的“标题”会把提示词撑爆）
+# 搜索结果的标题最多这么多个字符（连同截断时的“…”；网页的标题再长也就一两百个字，几 MB 的“标题”会把提示词撑爆）
 MAX_TITLE = 300
 
 Log = Callable[[str], None]
@@ -61,10 +61,6 @@ def read_pages(results: list[SearchResult], question: str, max_chars: int, clien
     return pages
 
 
-def short_title(title: str) -> str:
-    return title if len(title) <= MAX_TITLE else title[:MAX_TITLE - 1] + "…"
-
-
 def gather(question: str, size: int, read_count: int, max_chars: int, client: metaso_client.Client, log: Log,
            cache: metaso_cache.MetasoCache | None = None) -> list[Source]:
     """搜索，再并发读取前 read_count 个网页的正文。读取失败的页面改用摘要。"""
@@ -73,7 +69,7 @@ def gather(question: str, size: int, read_count: int, max_chars: int, client: me
     if age is not None:
         log(f"  搜索：来自缓存（{metaso_cache.age_text(age)}）")
     # 样子不对的响应在这里就抛 MetasoError（点名字段），不会被当作“没有搜到结果”
-    results = [{"title": short_title(item["title"]), "link": item["link"], "date": item.get("date") or "",
+    results = [{"title": truncate(item["title"], MAX_TITLE - 1), "link": item["link"], "date": item.get("date") or "",
                 "snippet": item["snippet"]} for item in metaso_client.search_results(response)]
     results = results[:size]
     if not results:
