@@ -395,3 +395,12 @@ def test_answer_that_obeys_a_page_is_still_checked_and_flagged(injection_metaso,
     usual = run_good(injection_metaso, model_server)
     # 脚本里的好回答把远程访问的句子标成 [3]，而现在 [3] 是那个网页：照常被标出，并指出该引 [4]
     assert usual.returncode == 1 and "可能应引用 [4]" in usual.stdout
+
+
+@pytest.mark.parametrize("body, shown", [('{"error": {"message": {"code": 7}}}', '{"code": 7}'),
+                                         ('{"error": ["busy", true]}', '["busy", true]'),
+                                         ('{"error": "模型没有加载"}', "模型没有加载")])
+def test_a_model_error_that_is_not_text_is_quoted_as_json_not_python(body, shown):
+    """模型服务的错误说明是对象、列表时，说明里写它发来的 JSON，不是 Python 的 repr（{'code': 7}、True）。"""
+    from sourced_answers.model.model_client import model_error_message
+    assert model_error_message(body) == shown

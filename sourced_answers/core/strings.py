@@ -8,7 +8,8 @@ from typing import Any
 
 from sourced_answers.checker import LINE_UNSAFE_CLASS
 
-__all__ = ["LITERAL_LIMIT", "SURROGATE", "TAG", "excerpt", "json_value", "literal", "truncate", "without_surrogates"]
+__all__ = ["LITERAL_LIMIT", "SURROGATE", "TAG", "excerpt", "json_text", "json_value", "literal", "truncate",
+           "without_surrogates"]
 
 TAG = re.compile(r"<[^>]*>")
 # 单独的代理码位：JSON 里的 "\\ud800"、命令行里解不了码的字节会变成它们；它们编不成 UTF-8，写出去之前换成 U+FFFD
@@ -91,3 +92,9 @@ def json_value(text: str) -> Any:
     出错时抛 ValueError。"""
     value = json.loads(text, parse_constant=not_json_constant, parse_float=finite_number)
     return without_surrogates(value) if "\\u" in text else value
+
+
+def json_text(value: object) -> str:
+    """对方（秘塔、模型服务）的数据里本该是文字的值：文字原样，别的（对象、列表、数、true）写成 JSON——
+    说明里是对方发来的样子，不是 Python 的 repr（{'a': 1}、True）。"""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

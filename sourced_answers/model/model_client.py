@@ -15,7 +15,7 @@ from sourced_answers.core.masking import mask
 from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.settings import NO_KEY, ApiKey, ModelSettings
-from sourced_answers.core.strings import excerpt, json_value, truncate
+from sourced_answers.core.strings import excerpt, json_text, json_value, truncate
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 
@@ -44,10 +44,8 @@ def model_error_message(body_text: str) -> str:
         error = data.get("error", data)
         if isinstance(error, dict):
             error = error.get("message") or error.get("detail") or body_text
-        return excerpt(str(error), 200)
+        return excerpt(json_text(error), 200)
     return excerpt(body_text, 200)
-
-
 
 
 def key_error(status: int, message: str, url: str, key: ApiKey) -> ModelError:

@@ -5,7 +5,6 @@
 
 顶层的 metaso_search.py 是它的门（教程里的名字）：python metaso_search.py "问题" 打印一次完整的原始搜索响应。
 """
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from sourced_answers.core.network import network_reason
 from sourced_answers.core.retrying import Deadline, with_retries
 from sourced_answers.core.secrets import METASO_MIN_LENGTH, check_secret
 from sourced_answers.core.settings import DEFAULT_METASO_BASE, SEARCH_DEFAULTS
-from sourced_answers.core.strings import excerpt, json_value, literal
+from sourced_answers.core.strings import excerpt, json_text, json_value, literal
 
 DEFAULT_BASE = DEFAULT_METASO_BASE
 # (连接超时, 读取超时)，单位秒；每个请求都有，另外还受总时限 --timeout 约束
@@ -76,8 +75,7 @@ def error_code(raw: object) -> int | str:
             number = MAX_CODE
         if abs(number) < MAX_CODE:
             return number
-    text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
-    return literal(text, CODE_SHOWN)
+    return literal(json_text(raw), CODE_SHOWN)
 
 
 def error_in_body(data: object) -> tuple[int | str, str] | None:
@@ -89,7 +87,7 @@ def error_in_body(data: object) -> tuple[int | str, str] | None:
         if raw in (None, 0, "0", 200, "200", ""):
             continue
         message = data.get(message_key) or data.get("msg") or ""
-        return error_code(raw), message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        return error_code(raw), json_text(message)
     return None
 
 
