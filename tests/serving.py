@@ -46,14 +46,49 @@ class Backends:
         self.model.close()
 
 
-class ServerProcess:
+class LineLog:
+    """服务写在标准错误上的一行一行（访问日志、说明）：真进程由读它标准错误的线程 add，本进程里的应用直接 add。
+    mark、since、access_lines 在两种服务上一样用。"""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+
+    def add(self, line: str) -> None:
+        with self.changed:
+            self.lines.append(line)
+            self.changed.notify_all()
+
+    @property
+    def stderr(self) -> str:
+        with self.changed:
+            return "\n".join(self.lines)
+
+    def mark(self) -> int:
+        """现在有几行（之后 since(mark) 取出新写的行）。"""
+        with self.changed:
+            return len(self.lines)
+
+    def since(self, mark: int) -> list[str]:
+        with self.changed:
+            return self.lines[mark:]
+
+    def access_lines(self, mark: int, count: int, seconds: float = 5) -> list[str]:
+        """等第 mark 行之后出现 count 行访问日志（访问日志在回应发完后才写）。"""
+        def found() -> list[str]:
+            return [line for line in self.lines[mark:] if ACCESS.fullmatch(line)]
+        with self.changed:
+            self.changed.wait_for(lambda: len(found()) >= count, seconds)
+            return found()
+
+
+class ServerProcess(LineLog):
     """python answer_with_sources.py --serve 127.0.0.1:0 …（或别的参数）的真进程。"""
 
     def __init__(self, env: dict[str, str], *flags: str, serve: str = "127.0.0.1:0") -> None:
+        super().__init__()
         self.process = subprocess.Popen(cli_command("--serve", serve, *flags), env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-        self.lines: list[str] = []
-        self.changed = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         first = self.wait_for_line(lambda line: True, START_SECONDS)
@@ -68,25 +103,9 @@ class ServerProcess:
     def _read(self) -> None:
         assert self.process.stderr is not None
         for line in self.process.stderr:
-            with self.changed:
-                self.lines.append(line.rstrip("\n"))
-                self.changed.notify_all()
+            self.add(line.rstrip("\n"))
         with self.changed:
             self.changed.notify_all()
-
-    @property
-    def stderr(self) -> str:
-        with self.changed:
-            return "\n".join(self.lines)
-
-    def mark(self) -> int:
-        """现在标准错误有几行（之后 since(mark) 取出新写的行）。"""
-        with self.changed:
-            return len(self.lines)
-
-    def since(self, mark: int) -> list[str]:
-        with self.changed:
-            return self.lines[mark:]
 
     def wait_for_line(self, wanted, seconds: float = 10, start: int = 0) -> str | None:
         """等到标准错误上有一行（从第 start 行起）满足 wanted；进程结束或超时返回 None。"""
@@ -100,15 +119,6 @@ class ServerProcess:
                 if left <= 0 or (not self.reader.is_alive() and self.process.poll() is not None):
                     return None
                 self.changed.wait(min(left, 0.1))
-
-    def access_lines(self, mark: int, count: int, seconds: float = 5) -> list[str]:
-        """等第 mark 行之后出现 count 行访问日志（访问日志在回应发完后才写）。"""
-        limit = time.monotonic() + seconds
-        while True:
-            found = [line for line in self.since(mark) if ACCESS.fullmatch(line)]
-            if len(found) >= count or time.monotonic() > limit:
-                return found
-            time.sleep(0.02)
 
     def stop(self, seconds: float = 15) -> int:
         if self.process.poll() is None:
@@ -148,10 +158,10 @@ def run_with_debug(*args: str, env: dict[str, str]) -> subprocess.CompletedProce
                           text=True, encoding="utf-8", timeout=60)
 
 
-class InProcess:
+class InProcess(LineLog):
     """--serve 的整个应用（门加接口）在测试进程里，经 Starlette 的测试客户端请求：协议、错误、流式、门的规矩都这样测，
     不起进程、不开端口。主机名是 127.0.0.1（服务在听的地址；别的主机名门会拒绝）。log 收着访问日志和说明（就是服务
-    进程写在标准错误上的那些行），mark、since、access_lines 和 ServerProcess 的一样用。
+    进程写在标准错误上的那些行，LineLog），mark、since、access_lines 和 ServerProcess 的一样用。
 
     测试客户端整个用一个事件循环（进了它的 with）：几个线程同时发的请求在同一个循环里并发，和 uvicorn 一样。"""
 
@@ -163,18 +173,12 @@ class InProcess:
         from sourced_answers.servers.openai_server import asgi_app
         settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "127.0.0.1:0", *flags]),
                                   env, [])
-        self.log: list[str] = []
-        self.changed = threading.Condition()
-        self.app, self.closing = asgi_app(settings, self.write)
+        super().__init__()
+        self.app, self.closing = asgi_app(settings, self.add)
         self.origin = "http://127.0.0.1"
         self.base = self.origin + "/v1"
         self.client = TestClient(self.app, base_url=self.origin, raise_server_exceptions=False)
         self.client.__enter__()
-
-    def write(self, line: str) -> None:
-        with self.changed:
-            self.log.append(line)
-            self.changed.notify_all()
 
     def post(self, path: str, body: object = None, **options: object):
         return self.client.post("/v1" + path, json=body, **options)
@@ -183,28 +187,6 @@ class InProcess:
         """官方的 openai 客户端，请求经测试客户端交给这个应用（不走网络）。"""
         import openai
         return openai.OpenAI(base_url=self.base, api_key=key, max_retries=0, timeout=60, http_client=self.client)
-
-    @property
-    def stderr(self) -> str:
-        with self.changed:
-            return "\n".join(self.log)
-
-    def mark(self) -> int:
-        """现在有几行（之后 since(mark) 取出新写的行）。"""
-        with self.changed:
-            return len(self.log)
-
-    def since(self, mark: int) -> list[str]:
-        with self.changed:
-            return self.log[mark:]
-
-    def access_lines(self, mark: int, count: int, seconds: float = 5) -> list[str]:
-        """等第 mark 行之后出现 count 行访问日志（访问日志在回应发完后才写）。"""
-        def found() -> list[str]:
-            return [line for line in self.log[mark:] if ACCESS.fullmatch(line)]
-        with self.changed:
-            self.changed.wait_for(lambda: len(found()) >= count, seconds)
-            return found()
 
     def asked_then_left(self, path: str, body: object) -> "Leaving":
         """发一个请求，客户端什么时候走由测试决定（见 Leaving）。"""

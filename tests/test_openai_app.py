@@ -94,7 +94,7 @@ def test_a_follow_up_searches_with_the_earlier_topic_and_says_so(backends, cache
         app.close()
     assert backends.metaso.queries == [RAID, f"{RAID} 那 RAID6 呢？"]
     assert reply["verification"]["query"] == f"{RAID} 那 RAID6 呢？"
-    assert app.log[-1].endswith(f"搜索：{RAID} 那 RAID6 呢？")
+    assert app.lines[-1].endswith(f"搜索：{RAID} 那 RAID6 呢？")
     # 之前的几轮给回答的模型：之前的回答只有回答本身，没有本服务加上的来源和结论
     sent = backends.model.requests[-1]["body"]["messages"]
     assert [message["role"] for message in sent] == ["system", "user", "assistant", "user"]
@@ -139,7 +139,7 @@ def test_an_open_webui_background_task_asks_the_model_alone_and_costs_no_search(
         content = body["choices"][0]["message"]["content"]
         assert "verification" not in body and "citations" not in body
     assert content and "来源：" not in content
-    assert app.log[-1].endswith("聊天程序的后台任务：只问模型，没有搜索")
+    assert app.lines[-1].endswith("聊天程序的后台任务：只问模型，没有搜索")
 
 
 def test_a_request_marked_with_the_x_task_header_is_a_background_task_too(backends, cache):
