@@ -28,6 +28,11 @@ def eval_json(result):
     return [json.loads(line) for line in result.stdout.splitlines()]
 
 
+def demo_eval(tmp_path, models, *flags, env):
+    """--demo --eval（问题文件 questions_file）--models models，再加上 flags。"""
+    return run_cli("--demo", "--eval", questions_file(tmp_path), "--models", models, *flags, env=env)
+
+
 # ---------- 同一个模型写了两次 ----------
 
 @pytest.mark.parametrize("models, named", [
@@ -47,8 +52,7 @@ def test_a_model_named_twice_is_refused_before_anything_is_paid(fake_metaso, mod
 
 
 def test_different_tags_of_one_model_are_two_models(model_server, tmp_path):
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models",
-                     "bespoke-minicheck,bespoke-minicheck:7b", "--json", env=cli_env(None, model_server))
+    result = demo_eval(tmp_path, "bespoke-minicheck,bespoke-minicheck:7b", "--json", env=cli_env(None, model_server))
     assert [r["model"] for r in eval_json(result)] == ["bespoke-minicheck", "bespoke-minicheck:7b"]
 
 
@@ -57,20 +61,20 @@ def test_different_tags_of_one_model_are_two_models(model_server, tmp_path):
 def test_two_names_answered_by_the_same_loaded_model_are_called_out(model_server, tmp_path):
     model_server.loaded = "llama-real"  # 像 llama.cpp：请求 a 还是 b，回答的都是它加载的那一个模型
     env = cli_env(None, model_server)
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a,b", env=env)
+    result = demo_eval(tmp_path, "a,b", env=env)
     rows = eval_table(result.stdout)
     assert rows["a"]["服务报告的模型"] == "llama-real" and rows["b"]["服务报告的模型"] == "llama-real"
     assert "模型 a、b 都是 llama-real 回答的" in result.stderr
     assert "请求的模型是 a，模型服务报告回答的是 llama-real" in result.stderr
-    records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a,b", "--json", env=env))
+    records = eval_json(demo_eval(tmp_path, "a,b", "--json", env=env))
     assert [(r["model"], r["served_model"]) for r in records] == [("a", "llama-real"), ("b", "llama-real")]
 
 
 def test_a_server_that_answers_with_the_requested_model_adds_no_warning(model_server, tmp_path):
     env = cli_env(None, model_server)
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "good,wrong-source", env=env)
+    result = demo_eval(tmp_path, "good,wrong-source", env=env)
     assert "服务报告的模型" not in result.stdout and "⚠" not in result.stderr
-    records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "good", "--json", env=env))
+    records = eval_json(demo_eval(tmp_path, "good", "--json", env=env))
     assert records[0]["served_model"] == "good"
 
 
@@ -110,14 +114,14 @@ def test_a_hostile_served_model_name_stays_on_one_line_and_never_breaks_the_tabl
     model_server.loaded = "llama-real"
     model_server.served_as = served
     env = cli_env(None, model_server)
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a,b", env=env)
+    result = demo_eval(tmp_path, "a,b", env=env)
     assert result.returncode in (0, 1), result.stderr
     assert not any(line.startswith("✓") for line in result.stderr.splitlines())
     assert "\x1b" not in result.stdout + result.stderr and "\u202e" not in result.stdout + result.stderr
     rows = eval_table(result.stdout)
     assert set(rows) == {"a", "b"}
     assert all(len(line) < 2000 for line in (result.stdout + result.stderr).splitlines())
-    records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "a", "--json", env=env))
+    records = eval_json(demo_eval(tmp_path, "a", "--json", env=env))
     shown = records[0]["served_model"]
     assert shown is None if not isinstance(served, str) else ("\n" not in shown and len(shown) < 300)
 
@@ -126,12 +130,12 @@ def test_a_hostile_served_model_name_stays_on_one_line_and_never_breaks_the_tabl
 
 def test_an_answer_cut_off_by_max_tokens_is_marked_truncated(model_server, tmp_path):
     env = cli_env(None, model_server)
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "cut-short,good", env=env)
+    result = demo_eval(tmp_path, "cut-short,good", env=env)
     rows = eval_table(result.stdout)
     assert rows["cut-short"]["截断"] == "1" and rows["good"]["截断"] == "0"
     assert "cut-short · 家用 NAS 怎么选 → 通过" in result.stderr
     assert "⚠ 回答达到长度上限（--max-tokens 1024）被截断了" in result.stderr
-    records = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "cut-short,good",
+    records = eval_json(demo_eval(tmp_path, "cut-short,good",
                                 "--json", env=env))
     assert [r["truncated"] for r in records] == [True, False]
 
@@ -171,7 +175,7 @@ def test_eval_reaches_the_same_verdict_as_asking_the_question(model_server, tmp_
     env = cli_env(None, model_server)
     asked = run_cli("--demo", QUESTION, "--model", model, "--json", *flags, env=env)
     model_server.counts.clear()  # 按顺序改写的脚本从头再来
-    record, = eval_json(run_cli("--demo", "--eval", questions_file(tmp_path), "--models", model, "--json", *flags,
+    record, = eval_json(demo_eval(tmp_path, model, "--json", *flags,
                                 env=env))
     answered = json.loads(asked.stdout)
     kinds = Counter(p["kind"] for p in answered["problems"])
@@ -186,7 +190,7 @@ def test_eval_reaches_the_same_verdict_as_asking_the_question(model_server, tmp_
 
 
 def test_a_failing_judge_is_reported_and_the_literal_verdict_kept(model_server, tmp_path):
-    result = run_cli("--demo", "--eval", questions_file(tmp_path), "--models", "good", "--json",
+    result = demo_eval(tmp_path, "good", "--json",
                      "--judge", "server-error-json", "--judge-all", env=cli_env(None, model_server))
     record, = eval_json(result)
     assert result.returncode == 3
