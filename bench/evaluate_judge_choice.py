@@ -43,6 +43,7 @@ from sourced_answers.checker import (
     structure_problems,
     support_model,
 )
+from sourced_answers.checker.evidence import located
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import JUDGE_ASK, MODEL_DEFAULTS, JudgeSettings
 from sourced_answers.model.endpoints import api_base
@@ -85,6 +86,7 @@ def cv_report(answer: str, sources: list[Source], model: SupportModel) -> Report
         if problem:
             problem.claim = index
             report.problems.append(problem)
+    located(report.claims, structure, answer, answer)
     return report
 
 

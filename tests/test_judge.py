@@ -39,7 +39,7 @@ def test_replies_are_parsed_robustly(reply, verdict):
 
 
 # 支持分拿不准（落在询问区间里）的两句：一句支持分放过了，一句标出了
-UNSURE_PASSED = "NAS 的盘位越多越好，四盘位能做 RAID5 [1]。"
+UNSURE_PASSED = "NAS 的盘位越多越好，建议四盘位 [1]。"
 UNSURE_FLAGGED = "RAID5 重建阵列很快，不会影响使用 [2]。"
 CONFIDENTLY_WRONG = "不要把 NAS 的管理界面直接暴露到公网 [4]。"  # 出自资料 3，资料 4 讲硬盘：支持分几乎是 0
 UNSURE_ANSWER = GOOD_ANSWER + "\n\n" + UNSURE_PASSED + UNSURE_FLAGGED
@@ -58,7 +58,7 @@ def scores_of(answer):
 def test_the_example_sentences_sit_where_the_tests_need_them():
     low, high = support_model().judge_band
     scores = scores_of(UNSURE_ANSWER + CONFIDENTLY_WRONG)
-    assert support_model().cut <= scores["NAS 的盘位越多越好，四盘位能做 RAID5 [1]"] < high
+    assert support_model().cut <= scores["NAS 的盘位越多越好，建议四盘位 [1]"] < high
     assert low <= scores["RAID5 重建阵列很快，不会影响使用 [2]"] < support_model().cut
     assert scores["不要把 NAS 的管理界面直接暴露到公网 [4]"] < low
     assert all(score >= high for sentence, score in scores_of(GOOD_ANSWER).items())
@@ -67,7 +67,7 @@ def test_the_example_sentences_sit_where_the_tests_need_them():
 def test_confident_sentences_are_not_asked(tmp_path, model_server):
     data = json.loads(verify(tmp_path, model_server, "judge-yes", UNSURE_ANSWER, "--json").stdout)
     asked = [call["sentence"] for call in data["judge"]["calls"]]
-    assert asked == ["NAS 的盘位越多越好，四盘位能做 RAID5 [1]", "RAID5 重建阵列很快，不会影响使用 [2]"]
+    assert asked == ["NAS 的盘位越多越好，建议四盘位 [1]", "RAID5 重建阵列很快，不会影响使用 [2]"]
     assert data["judge"]["skipped"] == 5
     assert all(call["score"] is not None for call in data["judge"]["calls"])
 
@@ -84,7 +84,7 @@ def test_the_judge_clears_a_lexical_flag_in_the_uncertain_band(tmp_path, model_s
 def test_the_judge_flags_both_unsure_sentences_once_each(tmp_path, model_server):
     data = json.loads(verify(tmp_path, model_server, "judge-no", UNSURE_ANSWER, "--json").stdout)
     assert [(p["kind"], p["sentence"]) for p in data["problems"]] == [
-        ("judge_unsupported", "NAS 的盘位越多越好，四盘位能做 RAID5 [1]"),
+        ("judge_unsupported", "NAS 的盘位越多越好，建议四盘位 [1]"),
         ("judge_unsupported", "RAID5 重建阵列很快，不会影响使用 [2]")]  # 原来的 weak_support 不重复列出
     assert "它的回答：否" in data["problems"][0]["message"]
 
@@ -177,7 +177,7 @@ def test_bespoke_minicheck_is_asked_in_its_trained_form(tmp_path, model_server, 
         [message] = request["body"]["messages"]
         assert message["role"] == "user" and message["content"].startswith("Document: ")
         claims.add(message["content"].rsplit("\nClaim: ", 1)[1])
-    assert claims == {"NAS 的盘位越多越好，四盘位能做 RAID5", "RAID5 重建阵列很快，不会影响使用"}
+    assert claims == {"NAS 的盘位越多越好，建议四盘位", "RAID5 重建阵列很快，不会影响使用"}
 
 
 def test_other_judges_get_our_instructions(tmp_path, model_server):

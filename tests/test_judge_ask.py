@@ -14,7 +14,8 @@ from tests.support import GOOD_ANSWER, NAS_RECORD_SOURCES, NAS_SOURCES, cli_env,
 # 资料 2 没说“不能容忍两块”：字面几乎都在，支持分很高，否定却是资料里找不到的说法（同一处说反了的“不能容忍一块”
 # 由确定的规则 polarity_mismatch 标出，评判模型不用问，见 test_a_polarity_flip_is_settled_by_the_rule_not_the_judge）
 FLIPPED = "RAID5 至少三块盘，可以容忍一块盘损坏，但不能容忍两块 [2]。"
-RENAMED = "远程访问优先使用 VPN 或 ZeroTier 这类组网工具 [3]。"  # 资料 3 说的是 Tailscale
+# 资料 3 只说了 Tailscale：另加的名字资料里找不到（同一处换了名字的“VPN 或 ZeroTier”由确定的规则 name_mismatch 标出）
+RENAMED = "远程访问优先使用 VPN 或 Tailscale 这类组网工具，例如 ZeroTier [3]。"
 CONFIDENTLY_WRONG = "不要把 NAS 的管理界面直接暴露到公网 [4]。"  # 资料 4 讲硬盘：有风险，但支持分有把握地标出了它
 UNSURE = "RAID5 重建阵列很快，不会影响使用 [2]。"  # 支持分拿不准（在询问区间里）
 RISKY_ANSWER = GOOD_ANSWER + "\n\n" + FLIPPED + RENAMED + "\n\n" + CONFIDENTLY_WRONG + UNSURE
@@ -117,13 +118,14 @@ def test_text_output_says_how_many_were_asked_for_their_risk(tmp_path, model_ser
             "支持 0，不支持 2，没有意见 0；支持分有把握的 5 句没有问）") in result.stdout
 
 
-@pytest.mark.parametrize("ask", ["band", "risky"])
-def test_a_polarity_flip_is_asked_whatever_its_score_and_the_judge_settles_it(tmp_path, model_server, ask):
-    """“不能容忍一块”对资料的“可以容忍一块”：说反了是支持分的一个特征，不是确定的规则（issue 36：没见过的数据上
-    5 次里只对 2 次）。支持分在区间之上也要问评判模型，由它定。"""
+@pytest.mark.parametrize("ask", ["band", "risky", "all"])
+def test_a_polarity_flip_is_settled_by_the_rule_not_the_judge(tmp_path, model_server, ask):
+    """“不能容忍一块”对资料的“可以容忍一块”：同一处说反了是确定的规则（slots.py），评判模型不问、也撤不掉它。"""
     flipped = GOOD_ANSWER + "\n\nRAID5 至少三块盘，不能容忍一块盘损坏 [2]。"
-    said_no = json.loads(verify(tmp_path, model_server, "judge-no", flipped, "--json", "--judge-ask", ask).stdout)
-    [call] = [c for c in said_no["judge"]["calls"] if "不能容忍" in c["sentence"]]
-    assert call["verdict"] is False and [p["kind"] for p in said_no["problems"]] == ["judge_unsupported"]
-    said_yes = json.loads(verify(tmp_path, model_server, "judge-yes", flipped, "--json", "--judge-ask", ask).stdout)
-    assert said_yes["passed"] and any("不能容忍" in c["sentence"] for c in said_yes["judge"]["calls"])
+    for judge in ("judge-no", "judge-yes"):
+        data = json.loads(verify(tmp_path, model_server, judge, flipped, "--json", "--judge-ask", ask).stdout)
+        assert not any("不能容忍" in call["sentence"] for call in data["judge"]["calls"])
+        kinds = [p["kind"] for p in data["problems"]]
+        assert kinds.count("polarity_mismatch") == 1 and not data["passed"]
+        if judge == "judge-yes":  # 评判模型说支持，也撤不掉它
+            assert kinds == ["polarity_mismatch"]

@@ -217,7 +217,7 @@ def test_verify_returns_the_verify_json_record(served, tmp_path):
     reply = served.post("/verify", saved)
     assert reply.status_code == 200
     assert reply.json() == expected
-    assert reply.json()["passed"] is False and "3" in json.dumps(reply.json()["problems"], ensure_ascii=False)
+    assert reply.json()["passed"] is False and "说的是“三块”" in json.dumps(reply.json()["problems"], ensure_ascii=False)
 
 
 # ---------- 出错：OpenAI 的错误对象、合适的状态码、中文说明 ----------

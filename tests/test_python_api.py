@@ -193,7 +193,7 @@ def test_verify_answer_returns_the_verify_json_record(tmp_path, answer):
 def test_verify_answer_finds_a_number_the_source_does_not_have():
     result = verify_answer("RAID5 至少两块盘就能容忍一块盘损坏 [1]。", NAS_RECORD_SOURCES[1:2])
     assert result.passed is False and result.exit_code == 1
-    assert "2" in result.problems[0]["message"] and "RAID5 至少三块盘" in result.text
+    assert "回答写成“两块”" in result.problems[0]["message"] and "RAID5 至少三块盘" in result.text
 
 
 def test_verify_answer_with_the_tutorial_rule_matches_the_flag(tmp_path):

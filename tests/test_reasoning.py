@@ -158,7 +158,7 @@ def test_the_fix_rewrite_is_read_by_the_same_rule(model_server, scripts, rewrite
 
 # ---------- --judge：意见只从思考之后的回答里读 ----------
 
-UNSURE_ANSWER = GOOD_ANSWER + "\n\nNAS 的盘位越多越好，四盘位能做 RAID5 [1]。RAID5 重建阵列很快，不会影响使用 [2]。"
+UNSURE_ANSWER = GOOD_ANSWER + "\n\nNAS 的盘位越多越好，建议四盘位 [1]。RAID5 重建阵列很快，不会影响使用 [2]。"
 
 
 def judged(model_server, judge, *args):

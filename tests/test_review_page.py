@@ -183,7 +183,7 @@ def test_flagged_sentence_shows_reason_overlap_and_links_to_highlighted_evidence
     text = page.read_text(encoding="utf-8")
     elements = parse(text)
     assert elements.count("claim flagged") == 1 and elements.count("source") == 5
-    assert "里说同一件事的地方对不上" in text and "（重合度 " in text
+    assert "在同一处说的是“三块”" in text and "（重合度 " in text
     assert '<a href="#ev-1">RAID5 至少三块盘' in text and '<mark id="ev-1">RAID5 至少三块盘' in text
 
 

@@ -9,7 +9,7 @@ from tests.support import NAS_RECORD_SOURCES, NAS_SOURCES, cli_env, run_cli
 
 NAS = NAS_SOURCES
 GOOD = "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。"
-PARAPHRASE = "NAS 的盘位越多越好，四盘位能做 RAID5 [1]。"          # 有一部分依据：支持分不高不低
+PARAPHRASE = "NAS 的盘位越多越好，建议四盘位 [1]。"          # 有一部分依据：支持分不高不低
 LOOSE = "备份要保存三份，其中一份要放在别的地方 [5]。"             # 换了说法的 3-2-1 原则
 WRONG = "需要转码 4K 视频时选带核显的 Intel 型号 [2]。"             # 其实出自资料 1
 ENGLISH = [{"title": "RAID levels", "text": "RAID 5 needs at least three disks and survives the failure of one disk."}]

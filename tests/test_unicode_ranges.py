@@ -19,7 +19,16 @@ def test_the_stored_ranges_are_what_unicodedata_says():
 
 def test_every_stored_character_has_the_named_categories():
     """换了 Unicode 版本也该成立：存下的每个码位都属于它那一类（新版本多出字符，极少改动已有字符的类别）。"""
-    for name, categories in unicode_ranges.CATEGORIES.items():
+    for name, belongs in unicode_ranges.PREDICATES.items():
         for start, end in unicode_ranges.parsed(getattr(unicode_ranges, name)):
             for code in (start, end, (start + end) // 2):
-                assert unicodedata.category(chr(code)) in categories, (name, hex(code))
+                assert belongs(chr(code)), (name, hex(code))
+
+
+def test_numeric_and_compatible_characters_are_the_ones_a_reader_reads_as_numbers_and_plain_forms():
+    for char in "❺Ⅳⅻ〥㈤㊄":
+        assert unicode_ranges.numeric(char), char
+    for char in "①⑸⒌⼀⼗ﬁ㎏\uf9b2":
+        assert unicode_ranges.compatible(char) and not unicode_ranges.numeric(char), char
+    for char in "²₃〇…　Ａ5五":
+        assert not unicode_ranges.numeric(char) and not unicode_ranges.compatible(char), char

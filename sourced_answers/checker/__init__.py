@@ -45,6 +45,7 @@ from sourced_answers.checker.rules import (
     conclude,
     empty_report,
     support,
+    support_of,
 )
 from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, written_sentences
@@ -86,5 +87,6 @@ __all__ = [
     "check_answer", "check_claim", "checked_indexes", "checked_positions", "citation_marks", "citations_in",
     "cites_existing", "claim_words", "claims_with_positions", "compare", "conclude", "empty_report", "numbers_in",
     "problem_places", "risks_in", "strip_citation_marks", "structure_problems", "support", "support_model",
+    "support_of",
     "token_set", "tokens_with_spans", "too_short", "without_citations", "written_sentences", "read_claim", "seen",
 ]

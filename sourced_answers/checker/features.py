@@ -8,6 +8,8 @@
                   照抄了一半、另一半是编的句子，整体重合度可能不低，这一项会很低
   novel_run       资料里连续找不到的内容词最多有几个（取对数）
   missing_content 资料里找不到的内容词有几个（取对数）
+  unmatched_content  对齐（alignment.py）之后没对上资料的字里有几个是内容（取对数）：照抄了资料、又另加了一句
+                  （“……，具有一定的创新性”）的句子，每个词资料里都有，可另加的那几个字没有一处对得上
   polarity_flip   句子和资料里最接近的一句在同一处说反了（polarity.py；1 或 0）
 
 拟合时还比较过别的特征（单句的重合度、整条资料的重合度、二到四“字”片段的重合度、共有的最长一段、
@@ -19,7 +21,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from sourced_answers.checker.polarity import Flip, polarity_flip
+from sourced_answers.checker.alignment import EMPTY, Alignment, align, unmatched_content
 from sourced_answers.checker.reading import Reading, Seen
 from sourced_answers.checker.source_index import SourceIndex, grams_of
 from sourced_answers.checker.tokens import ClaimWords, plain_units
@@ -33,7 +35,7 @@ RUN_BREAK = 2
 TUTORIAL_DROPPED = re.compile(r"[\s\[\]\d，。、；：（）“”,.;:()!?！？-]")
 TUTORIAL_MIN_BIGRAMS = 8
 
-FEATURES = ("window_recall", "unit_recall", "weakest_third", "novel_run", "missing_content", "polarity_flip")
+FEATURES = ("window_recall", "unit_recall", "weakest_third", "novel_run", "missing_content", "unmatched_content")
 
 
 @dataclass
@@ -45,7 +47,7 @@ class Support:
     evidence: str | None  # 资料里和句子最接近的一句（资料原来的写法；读出来的样子在 SourceIndex.sentences 里）
     sentence: int | None = None  # evidence 是资料的第几句
     features: dict[str, float] = field(default_factory=dict)
-    flip: Flip | None = None  # 和 evidence 在同一处说反了（位置在句子读出来的文字和那一句读出来的文字里）
+    alignment: Alignment = EMPTY  # 句子对到这一条资料上（alignment.py）
 
 
 def recall(grams: set[tuple[str, ...]], known: set[tuple[str, ...]]) -> float:
@@ -87,27 +89,20 @@ def novel_text(body: Reading, words: ClaimWords, index: SourceIndex, novel: tupl
 def compare(body: Reading, words: ClaimWords, index: SourceIndex, number: int) -> Support:
     """句子（去掉引用后的文字读出来的样子 body，及其内容词 words）和一条资料比较。"""
     distinct = words.distinct
+    alignment = align(body.text, index.window(number, distinct))
     if not distinct:
-        return Support(number, 1.0, None, None, features=features_of(body.text, words, index, 1.0, 0, None))
+        return Support(number, 1.0, None, None, features=features_of(body.text, words, index, 1.0, 0, alignment),
+                       alignment=alignment)
     match = index.match(distinct)
     evidence = index.written(match.sentence) if match.sentence is not None else None
-    flip = flip_against(body.text, index, match.sentence)
     span, longest = novel_span(words, index)
     overlap = round(match.window_hits / len(distinct), 4)
     return Support(number, overlap, novel_text(body, words, index, span) if span else None, evidence,
-                   match.sentence, features_of(body.text, words, index, overlap, longest, flip), flip)
+                   match.sentence, features_of(body.text, words, index, overlap, longest, alignment), alignment)
 
 
-def flip_against(body: Seen, index: SourceIndex, sentence: int | None) -> Flip | None:
-    """句子和资料里最接近的一句在同一处说反了吗。资料的标题、Markdown 标题不是断言，不比。"""
-    if sentence is None or (sentence == 0 and index.has_title):
-        return None
-    evidence = index.sentences[sentence]
-    return None if evidence.lstrip().startswith("#") else polarity_flip(body, evidence)
-
-
-def features_of(body: Seen, words: ClaimWords, index: SourceIndex, overlap: float, longest_novel: int,
-                flip: Flip | None) -> dict[str, float]:
+def features_of(body: Seen, words: ClaimWords, index: SourceIndex, overlap: float,
+                longest_novel: int, alignment: Alignment) -> dict[str, float]:
     """FEATURES 里每个特征的值（见模块说明）。"""
     units = plain_units(body)
     missing = sum(token not in index.postings for token in words.distinct)
@@ -118,7 +113,7 @@ def features_of(body: Seen, words: ClaimWords, index: SourceIndex, overlap: floa
         "weakest_third": min(recall(grams_of(third, 2), index.unit_grams(2)) for third in thirds),
         "novel_run": math.log1p(longest_novel),
         "missing_content": math.log1p(missing),
-        "polarity_flip": 1.0 if flip else 0.0,
+        "unmatched_content": math.log1p(unmatched_content(body, alignment)),
     }
 
 

@@ -29,7 +29,7 @@ from typing import NewType
 
 from sourced_answers.checker.terminal import CONTROL, strip_terminal
 from sourced_answers.checker.text import CJK
-from sourced_answers.checker.unicode_ranges import LINE_UNSAFE, parsed
+from sourced_answers.checker.unicode_ranges import COMPATIBLE, LINE_UNSAFE, NUMERIC, character_class, parsed
 
 Seen = NewType("Seen", str)
 
@@ -81,20 +81,28 @@ INVISIBLE_RANGES = [(start, end) for start, end in parsed(LINE_UNSAFE) if start 
     (0x00, 0x08), (0x0B, 0x1F), (0x034F, 0x034F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
 INVISIBLE = "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in INVISIBLE_RANGES)
 NEGATION_WORD = "没有|不|没|无|未|非|别|勿"
+# 兼容字符读成 NFKC 的样子（康熙部首 ⼀ → 一、兼容汉字、① → 1、⑸ → (5)、ﬁ → fi、㎏ → kg），当作整数读的字读成数字
+# （❺ → 5、Ⅳ → 4、〥 → 5、㈤ → 5）：见 unicode_ranges 的 COMPATIBLE 和 NUMERIC
+COMPATIBLE_CLASS = character_class(COMPATIBLE)
+NUMERIC_CLASS = character_class(NUMERIC)
+ROMAN = re.compile("[\u2160-\u2188]+")
+HANGZHOU = re.compile("[\u3021-\u3029]+")
 MARKUP = re.compile(
     r"(?P<tag></?[A-Za-z][A-Za-z0-9:-]{0,30}(?:[ \t][^<>\n]{0,300})?/?>)"
     r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     r"|(?P<link>!?\[(?P<label>[^\[\]\n]{1,300})\]\([^()\s]{0,1000}\))"
     r"|(?P<emphasis>\*+|_+|~~+|`+)"
     f"|(?P<invisible>[{INVISIBLE}]+)"
-    f"|(?P<script>[{SUPERSCRIPTS}{SUBSCRIPTS}]+)")
+    f"|(?P<script>[{SUPERSCRIPTS}{SUBSCRIPTS}]+)"
+    f"|(?P<numeric>[{NUMERIC_CLASS}]+)"
+    f"|(?P<compatible>[{COMPATIBLE_CLASS}])")
 SPACING = re.compile(
     rf"(?P<space>(?<=[{CJK}])[ \t]+(?=[{CJK}0-9]))"
     rf"|(?P<number>(?<![A-Za-z0-9.])[0-9]+(?:\.[0-9]+)?)[ \t]+(?=[{CJK}])"
     rf"|(?P<grouped>(?<![0-9.,])[0-9]{{1,3}}(?:[ ,'’][0-9]{{3}})+(?![0-9])(?:[ \t]+(?=[{CJK}]))?)"
     rf"|(?P<bracketed>[（(【\[][ \t]*(?P<negation>{NEGATION_WORD})[ \t]*[）)】\]])")
 # 有没有要第二遍、第三遍做的事（没有就不做：绝大多数句子两遍都不用）
-MARKUP_TRIGGER = re.compile(f"[*_~`<&\\[{SUPERSCRIPTS}{SUBSCRIPTS}{INVISIBLE}]")
+MARKUP_TRIGGER = re.compile(f"[*_~`<&\\[{SUPERSCRIPTS}{SUBSCRIPTS}{INVISIBLE}{NUMERIC_CLASS}{COMPATIBLE_CLASS}]")
 LATIN_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
 
 
@@ -130,14 +138,45 @@ def script_digits(text: str, start: int, end: int) -> str:
     return "".join(SCRIPT_DIGITS[char] for char in run)
 
 
+def roman_value(numerals: str) -> int:
+    """罗马数字（Ⅰ–ↈ 这些字）的值：ⅩⅣ = 14，前面的比后面的小就减去。"""
+    values = [int(unicodedata.numeric(char)) for char in numerals]
+    total = 0
+    for index, value in enumerate(values):
+        total += -value if index + 1 < len(values) and value < values[index + 1] else value
+    return total
+
+
+def numeric_digits(run: str) -> str:
+    """一串 NUMERIC 的字读成的数字：罗马数字按罗马数字的规矩，杭州数码逐位（〤〥 = 45），别的每个字一个数。"""
+    if ROMAN.fullmatch(run):
+        return str(roman_value(run))
+    if HANGZHOU.fullmatch(run):
+        return "".join(str(int(unicodedata.numeric(char))) for char in run)
+    return " ".join(str(int(unicodedata.numeric(char))) for char in run)
+
+
+def plain(decoded: str) -> str:
+    """实体解出来的字也照样读：全角、繁体、兼容字符和当作整数读的字。"""
+    decoded = FOLD.sub(fold_run, decoded).replace("\t", " ")
+    if len(decoded) == 1 and re.fullmatch(f"[{NUMERIC_CLASS}]", decoded):
+        return numeric_digits(decoded)
+    if len(decoded) == 1 and re.fullmatch(f"[{COMPATIBLE_CLASS}]", decoded):
+        return FOLD.sub(fold_run, unicodedata.normalize("NFKC", decoded))
+    return decoded
+
+
 def markup_replacement(text: str, match: re.Match[str]) -> str:
     kind = match.lastgroup
     if kind == "tag" or kind == "invisible":
         return ""
+    if kind == "numeric":
+        return numeric_digits(match.group())
+    if kind == "compatible":
+        return FOLD.sub(fold_run, unicodedata.normalize("NFKC", match.group()))
     if kind == "entity":
         decoded = html.unescape(match.group())
-        return "" if decoded == match.group() or not decoded.isprintable() and decoded != "\n" else \
-            FOLD.sub(fold_run, decoded).replace("\t", " ")
+        return "" if decoded == match.group() or not decoded.isprintable() and decoded != "\n" else plain(decoded)
     if kind == "link":
         return match.group("label")
     if kind == "emphasis":
@@ -174,6 +213,24 @@ class Reading:
         start, source, copied = self.segments[max(index, 0)]
         return source + (position - start if copied else 0)
 
+    def after(self, position: int) -> int:
+        """原文里紧跟在 text 的第 position 个字后面的位置。替换出来的字（“⑸”读成的“(5)”、实体解出来的字）后面是
+        被替换的那一段的后面，不是它的开头后面一个字。"""
+        if not self.segments:
+            return position + 1
+        index = max(bisect_right(self.segments, (position, float("inf"))) - 1, 0)
+        start, source, copied = self.segments[index]
+        if copied:
+            return source + position - start + 1
+        return self.segments[index + 1][1] if index + 1 < len(self.segments) else len(self.original)
+
+    def in_original(self, start: int, end: int) -> tuple[int, int]:
+        """text 里 [start, end) 在原文里的位置（不把两头被去掉的记号算进来）。"""
+        if end <= start:
+            point = self.origin(start) if start < len(self.text) else len(self.original)
+            return point, point
+        return self.origin(start), self.after(end - 1)
+
     def origin_span(self, start: int, end: int) -> str:
         """text 里 [start, end) 那一段在原文里的样子：说明里引用用户写的字。紧挨着两头被去掉的记号也算进来
         （“不能容忍”引用成“**不**能容忍”，不是“不**能容忍”），两头的空白不算。"""
@@ -181,7 +238,7 @@ class Reading:
             return self.original[start:end]
         if end <= start:
             return ""
-        left = self.origin(start - 1) + 1 if start > 0 else 0
+        left = self.after(start - 1) if start > 0 else 0
         right = self.origin(end) if end < len(self.text) else len(self.original)
         return self.original[left:right].strip()
 

@@ -18,20 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from sourced_answers.checker.alignment import EMPTY, Alignment, align
 from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
+from sourced_answers.checker.evidence import aligned_spans, located
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
-from sourced_answers.checker.quantities import (
-    Known,
-    contradicting_quantities,
-    quantities_in,
-    totals_in,
-    unmatched_quantities,
-)
+from sourced_answers.checker.number_rule import check_numbers, not_found, number_message
+from sourced_answers.checker.quantities import Known, quantity_spans
 from sourced_answers.checker.reading import Reading, read_claim
 from sourced_answers.checker.score import CHINESE, SupportModel, support_model
+from sourced_answers.checker.slots import Contradiction, contradictions
 from sourced_answers.checker.source_index import SourceIndexes
-from sourced_answers.checker.structure import checked_indexes
+from sourced_answers.checker.structure import analyse, checked_indexes
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
@@ -43,8 +41,9 @@ TUTORIAL_THRESHOLD = 0.35
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
 RULES = ("score", "tutorial")  # 第一个是默认的规则
-# “……中‘某一段’在资料里找不到”里，那一段最多占这么多列
+# “这几个字在资料里找不到：‘某一段’”里，每一段最多占这么多列，最多列出这么多段
 NOVEL_WIDTH = 40
+NAMED_SPANS = 3
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,13 @@ class Assessment:
     closest: Support | None = None
     eligible: bool = True
     number_problem: str | None = None
+    number_swapped: bool = False  # 数字的问题是同一处换了数（比支持分低更具体，先报它）
     cross_language: str | None = None
     calibration: str = CHINESE
+    alignment: Alignment = EMPTY  # 句子（连同引出的列表项）对到所引资料上（alignment.py）
+    contradictions: list[Contradiction] = field(default_factory=list)  # 同一处说反了、反义词、名字（slots.py）
+    title_of: int | None = None  # 这句话只是第几条资料的标题（不是一句回答）
+    own_alignment: Alignment = EMPTY  # 句子自己（不连同引出的列表项）对到所引资料上：说明、证据、数字都读它
 
     def scores(self, model: SupportModel) -> list[float]:
         return [model.score(support.features) for support in self.supports]
@@ -134,51 +138,46 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     eligible = not too_short(reading.text) and bool(words.distinct)
     found = Assessment(claim, numbers, words, reading, eligible=eligible)
     cited = cited_label(claim, numbers)
-    claimed = quantities_in(text, claim=True)
+    spans = quantity_spans(text, claim=True, single=True)  # 连同“一块”“一个”（同一处比数时要用）
+    claimed = {quantity for quantity, _ in quantity_spans(text, claim=True)} if spans else set()
     # 资料里的数量只在句子里有数字时才读（大多数句子没有）
-    known = known_quantities(numbers, index_of) if claimed else Known()
+    known = known_quantities(numbers, index_of) if spans else Known()
     language = language_of(text)
     if language and all(index_of(n).languages and language not in index_of(n).languages for n in numbers):
         # 字面重合说明不了什么：只比数值（三块 = three），其余交给人（终端的结论提示可以 --judge）
         missing = sorted({value for value, _ in claimed} - known.values)
         if missing:
-            found.number_problem = not_found(claim, missing, cited)
+            found.number_problem = not_found(quote(claim.text), missing, cited)
         source_name = LANGUAGE_NAMES[index_of(numbers[0]).language or ""]
         found.cross_language = (f"“{quote(claim.text)}” 引用的资料 {cited} 是{source_name}、句子是"
                                 f"{LANGUAGE_NAMES[language]}，字面核对无法判断，请人工核对")
         return found
+    # 引出列表的那一句（“[2] RAID 说明：”）可以只是标题：它引出的列表项才是回答
+    found.title_of = None if claim.context else index_of.title_number(text)
     found.calibration = calibration_of(reading.text, [index_of(n) for n in numbers])
     found.supports = [support_of(reading, words, n, index_of) for n in numbers]
-    closest = max(found.supports, key=lambda support: support.overlap)
-    found.closest = closest
-    if not claimed:
-        return found
-    missing = sorted(set(unmatched_quantities(claimed, known)))
-    if missing:
-        found.number_problem = not_found(claim, missing, cited)
-    elif closest.sentence is not None:
-        nearby = index_of(closest.source).quantities_near(closest.sentence)
-        contradicted = contradicting_quantities(claimed, nearby, known, totals_in(text))
-        if contradicted:
-            found.number_problem = (f"“{quote(claim.text)}” 里的数字 {shown(contradicted)} 和资料 "
-                                    f"[{closest.source}]{cited_label(claim, [])} 里说同一件事的地方对不上")
+    found.closest = max(found.supports, key=lambda support: support.overlap)
+    found.alignment = found.supports[0].alignment if len(found.supports) == 1 else \
+        alignment_of(reading, words.distinct, numbers, index_of)
+    mine = found.alignment if reading is own else alignment_of(own, claim_words(own.text).distinct, numbers, index_of)
+    found.own_alignment = mine
+    found.contradictions = contradictions(own.text, mine, index_of)
+    if spans:
+        finding = check_numbers(own, mine, numbers, known, index_of, claimed, spans)
+        if finding:
+            found.number_swapped = bool(finding.swapped)
+            found.number_problem = number_message(quote(claim.text), own, finding, cited,
+                                                  cited_label(claim, []), index_of)
     return found
 
 
-def shown(values: list[float]) -> str:
-    return "、".join(number_shown(value) for value in values)
-
-
-def number_shown(value: float) -> str:
-    """说明里的一个数：1.2e+10 写成“120 亿”，42 万写成“42 万”，别的照常（3、2.5、2023）。"""
-    for size, name in ((1e8, "亿"), (1e4, "万")):
-        if abs(value) >= size and (value / size) == round(value / size, 4):
-            return f"{value / size:g} {name}"
-    return f"{value:g}"
-
-
-def not_found(claim: Claim, missing: list[float], cited: str) -> str:
-    return f"“{quote(claim.text)}” 里的数字 {shown(missing)} 在资料 {cited} 里找不到"
+def alignment_of(reading: Reading, tokens: Sequence[str], numbers: Sequence[int], index_of: SourceIndexes) -> Alignment:
+    """句子对到所引资料上（同一组资料上同样的句子只对一次）。"""
+    key = ("align", reading.text, tuple(numbers))
+    if key not in index_of.memo:
+        index_of.memo[key] = align(reading.text, index_of.window(numbers, tokens))
+    found: Alignment = index_of.memo[key]
+    return found
 
 
 def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
@@ -208,45 +207,69 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
         overlap = round(max(measured), 4) if measured else overlap
     else:
         weak = found.eligible and score < rule.limit(model)
+    aligned, unmatched = aligned_spans(read_claim(claim.body), found.own_alignment, index_of)
+    if found.title_of is not None:
+        check = ClaimCheck(*where, score, overlap, numbers[best], "title_only", certain=True,
+                           calibration=found.calibration, evidence=aligned, unmatched=unmatched)
+        return check, Problem("title_only", f"“{quote(claim.text)}” 只是资料 [{found.title_of}] 的标题，不是一句回答",
+                              *where, overlap, evidence, score=score)
+    hit = found.contradictions[0] if found.contradictions and rule.name != "tutorial" else None
     check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
-                       certain=found.number_problem is not None, calibration=found.calibration,
-                       contradicts=found.supports[best].flip is not None)
-    if weak:
-        flipped = found.supports[best] if found.supports[best].flip else None
-        kind = "polarity_mismatch" if flipped and rule.name != "tutorial" else "weak_support"
+                       certain=found.number_problem is not None or hit is not None, calibration=found.calibration,
+                       contradicts=any(c.kind == "polarity" for c in found.contradictions),
+                       evidence=aligned, unmatched=unmatched)
+    if hit:
+        kind = CONTRADICTION_KINDS[hit.kind]
         check.status = kind
+        return check, Problem(kind, contradiction_message(found, hit, index_of), *where, overlap, evidence,
+                              score=score)
+    if found.number_problem and found.number_swapped:
+        check.status = "number_mismatch"
+        return check, Problem("number_mismatch", found.number_problem, *where, overlap, evidence, score=score)
+    if weak:
+        check.status = "weak_support"
         better = better_source(found, index_of, scores[best], rule)
-        message = flip_message(found, flipped, index_of) if kind == "polarity_mismatch" and flipped \
-            else weak_message(found, overlap, rule)
+        message = weak_message(found, overlap, rule, unmatched)
         if better:
             message += f"，可能应引用 [{better}]"
-        return check, Problem(kind, message, *where, overlap, evidence, better, score)
+        return check, Problem("weak_support", message, *where, overlap, evidence, better, score)
     if found.number_problem:
         check.status = "number_mismatch"
         return check, Problem("number_mismatch", found.number_problem, *where, overlap, evidence, score=score)
     return check, None
 
 
-def flip_message(found: Assessment, support: Support, index_of: SourceIndexes) -> str:
-    """说反了：两边的说法都写出来（句子这边是用户写的原文）。"""
-    flip = support.flip
-    assert flip is not None and support.sentence is not None
-    said = found.reading.origin_span(*flip.claim)
-    there = index_of(support.source).sentences[support.sentence][flip.source[0]:flip.source[1]]
-    return (f"“{quote(found.claim.text)}” 说“{quote(said)}”，资料 [{support.source}]{cited_label(found.claim, [])} "
-            f"在同一处说的是“{quote(there)}”：意思正好相反")
+# 同一处的矛盾（slots.py）→ 问题的种类
+CONTRADICTION_KINDS = {"polarity": "polarity_mismatch", "opposite": "opposite_mismatch", "name": "name_mismatch"}
 
 
-def weak_message(found: Assessment, overlap: float, rule: SupportRule) -> str:
-    """为什么支持不了：重合度很低就说重合度，有一长段找不到的内容就指出来，否则说找不到相近的说法。
+def contradiction_message(found: Assessment, hit: Contradiction, index_of: SourceIndexes) -> str:
+    """同一处的矛盾：资料和回答各自的写法都写出来（句子这边是用户写的原文）。"""
+    own = read_claim(found.claim.body)
+    said = own.origin_span(*hit.claim)
+    there = index_of(hit.source).written_span(hit.sentence, hit.span)
+    cited = f"[{hit.source}]{cited_label(found.claim, [])}"
+    text = quote(found.claim.text)
+    if hit.kind == "polarity":
+        return f"“{text}”：资料 {cited} 说的是“{quote(there)}”，回答写成“{quote(said)}”，意思正好相反"
+    if hit.kind == "opposite":
+        return f"“{text}”：资料 {cited} 说的是“{quote(there)}”，回答写成了反义词“{quote(said)}”"
+    return f"“{text}”：资料 {cited} 在同一处说的是“{quote(there)}”，回答写成“{quote(said)}”"
+
+
+def weak_message(found: Assessment, overlap: float, rule: SupportRule, unmatched: list[dict[str, Any]]) -> str:
+    """为什么支持不了：重合度很低就说重合度；否则指出资料里找不到的那几个字（对齐之后没对上的、有内容的几段，
+    最长的几段、按句子里的顺序）；都对上了就说找不到相近的说法。
     支持分不写在这里：它在 Problem.score 里，文字输出、JSON 和审阅页各自显示。"""
     text = quote(found.claim.text)
     cited = cited_label(found.claim, found.numbers)
-    novel = next((support.novel for support in found.supports if support.novel), None)
     if overlap < TUTORIAL_THRESHOLD or rule.name == "tutorial":
         return f"“{text}” 和资料 {cited} 的重合度只有 {overlap:.0%}"
-    if novel:
-        return f"“{text}” 中“{quote(novel, NOVEL_WIDTH)}”在资料 {cited} 里找不到"
+    if unmatched:
+        longest = sorted(sorted(unmatched, key=lambda item: -len(item["text"]))[:NAMED_SPANS],
+                         key=lambda item: item["claim_start"])
+        named = "".join(f"“{quote(item['text'], NOVEL_WIDTH)}”" for item in longest)
+        return f"“{text}” 里这几个字在资料 {cited} 里找不到：{named}"
     return f"“{text}” 在资料 {cited} 里找不到足够相近的说法（重合度 {overlap:.0%}）"
 
 
@@ -333,7 +356,7 @@ def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEF
                  indexes: SourceIndexes | None = None) -> Report:
     """所有规则一起跑，返回 Report。空的回答（去掉思考过程后什么也没有）从不通过。
     读任何一句话之前先整个去掉终端控制序列（“[2J”这样的半截不会被当成文字核对）。"""
-    answer = strip_terminal(answer)
+    original, answer = answer, strip_terminal(answer)
     reply = split_reply(answer)
     if not reply.answer:
         return empty_report(reply, len(sources))
@@ -341,6 +364,7 @@ def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEF
     if not structure.units:  # 只有短标题、分隔线、代码块：没有一句可以核对的话，也不能算通过
         problems.append(Problem("empty_answer", "回答里只有标题、分隔线或代码块，没有一句可以核对的话"))
     checks, found = check_claims(structure.claims, sources, rule, indexes)
+    located(checks, analyse(answer), answer, original)  # 证据和找不到的字在回答里的位置
     return Report(problems + found, unused, cited, checks)
 
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from sourced_answers.checker.alignment import WHOLE, Units, Window, units_of
 from sourced_answers.checker.quantities import Known, Quantity, quantities_in
-from sourced_answers.checker.reading import Seen, read
+from sourced_answers.checker.reading import Reading, Seen, read
 from sourced_answers.checker.tokens import plain_units, source_languages, token_set
 from sourced_answers.checker.types import Source
 
@@ -27,11 +28,19 @@ CANDIDATES = 16
 # 出现在这么多条以上资料里的词，挑候选资料时不看
 COMMON_SOURCES = 32
 
+# 和资料标题比的时候：标题至少这么多个字（去掉标点、空白之后）
+MIN_TITLE = 4
+NOT_WORD = re.compile(r"[\W_]+")
 SOURCE_SENTENCE = re.compile(r"[^。！？!?；;\n]*(?:[。！？!?；;\n]|$)")
 ENGLISH_SENTENCE_BREAK = re.compile(r"(?<=\.)\s+")
 
 
 Span = tuple[int, int]
+
+
+def bare(text: str) -> str:
+    """比较标题用的写法：读出来、去掉标点和空白、小写。"""
+    return NOT_WORD.sub("", read(text, track=False).text.lower())
 
 
 def sentence_spans(text: str) -> list[Span]:
@@ -96,6 +105,52 @@ class SourceIndex:
         self.title, self.text = title, text
         self.tutorial_pairs: set[str] | None = None  # 原教程的字二元组（--rule tutorial 时才建）
         self.grams: dict[int, set[tuple[str, ...]]] = {}
+        self.aligned: dict[int, Units] = {}  # 对齐用的每一句的“字”（alignment.py），用到时才切
+        self.by_value: defaultdict[float, list[int]] | None = None  # 数值 → 说到它的句子（用到时才建）
+        self.windows: dict[int, Window] = {}  # 编号 → 整条资料的对齐窗口（资料不长时）
+
+    def sentence_units(self, sentence: int) -> Units:
+        """第 sentence 句对齐用的“字”（第一次用到时才切）。"""
+        found = self.aligned.get(sentence)
+        if found is None:
+            found = self.aligned[sentence] = units_of(self.sentences[sentence])
+        return found
+
+    @cached_property
+    def short(self) -> bool:
+        """整条资料不长（大约不超过 alignment.WHOLE 个字）：对齐时整条都拿来对。"""
+        return len(self.title) + len(self.text) <= WHOLE
+
+    def window(self, number: int, tokens: Iterable[str]) -> Window:
+        """只有这一条资料（编号 number）的对齐窗口。资料不长时整条都在窗口里，每个编号只建一次。"""
+        if self.short and number in self.windows:
+            return self.windows[number]
+        built = Window([(number, sentence, self.sentence_units(sentence))
+                        for sentence in self.aligned_sentences(tokens)])
+        if self.short:
+            self.windows[number] = built
+        return built
+
+    def aligned_sentences(self, tokens: Iterable[str]) -> list[int]:
+        """对齐时拿来对的句子：资料不长时是全部；长的只取和这些词共有得最多的几句（按资料里的顺序），
+        加起来大约 WHOLE 个字以内（至少一句）。"""
+        if self.short:
+            return list(range(len(self.sentences)))
+        hits: defaultdict[int, int] = defaultdict(int)
+        for token in tokens:
+            posted = self.postings.get(token)
+            if posted and len(posted) <= COMMON_POSTINGS:
+                for sentence in posted:
+                    hits[sentence] += 1
+        chosen: list[int] = []
+        size = 0
+        for sentence in sorted(hits, key=lambda number: (-hits[number], number)):
+            length = len(self.sentences[sentence])
+            if chosen and size + length > WHOLE:
+                break
+            chosen.append(sentence)
+            size += length
+        return sorted(chosen)
 
     def written(self, sentence: int) -> str:
         """第 sentence 句原来的写法（标题是第 0 句，如果有标题）：给人看的证据句。"""
@@ -105,6 +160,33 @@ class SourceIndex:
                 return title_reading.original.strip()
             sentence -= 1
         return text_reading.origin_span(*spans[sentence])
+
+    def heading(self, sentence: int) -> bool:
+        """第 sentence 句是资料的标题或者 Markdown 的标题（“# RAID 不能代替备份”）：不是断言。"""
+        return sentence == 0 and self.has_title or self.sentences[sentence].lstrip().startswith("#")
+
+    def located(self, sentence: int, span: tuple[int, int]) -> tuple[Reading, int, int]:
+        """第 sentence 句读出来的文字里的 span → (那一句所在的读法：标题的或正文的, 在那个读法里的开始, 结束)。"""
+        title_reading, text_reading, spans = self.readings
+        if self.has_title:
+            if sentence == 0:
+                title = title_reading.text
+                shift = len(title) - len(title.lstrip())
+                return title_reading, span[0] + shift, span[1] + shift
+            sentence -= 1
+        start = spans[sentence][0]
+        return text_reading, start + span[0], start + span[1]
+
+    def written_span(self, sentence: int, span: tuple[int, int]) -> str:
+        """第 sentence 句读出来的文字里 span 这一段在资料原文里的样子（说明里引用资料原来的写法）。"""
+        reading, start, end = self.located(sentence, span)
+        return reading.origin_span(start, end)
+
+    def original_span(self, sentence: int, span: tuple[int, int]) -> tuple[str, int, int]:
+        """span 在资料原文里的位置：("title" 或 "text", 开始, 结束)，按 Unicode 码位数。"""
+        reading, start, end = self.located(sentence, span)
+        field = "title" if self.has_title and sentence == 0 else "text"
+        return (field, *reading.in_original(start, end))
 
     @cached_property
     def quantities(self) -> Known:
@@ -121,6 +203,15 @@ class SourceIndex:
         if size not in self.grams:
             self.grams[size] = grams_of(self.units, size)
         return self.grams[size]
+
+    def sentences_with(self, value: float) -> list[int]:
+        """说到了这个数值的句子（第一次用到时把每一句的数量读一遍）。"""
+        if self.by_value is None:
+            self.by_value = defaultdict(list)
+            for number, sentence in enumerate(self.sentences):
+                for found, _ in quantities_in(sentence):
+                    self.by_value[found].append(number)
+        return self.by_value.get(value, [])
 
     def quantities_near(self, sentence: int) -> set[Quantity]:
         """第 sentence 句（和它前后各 QUANTITY_RADIUS 句）里的数量。"""
@@ -210,6 +301,7 @@ class SourceIndexes:
         self.sources = sources
         self.built: dict[int, SourceIndex] = {}
         self.holders: dict[str, list[int]] | None = None
+        self.titles: dict[str, int] | None = None  # 资料的标题（去掉标点、空白，小写）→ 编号（用到时才建）
         # 比较结果的缓存（键由用它的模块定）：同一组资料上同样的句子只比一次
         self.memo: dict[tuple[Any, ...], Any] = {}
 
@@ -220,6 +312,34 @@ class SourceIndexes:
 
     def __len__(self) -> int:
         return len(self.sources)
+
+    def window(self, numbers: Sequence[int], tokens: Sequence[str]) -> Window:
+        """对齐用的窗口：所引的几条资料里拿来对的句子（见 SourceIndex.aligned_sentences）。资料都不长时，同一组编号
+        只建一次。"""
+        indexes = [(number, self(number)) for number in dict.fromkeys(numbers)]
+        if len(indexes) == 1:
+            return indexes[0][1].window(indexes[0][0], tokens)
+        whole = all(index.short for _, index in indexes)
+        key = ("window", tuple(number for number, _ in indexes))
+        if whole and key in self.memo:
+            found: Window = self.memo[key]
+            return found
+        built = Window([(number, sentence, index.sentence_units(sentence)) for number, index in indexes
+                        for sentence in index.aligned_sentences(tokens)])
+        if whole:
+            self.memo[key] = built
+        return built
+
+    def title_number(self, text: str) -> int | None:
+        """text（一句话读出来的样子）和哪一条资料的标题一字不差（标点、空白、大小写不算）：那一条的编号，否则 None。
+        只是标题的一句话不是回答。标题太短（不到 MIN_TITLE 个字）的不算。"""
+        if self.titles is None:
+            self.titles = {}
+            for number, source in enumerate(self.sources, 1):
+                title = bare(source.title or "")
+                if len(title) >= MIN_TITLE:
+                    self.titles.setdefault(title, number)
+        return self.titles.get(bare(text)) if self.titles else None
 
     def candidates(self, tokens: Sequence[str], exclude: Iterable[int] = ()) -> list[int]:
         """可能支持含有这些词的句子的资料编号，可能性大的在前，最多 CANDIDATES 条。"""

@@ -14,8 +14,11 @@ PROBLEM_KINDS: dict[str, str] = {
     "weak_support": "对不上",
     "number_mismatch": "数字不符",
     "polarity_mismatch": "说反了",
+    "opposite_mismatch": "反义词",
+    "name_mismatch": "名称不符",
     "cross_language": "跨语言",
     "empty_answer": "空回答",
+    "title_only": "只是标题",
     "judge_unsupported": "评判不支持",
 }
 
@@ -111,8 +114,9 @@ class ClaimCheck:
     status：supported（通过）、too_short（太短，不判支持分）或问题的种类；
     certain：确定的规则（数字对不上）也标出了这句话——评判模型不问它，也撤不掉它；
     calibration：支持分用的是哪一份模型，zh（中文）或 en（英文句子引英文资料时），没有支持分时为 None；
-    contradicts：它和给出支持分的那条资料里最接近的一句在同一处说反了（支持分的一个特征，不是确定的规则；
-    用了 --judge 时这样的句子总要问评判模型）。"""
+    contradicts：它照抄了所引资料的一段、却在同一处说反了（确定的规则 polarity_mismatch，评判模型不问它）；
+    evidence：它的哪几段对上了哪条资料的哪几个字，unmatched：哪几段在所引资料里找不到（checker/evidence.py：
+    位置是在 answer 和资料 text 里的 Unicode 码位数）。"""
     paragraph: int
     sentence: str
     citations: list[int]
@@ -123,6 +127,8 @@ class ClaimCheck:
     certain: bool = False
     calibration: str | None = None
     contradicts: bool = False
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    unmatched: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(vars(self))  # 字段都是简单的值（比 asdict 的深拷贝快得多：一个回答可能有上万个问题）

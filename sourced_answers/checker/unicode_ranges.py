@@ -1,14 +1,20 @@
-"""两类字符的码位范围，由 unicodedata 生成（不要手改：python -m sourced_answers.checker.unicode_ranges 重新生成）。
+"""四类字符的码位范围，由 unicodedata 生成（不要手改：python -m sourced_answers.checker.unicode_ranges 重新生成）。
 
   LINE_UNSAFE  控制字符（Cc）、格式字符（Cf：零宽字符、软连字符、双向控制、BOM、标签字符）、行分隔符和段分隔符
                （Zl、Zp）：放进一行说明里会断行、乱序或者看不见。说明里引用用户给的字符串、一行里引用一句话，
                都按这一份（text.literal、text.one_line）。
   MARKS        组合用的附加符号（Mn、Me）：叠在前一个字上，夹在密钥的字中间时密钥照样认得出来（遮密钥时当作看不见）。
+  NUMERIC      读者当作一个整数读的字，而 NFKC 不把它变成 ASCII 数字：❺、罗马数字 Ⅳ、杭州数码 〥、㈤、㊄……
+               （上标、下标的数字和 〇 除外：它们另有读法）。reading.py 把它们读成数字。
+  COMPATIBLE   NFKC 会换成别的字的兼容字符：康熙部首 ⼀、兼容汉字、带圈和带括号的数字 ① ⑸ ⒌、连字 ﬁ、单位 ㎏……
+               （NUMERIC 里的、各种空格、全角的 ASCII、上标下标的数字、省略号，以及换出来带附加符号或以空格开头的
+               除外：它们另有读法，或者换了反而不像读者看到的）。reading.py 把它们读成 NFKC 的样子。
 每段是“起-止”两个十六进制码位。Python 的 unicodedata 换了 Unicode 版本时，tests/test_unicode_ranges.py 会提醒重新生成。
 在导入时现算一遍要扫描一百一十多万个码位（零点几秒），每次启动都付不起，所以存成数据。
 """
 import sys
 import unicodedata
+from collections.abc import Callable
 
 UNICODE_VERSION = "14.0.0"
 # 生成：开始
@@ -49,8 +55,70 @@ aab7-aab8 aabe-aabf aac1-aac1 aaec-aaed aaf6-aaf6 abe5-abe5 abe8-abe8 abed-abed 
 1da3b-1da6c 1da75-1da75 1da84-1da84 1da9b-1da9f 1daa1-1daaf 1e000-1e006 1e008-1e018 1e01b-1e021 1e023-1e024
 1e026-1e02a 1e130-1e136 1e2ae-1e2ae 1e2ec-1e2ef 1e8d0-1e8d6 1e944-1e94a e0100-e01ef
 """
+NUMERIC = """
+9f9-9f9 bf0-bf2 c78-c7e d70-d72 1369-137c 16ee-16f0 17f0-17f9 19da-19da 2160-2182 2185-2188 24eb-24ff 2776-2793
+3021-3029 3038-303a 3192-3195 3220-3229 3248-324f 3280-3289 a6e6-a6ef 10107-10133 10142-10174 1018a-1018a
+102e1-102fb 10320-10323 10341-10341 1034a-1034a 103d1-103d5 10858-1085f 10879-1087f 108a7-108af 108fb-108ff
+10916-1091b 109c0-109cf 109d2-109f5 10a40-10a47 10a7d-10a7e 10a9d-10a9f 10aeb-10aef 10b58-10b5f 10b78-10b7f
+10ba9-10baf 10cfa-10cff 10e60-10e7a 10f1d-10f25 10f51-10f54 10fc5-10fcb 11052-11065 111e1-111f4 1173a-1173b
+118ea-118f2 11c5a-11c6c 12400-12459 12467-1246e 16b5b-16b61 16e80-16e96 1d2e0-1d2f3 1d360-1d378 1e8c7-1e8cf
+1ec71-1ecab 1ecb1-1ecb4 1ed01-1ed2d 1ed2f-1ed3b 1f10b-1f10c
+"""
+COMPATIBLE = """
+aa-aa b5-b5 ba-ba bc-be 132-133 13f-140 149-149 17f-17f 1c4-1cc 1f1-1f3 2b0-2b8 2e0-2e4 374-374 37e-37e 387-387
+3d0-3d6 3f0-3f2 3f4-3f5 3f9-3f9 587-587 675-678 e33-e33 eb3-eb3 edc-edd f0c-f0c f43-f43 f4d-f4d f52-f52 f57-f57
+f5c-f5c f69-f69 f93-f93 f9d-f9d fa2-fa2 fa7-fa7 fac-fac fb9-fb9 10fc-10fc 1d2c-1d2e 1d30-1d3a 1d3c-1d4d 1d4f-1d6a
+1d78-1d78 1d9b-1dbf 1e9a-1e9b 1f71-1f71 1f73-1f73 1f75-1f75 1f77-1f77 1f79-1f79 1f7b-1f7b 1f7d-1f7d 1fbb-1fbb
+1fbe-1fbe 1fc9-1fc9 1fcb-1fcb 1fd3-1fd3 1fdb-1fdb 1fe3-1fe3 1feb-1feb 1fef-1fef 1ff9-1ff9 1ffb-1ffb 2011-2011
+2024-2024 2033-2034 2036-2037 203c-203c 2047-2049 2057-2057 2071-2071 207a-207f 208a-208e 2090-209c 20a8-20a8
+2100-2103 2105-2107 2109-2113 2115-2116 2119-211d 2120-2122 2124-2124 2126-2126 2128-2128 212a-212d 212f-2131
+2133-2139 213b-2140 2145-2149 2150-215f 2189-2189 222c-222d 222f-2230 2329-232a 2460-24ea 2a0c-2a0c 2a74-2a76
+2c7c-2c7d 2d6f-2d6f 2e9f-2e9f 2ef3-2ef3 2f00-2fd5 3036-3036 309f-309f 30ff-30ff 3131-318e 3196-319f 3200-321e
+322a-3247 3250-327e 328a-33ff a69c-a69d a770-a770 a7f2-a7f4 a7f8-a7f9 ab5c-ab5f ab69-ab69 f900-fa0d fa10-fa10
+fa12-fa12 fa15-fa1e fa20-fa20 fa22-fa22 fa25-fa26 fa2a-fa6d fa70-fad9 fb00-fb06 fb13-fb17 fb20-fb29 fb4f-fbb1
+fbd3-fc5a fc64-fc8f fc91-fcd8 fcda-fcf1 fcf5-fd3b fd50-fd8f fd92-fdc7 fdf0-fdfc fe10-fe19 fe30-fe44 fe47-fe48
+fe4d-fe52 fe54-fe66 fe68-fe6b fe80-fefc ff5f-ff9d ffa0-ffbe ffc2-ffc7 ffca-ffcf ffd2-ffd7 ffda-ffdc ffe0-ffe2
+ffe4-ffe6 ffe8-ffee 10781-10785 10787-107b0 107b2-107ba 1d400-1d454 1d456-1d49c 1d49e-1d49f 1d4a2-1d4a2 1d4a5-1d4a6
+1d4a9-1d4ac 1d4ae-1d4b9 1d4bb-1d4bb 1d4bd-1d4c3 1d4c5-1d505 1d507-1d50a 1d50d-1d514 1d516-1d51c 1d51e-1d539
+1d53b-1d53e 1d540-1d544 1d546-1d546 1d54a-1d550 1d552-1d6a5 1d6a8-1d7cb 1d7ce-1d7ff 1ee00-1ee03 1ee05-1ee1f
+1ee21-1ee22 1ee24-1ee24 1ee27-1ee27 1ee29-1ee32 1ee34-1ee37 1ee39-1ee39 1ee3b-1ee3b 1ee42-1ee42 1ee47-1ee47
+1ee49-1ee49 1ee4b-1ee4b 1ee4d-1ee4f 1ee51-1ee52 1ee54-1ee54 1ee57-1ee57 1ee59-1ee59 1ee5b-1ee5b 1ee5d-1ee5d
+1ee5f-1ee5f 1ee61-1ee62 1ee64-1ee64 1ee67-1ee6a 1ee6c-1ee72 1ee74-1ee77 1ee79-1ee7c 1ee7e-1ee7e 1ee80-1ee89
+1ee8b-1ee9b 1eea1-1eea3 1eea5-1eea9 1eeab-1eebb 1f100-1f10a 1f110-1f12e 1f130-1f14f 1f16a-1f16c 1f190-1f190
+1f200-1f202 1f210-1f23b 1f240-1f248 1f250-1f251 1fbf0-1fbf9 2f800-2fa1d
+"""
 # 生成：结束
 CATEGORIES = {"LINE_UNSAFE": frozenset({"Cc", "Cf", "Zl", "Zp"}), "MARKS": frozenset({"Mn", "Me"})}
+# 上标、下标的数字（reading.py 按它们的位置读成数、指数或脚注）
+SCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉"
+ASCII_DIGIT = frozenset("0123456789")
+
+
+def numeric(char: str) -> bool:
+    """NUMERIC 的一个字：No、Nl 类、数值是非负整数，NFKC 之后没有 ASCII 数字（见模块说明）。"""
+    if unicodedata.category(char) not in ("No", "Nl") or char in SCRIPT_DIGITS or char == "〇":
+        return False
+    value = unicodedata.numeric(char, -1.0)
+    return value >= 0 and value == int(value) and not ASCII_DIGIT & set(unicodedata.normalize("NFKC", char))
+
+
+def compatible(char: str) -> bool:
+    """COMPATIBLE 的一个字（见模块说明）。"""
+    normal = unicodedata.normalize("NFKC", char)
+    if normal == char or unicodedata.category(char).startswith("Z") or char in SCRIPT_DIGITS or char in "…‥":
+        return False
+    if "\uff01" <= char <= "\uff5e" or normal[:1].isspace() or any(map(unicodedata.combining, normal)):
+        return False
+    return not numeric(char)
+
+
+def in_categories(categories: frozenset[str]) -> Callable[[str], bool]:
+    return lambda char: unicodedata.category(char) in categories
+
+
+PREDICATES: dict[str, Callable[[str], bool]] = {
+    **{name: in_categories(categories) for name, categories in CATEGORIES.items()},
+    "NUMERIC": numeric, "COMPATIBLE": compatible}
 
 
 def parsed(ranges: str) -> list[tuple[int, int]]:
@@ -64,11 +132,11 @@ def character_class(ranges: str) -> str:
     return "".join(f"\\U{start:08x}-\\U{end:08x}" for start, end in parsed(ranges))
 
 
-def computed(categories: frozenset[str]) -> list[tuple[int, int]]:
-    """按这个 Python 的 unicodedata 现算：属于这些类别的码位，连续的合成一段。"""
+def computed(belongs: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """按这个 Python 的 unicodedata 现算：belongs 说属于这一类的码位，连续的合成一段。"""
     found: list[tuple[int, int]] = []
     for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code)) not in categories:
+        if not belongs(chr(code)):
             continue
         if found and found[-1][1] == code - 1:
             found[-1] = (found[-1][0], code)
@@ -93,7 +161,7 @@ def generated_source(source: str) -> str:
     """把本文件“生成”两行标记之间的部分换成按这个 Python 的 unicodedata 现算的结果。"""
     head, rest = source.split("# 生成：开始\n", 1)
     _, tail = rest.split("# 生成：结束\n", 1)
-    body = "".join(f'{name} = """{formatted(computed(categories))}"""\n' for name, categories in CATEGORIES.items())
+    body = "".join(f'{name} = """{formatted(computed(belongs))}"""\n' for name, belongs in PREDICATES.items())
     head = head.replace(f'UNICODE_VERSION = "{UNICODE_VERSION}"', f'UNICODE_VERSION = "{unicodedata.unidata_version}"')
     return f"{head}# 生成：开始\n{body}# 生成：结束\n{tail}"
 

@@ -161,13 +161,12 @@ def band_of(check: ClaimCheck, rule: SupportRule) -> tuple[float, float] | None:
 
 
 def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask: str, risks: Sequence[Risk] = ()) -> bool:
-    """要不要问这句（ask 是 --judge-ask 的设置；band 是给它打分的那一份模型的询问区间）：跨语言的、和资料同一处
-    说反了的（contradicts）总问；
+    """要不要问这句（ask 是 --judge-ask 的设置；band 是给它打分的那一份模型的询问区间）：跨语言的总问；
     支持分落在询问区间里的问；risky 时支持分放过了、有风险（risks 不空）的也问；all（或 --rule tutorial
-    没有区间）时能判断的都问。"""
+    没有区间）时能判断的都问。和资料同一处说反了的（contradicts）是确定的规则标出的，不问（askable）。"""
     if not askable(check):
         return False
-    if ask == "all" or band is None or check.status == "cross_language" or check.contradicts:
+    if ask == "all" or band is None or check.status == "cross_language":
         return True
     if in_band(check, band):
         return True

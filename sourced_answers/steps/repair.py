@@ -36,6 +36,7 @@ from sourced_answers.checker import (
     format_citations,
     read_claim,
     strip_terminal,
+    support_of,
     too_short,
     without_citations,
 )
@@ -127,12 +128,18 @@ class Sources:
         return best
 
     def find_best(self, claim: Claim) -> tuple[int, Fit] | None:
-        found: tuple[int, Fit] | None = None
-        for number in self.index_of.candidates(claim_words(read_claim(claim.body).text).distinct):
+        """能让它通过的资料里，句子的字对上得最多的一条（对齐，alignment.py）；一样多时支持分高的。"""
+        found: tuple[tuple[int, float], int, Fit] | None = None
+        reading = read_claim(claim.body)
+        words = claim_words(reading.text)
+        for number in self.index_of.candidates(words.distinct):
             fit = self.passing(claim, [number])
-            if fit is not None and (found is None or (fit.score or 0.0) > (found[1].score or 0.0)):
-                found = (number, fit)
-        return found
+            if fit is None:
+                continue
+            rank = (support_of(reading, words, number, self.index_of).alignment.matched, fit.score or 0.0)
+            if found is None or rank > found[0]:
+                found = (rank, number, fit)
+        return (found[1], found[2]) if found else None
 
     def fit(self, claim: Claim, numbers: Sequence[int]) -> Fit:
         """句子引着这几条资料（不存在的编号不算）时的支持分和重合度。"""
