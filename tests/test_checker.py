@@ -106,8 +106,9 @@ def test_smollm_raid_list_is_checked_against_the_source_that_introduces_it():
     answer = ("[2] RAID levels explained:\n\n- RAID 0 stripes data across disks for speed\n"
               "- RAID5 uses two drives\n")
     [problem] = check_answer(answer, ENGLISH).problems
-    assert problem.kind == "weak_support" and problem.citations == [2]
+    assert problem.kind == "number_mismatch" and problem.citations == [2]
     assert problem.sentence == "- RAID5 uses two drives"
+    assert "在同一处说的是“three disks”，回答写成“two drives”" in problem.message
     assert "at least three disks" in problem.evidence
 
 

@@ -302,3 +302,61 @@ def test_a_date_matches_the_same_day_written_another_way():
 ])
 def test_magnitudes_and_grouped_digits_are_the_same_number(claim, source):
     assert kinds(claim, source) == []
+
+
+# ---------- 数的各种写法 ----------
+
+DISKS = "RAID5 至少三块盘，可以容忍一块盘损坏。"
+
+
+@pytest.mark.parametrize("written", ["至少④块盘", "至少❹块盘", "至少Ⅳ块盘", "至少IV块盘", "至少⼆块盘", "至少〤块盘",
+                                     "至少肆块盘", "至少㈣块盘", "至少&#9315;块盘"])
+def test_a_wrong_count_in_any_written_form_is_a_mismatch(written):
+    """带圈、带括号、罗马数字、康熙部首、杭州数码、大写数字、实体写出来的“四”（或“二”）都是数：三块盘写成它们是错的。"""
+    assert kinds(f"RAID5 {written}，可以容忍一块盘损坏 [1]。", DISKS) == ["number_mismatch"]
+
+
+@pytest.mark.parametrize("written", ["至少③块盘", "至少❸块盘", "至少Ⅲ块盘", "至少III块盘", "至少〣块盘", "至少叁块盘",
+                                     "至少㈢块盘", "至少仨块盘"])
+def test_a_right_count_in_any_written_form_passes(written):
+    assert kinds(f"RAID5 {written}，可以容忍一块盘损坏 [1]。", DISKS) == []
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("这款 NAS 售价贰仟玖佰玖拾玖元 [1]。", "这款 NAS 售价 2999 元。"),
+    ("这款 NAS 售价 2999 元 [1]。", "这款 NAS 售价贰仟玖佰玖拾玖元。"),
+    ("这款 NAS 售价3千元 [1]。", "这款 NAS 售价 3000 元。"),
+    ("这个频道有 2.5万订阅 [1]。", "这个频道有 25000 订阅。"),
+    ("The channel has 100K subscribers [1].", "The channel has 100,000 subscribers."),
+    ("The city has 2.5 million people [1].", "The city has 2,500,000 people."),
+    ("他们俩都在这家公司工作 [1]。", "他们两个都在这家公司工作。"),
+    ("The best test for type 2 diabetes is the A1C test [1].", "The A1C test is the best test for type II diabetes."),
+    ("增长百分之九 [1]。", "今年计划增长 9%。"),
+])
+def test_the_same_amount_written_another_way_is_not_a_mismatch(claim, source):
+    assert "number_mismatch" not in kinds(claim, source)
+
+
+def test_a_list_enumerator_at_the_start_is_not_a_quantity():
+    source = "选购家用 NAS 时至少选两盘位，方便做 RAID1 镜像。"
+    for marker in ("1 ", "1. ", "1、", "(1) ", "① ", "①", "⑴ ", "⒈ ", "❶ "):
+        assert kinds(f"{marker}选购家用 NAS 时至少选两盘位，方便做 RAID1 镜像 [1]。", source) == [], marker
+
+
+def test_a_year_swapped_in_copied_wording_is_a_mismatch_in_chinese_and_english():
+    assert kinds("这家公司成立于1990年，总部在上海 [1]。", "这家公司成立于1991年，总部在上海。") == ["number_mismatch"]
+    assert kinds("Apple released the first iPhone in 2008 [1].", "Apple released the first iPhone in 2007.") == [
+        "number_mismatch"]
+
+
+def test_a_correct_number_is_not_flagged_because_the_most_similar_sentence_states_another():
+    """最像的一句说的是北美的上映日期；另一句说了内地的日期，句子说的正是内地：不是数字不符。"""
+    source = ("该片于2023年5月19日在北美上映。《速度与激情10》将于5月19日在北美上映，5月17日在中国内地上映。")
+    assert "number_mismatch" not in kinds("《速度与激情10》在中国内地的上映时间是2023年5月17日 [1]。", source)
+    source = "Silver play button awards are achieved with 100k channel subscribers. The Diamond button is awarded at 10 million subscribers."
+    assert "number_mismatch" not in kinds("The Silver Play Button is awarded at 100,000 subscribers [1].", source)
+
+
+def test_the_swapped_number_message_quotes_both_written_forms():
+    [problem] = check_answer("RAID5 至少需要Ⅳ块盘 [1]。", [Source(text=DISKS.replace("至少", "至少需要"))]).problems
+    assert "在同一处说的是“三块”，回答写成“Ⅳ块”" in problem.message

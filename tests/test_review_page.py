@@ -349,7 +349,8 @@ def test_no_figure_is_printed_twice(tmp_path):
         assert own.count("重合度") <= 1
         percentages = re.findall(r"\d+%", own)
         assert len(percentages) == len(set(percentages))
-    badge = re.search(r'RAID5 至少两块盘就能容忍一块盘损坏</a></span><span class="score[^"]*"[^>]*>([\d.]+)<', text)
+    unmarked = re.sub(r"</?mark[^>]*>", "", text)  # 句子里标出的找不到的字不算
+    badge = re.search(r'RAID5 至少两块盘就能容忍一块盘损坏</a></span><span class="score[^"]*"[^>]*>([\d.]+)<', unmarked)
     assert badge and f"支持分 {badge.group(1)}" not in text
     assert "重合度 82%" in text  # 数字不符：说明里没有重合度，补上（说明别的部分对得上）
 
@@ -376,7 +377,7 @@ def test_the_page_title_is_never_shown_as_evidence(tmp_path):
     text = page.read_text(encoding="utf-8")
     [reason] = [text for kind, _, text in reading(text) if kind == "reason"]
     assert "所引资料的正文里没有找到和这句话相近的一句" in reason and NAS[0]["title"] not in reason
-    assert "<mark" not in text
+    assert "<mark id=" not in text  # 资料里没有高亮的证据句（资料找不到的字照样标出来：mark class="gap"）
 
 
 def test_evidence_in_the_second_cited_source_is_highlighted_there(tmp_path):
@@ -579,7 +580,7 @@ def test_each_of_two_identical_sentences_shows_its_own_score(tmp_path):
     sentence = "需要转码 4K 视频时选带核显的 Intel 型号"
     record = {"question": "q", "sources": NAS, "answer": f"{sentence} [7]。{sentence} [2]。"}
     _, page = review(tmp_path, record)
-    text = page.read_text(encoding="utf-8")
+    text = re.sub(r"</?mark[^>]*>", "", page.read_text(encoding="utf-8"))  # 句子里标出的找不到的字不算
     first, second = text.split(f"{sentence}</a></span>")[1:3]
     assert not first.startswith('<span class="score') and second.startswith('<span class="score low"')
 
@@ -684,3 +685,63 @@ def test_no_badge_is_broken_across_two_lines_on_a_phone(tmp_path, browser):
     assert result.returncode == 1 and page.exists(), result.stderr
     for width, seen in measured_widths(browser, tmp_path, page, BADGES, PHONE_WIDTHS).items():
         assert seen["badges"] >= 10 and seen["broken"] == [], (width, seen)
+
+
+# ---------- 对齐：资料里找不到的字、对上的字，并排 ----------
+
+ALIGNED_RECORD = {
+    "question": "家用 NAS 怎么选",
+    "answer": GOOD_ANSWER + "\n\nRAID5 至少三块盘，可以容忍两块盘同时损坏，还能自动修复坏道 [2]。",
+    "sources": NAS,
+}
+
+
+def test_a_flagged_sentence_marks_the_words_the_source_does_not_have_and_the_words_it_does(tmp_path):
+    result, page = review(tmp_path, ALIGNED_RECORD)
+    text = page.read_text(encoding="utf-8")
+    assert result.returncode == 1
+    # 回答里：被标出的那一句中资料里找不到的字（和“两块”这个换了的数）标成 gap；通过的句子一个也不标
+    flagged = re.search(r'<span class="claim flagged"[^>]*>(.*?)</span>', text).group(1)
+    assert '<mark class="gap">' in flagged and "自动修复坏道" in re.sub(r"<[^>]+>", "", flagged)
+    assert text.count('<mark class="gap">') == len(re.findall(r'<mark class="gap">', flagged)) * 2
+    # 原因下面并排：回答那一边标出找不到的字，资料那一边标出对上的字，链到那条资料
+    compare = re.search(r'<div class="compare">(.*?)</div></div>', text).group(1)
+    assert '<mark class="gap">' in compare and '<mark class="same">' in compare
+    assert '<a href="#src-2">[2]</a>' in compare
+    same = re.findall(r'<mark class="same">(.*?)</mark>', compare)
+    assert "RAID5 至少三块盘" in "".join(same)
+
+
+def test_an_old_record_without_alignment_still_renders(tmp_path):
+    """旧版本写的记录没有 evidence、unmatched：页面照样出来，只是不标这些字。"""
+    from sourced_answers.outputs.review_page import render_page
+    record = {**ALIGNED_RECORD, "passed": False,
+              "problems": [{"kind": "weak_support", "message": "说明", "claim": 7}],
+              "claims": [{"score": 0.9} for _ in range(8)]}
+    page = render_page([record], "2025-01-01 08:00")
+    assert '<mark class="gap">' not in page and '<div class="compare">' not in page
+
+
+@pytest.mark.slow
+def test_the_side_by_side_comparison_fits_a_phone_and_a_desktop_window(tmp_path, browser):
+    """1280 像素宽时回答和资料并排两栏；390 像素宽时上下排，都不比窗口宽。"""
+    result, page = review(tmp_path, ALIGNED_RECORD)
+    assert result.returncode == 1
+    columns = """<script>
+    window.addEventListener("load", () => {
+      const result = {};
+      for (const frame of document.querySelectorAll("iframe")) {
+        const doc = frame.contentDocument, root = doc.documentElement;
+        const compare = doc.querySelector(".compare");
+        const halves = [...compare.children].map(e => Math.round(e.getBoundingClientRect().top));
+        result[frame.dataset.width] = {scroll: root.scrollWidth, client: root.clientWidth, tops: halves,
+                                       marks: doc.querySelectorAll("mark.gap, mark.same").length};
+      }
+      document.body.dataset.measured = JSON.stringify(result);
+    });
+    </script>"""
+    seen = measured_widths(browser, tmp_path, page, columns, (1280, 390))
+    assert seen["1280"]["tops"][0] == seen["1280"]["tops"][1]  # 并排
+    assert seen["390"]["tops"][0] < seen["390"]["tops"][1]  # 上下排
+    for width, figures in seen.items():
+        assert figures["scroll"] <= figures["client"] and figures["marks"] >= 3, (width, figures)

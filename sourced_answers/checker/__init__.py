@@ -59,7 +59,7 @@ from sourced_answers.checker.structure import (
     checked_indexes,
     claims_with_positions,
 )
-from sourced_answers.checker.terminal import TerminalFilter, strip_terminal
+from sourced_answers.checker.terminal import TerminalFilter, strip_terminal, stripped_positions
 from sourced_answers.checker.text import (
     LINE_UNSAFE_CLASS,
     MARKS_CLASS,
@@ -80,6 +80,7 @@ from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Prob
 __all__ = [
     "LINE_UNSAFE_CLASS", "MARKS_CLASS", "bigram_similarity", "char_bigrams", "char_width", "count_chinese",
     "display_width", "format_citations", "has_chinese", "one_line", "quote", "TerminalFilter", "strip_terminal",
+    "stripped_positions",
     "Reply", "ThinkFilter", "split_reply", "strip_think", "without_thinking", "CHINESE", "Claim", "ClaimCheck",
     "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES", "Located", "Locator", "MODEL_FILE", "PROBLEM_KINDS",
     "Problem", "RULES", "Report", "Risk", "Source", "SourceIndexes", "SourceTerms", "Span", "Structure",

@@ -7,6 +7,7 @@
 核对一句话时只知道这句话，先记下相对这句话的位置（claim_start、claim_end）；check_answer 知道整个回答，再换成
 answer_start、answer_end（located）。
 """
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,13 +17,16 @@ from sourced_answers.checker.reading import Reading
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Locator, Structure, checked_indexes
 from sourced_answers.checker.terminal import stripped_positions
-from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, FUNCTION_CHARS
+from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, FUNCTION_CHARS, latin_token
 from sourced_answers.checker.types import ClaimCheck
 
 Spans = list[dict[str, Any]]
+# 找不到的一段两头的这些字不列进去（“还能挖矿赚钱了”列成“还能挖矿赚钱”）
+PARTICLES = frozenset("的了着过地得呢吗吧啊呀哦嘛") | {"a", "an", "the"}
 
 
-def aligned_spans(own: Reading, alignment: Alignment, index_of: SourceIndexes) -> tuple[Spans, Spans]:
+def aligned_spans(own: Reading, alignment: Alignment, index_of: SourceIndexes,
+                  numbers: Sequence[int]) -> tuple[Spans, Spans]:
     """一句话（它自己的读法 own）对齐的结果：(对上的几段, 找不到的几段)，位置相对这句话（claim_start、claim_end）。
     找不到的只列有内容的几段（只是“的”“了”、标点的不列）。"""
     evidence: Spans = []
@@ -34,13 +38,34 @@ def aligned_spans(own: Reading, alignment: Alignment, index_of: SourceIndexes) -
         evidence.append({"source": piece.source, "claim_start": claim_start, "claim_end": claim_end,
                          "field": field, "start": start, "end": end, "text": written[start:end]})
     unmatched: Spans = []
-    for span in alignment.unmatched:
+    cited = set(numbers)
+    for whole in alignment.unmatched:
+        span = without_known_words(own.text, whole, cited, index_of)
         if not has_content(own.text[span[0]:span[1]]):
             continue
         claim_start, claim_end = own.in_original(*span)
         unmatched.append({"claim_start": claim_start, "claim_end": claim_end,
                           "text": own.original[claim_start:claim_end]})
     return evidence, unmatched
+
+
+def without_known_words(text: str, span: tuple[int, int], cited: set[int],
+                        index_of: SourceIndexes) -> tuple[int, int]:
+    """去掉这一段两头在所引资料里有的拉丁字母的词（“NAS”）：一个词单独对不成一段，但它不是资料里找不到的字。"""
+    units = list(UNIT.finditer(text, *span))
+
+    def known(match: re.Match[str]) -> bool:
+        word = match.group()
+        token = latin_token(word) if word.isascii() and word.isalpha() else None
+        return token is not None and any(token in index_of(number).postings for number in cited)
+    def empty(match: re.Match[str]) -> bool:
+        """两头不算数的字：资料里有的拉丁字母的词，和“的”“了”、the、a 这样的助词、冠词。"""
+        return known(match) or match.group().lower() in PARTICLES
+    while units and empty(units[0]):
+        units.pop(0)
+    while units and empty(units[-1]):
+        units.pop()
+    return (units[0].start(), units[-1].end()) if units else (span[0], span[0])
 
 
 def has_content(text: str) -> bool:

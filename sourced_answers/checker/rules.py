@@ -207,7 +207,7 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
         overlap = round(max(measured), 4) if measured else overlap
     else:
         weak = found.eligible and score < rule.limit(model)
-    aligned, unmatched = aligned_spans(read_claim(claim.body), found.own_alignment, index_of)
+    aligned, unmatched = aligned_spans(read_claim(claim.body), found.own_alignment, index_of, numbers)
     if found.title_of is not None:
         check = ClaimCheck(*where, score, overlap, numbers[best], "title_only", certain=True,
                            calibration=found.calibration, evidence=aligned, unmatched=unmatched)

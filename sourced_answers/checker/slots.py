@@ -258,7 +258,7 @@ def name(claim: Seen, source: Seen, edge: Edge, alignment: Alignment) -> Contrad
         return None
     if right.lower() in claim.lower() or left.lower() in source.lower():
         return None  # 两个名字两边都说到了（“Drano Max Gel”对“Drano”、列出的几个地方）：不是换了名字
-    if not any(slot.where in ("mid", "lead") and stripped(claim, slot.claim) == said
+    if not any(stripped(claim, slot.claim) == said
                and stripped(source, slot.span) == there for slot in alignment.slots):
         return None
     if not stated(claim, said[0], choice=True):
@@ -308,6 +308,8 @@ def stripped(text: str, span: Span) -> Span:
     return start, end
 
 
+# 带数字的型号、名称：字母紧挨着数字（RAID5、DS920+），或者大写字母的词后面隔一个空格跟着数字（RAID 5、Wi-Fi 6）
+IDENTIFIER = re.compile(r"[A-Za-z]+[0-9]+|[A-Z][A-Za-z-]* [0-9]+")
 # 对上的一段有这么多个字（有内容）时，单凭它就说明两边说的是同一处
 LONG_PIECE = 5
 # 分句开头的同一处（“不会推进农村危房改造”对“继续推进农村危房改造”），对上的一段至少这么多个字
@@ -315,11 +317,14 @@ LEAD_PIECE = 3
 
 
 def same_place(edge: Edge, alignment: Alignment, claim: Seen, claim_units: Units) -> bool:
-    """同一处确实是同一处：对上的那一段很长；或者它前面（后面）隔着这几个字又有一段对上了资料同一句里紧挨着的地方
-    （两头都对上了）；或者这几个字就在句子分句的开头（结尾）。两个字的偶然对上不算。"""
+    """同一处确实是同一处：对上的那一段很长，或者是一个带数字的型号、名称（“RAID 5”“DS920”：说的就是它）；
+    或者它前面（后面）隔着这几个字又有一段对上了资料同一句里紧挨着的地方（两头都对上了）；或者这几个字就在句子
+    分句的开头（结尾）。两个字的偶然对上不算。"""
     first, last = unit_range(claim_units, edge.piece.claim)
     size = last - first
     if size >= LONG_PIECE and says_something(claim, edge.piece.claim):
+        return True
+    if size >= MIN_PIECE and IDENTIFIER.search(claim, *edge.piece.claim):
         return True
     final = size == 1  # 分句末尾的一个字（edges 只在两边的分句都到了末尾时给出这样的一段）
     for slot in alignment.slots:

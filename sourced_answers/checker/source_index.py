@@ -28,6 +28,8 @@ CANDIDATES = 16
 # 出现在这么多条以上资料里的词，挑候选资料时不看
 COMMON_SOURCES = 32
 
+# 资料里一“句”最多这么多个字（更长的是没有标点的一整页，切成几段）
+LONGEST_SENTENCE = 1000
 # 和资料标题比的时候：标题至少这么多个字（去掉标点、空白之后）
 MIN_TITLE = 4
 NOT_WORD = re.compile(r"[\W_]+")
@@ -44,7 +46,27 @@ def bare(text: str) -> str:
 
 
 def sentence_spans(text: str) -> list[Span]:
-    """资料里每一句的位置（按 。！？；和换行，以及英文句点后的空白切开，两头的空白不算）。"""
+    """资料里每一句的位置（按 。！？；和换行，以及英文句点后的空白切开，两头的空白不算）。比 LONGEST_SENTENCE
+    还长的一“句”（没有标点的一整页）再切成几段（能在逗号、空白处切就在那里切）：对齐和找证据都按句子来，一句话的
+    代价不能随着这样一整页变长。"""
+    return [part for span in whole_sentences(text) for part in bounded(text, span)]
+
+
+def bounded(text: str, span: Span) -> list[Span]:
+    """一句切成不超过 LONGEST_SENTENCE 个字的几段。"""
+    start, end = span
+    parts: list[Span] = []
+    while end - start > LONGEST_SENTENCE:
+        limit = start + LONGEST_SENTENCE
+        cut = max(text.rfind(mark, limit - LONGEST_SENTENCE // 4, limit) for mark in "，, 、")
+        cut = cut + 1 if cut > start else limit
+        parts.append((start, cut))
+        start = cut
+    parts.append((start, end))
+    return [(left, right) for left, right in parts if text[left:right].strip()]
+
+
+def whole_sentences(text: str) -> list[Span]:
     spans: list[Span] = []
     for piece in SOURCE_SENTENCE.finditer(text):
         if "." in piece.group():

@@ -20,6 +20,7 @@ from sourced_answers.core.masking import mask_data
 from sourced_answers.core.output_files import PlannedFile, write_file
 from sourced_answers.core.strings import literal
 from sourced_answers.outputs.records import Record
+from sourced_answers.outputs.review_alignment import Shown, checked_by_claim, claim_html, comparison
 from sourced_answers.outputs.review_reasons import (
     Evidence,
     Reasons,
@@ -57,6 +58,10 @@ h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;
 .tag,.score{display:inline-block;white-space:nowrap;line-height:1.3}
 .score.low{color:#8a1c12;border-color:#e0a39c}
 mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
+mark.gap{background:#ffd6d1;color:inherit;text-decoration:underline wavy #d93025;text-decoration-skip-ink:none}
+mark.same{background:#d8f0de;color:inherit}
+.compare{display:grid;grid-template-columns:1fr 1fr;gap:.2em 1.2em;margin:.4em 0 .2em;font-size:.95em}
+.compare>div{min-width:0}@media (max-width:40em){.compare{grid-template-columns:1fr}}
 .repairs li{margin:.3em 0}.answer .para{margin:.6em 0}section.answer-block{border-top:3px solid #eee;margin-top:2em}
 """
 
@@ -119,6 +124,9 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     flags = {index: numbers for index, numbers in flags_by_claim(record, structure).items() if index in shown}
     under, unplaced = place_reasons(reasons.problems, flags)
     scores = scores_by_claim(record, structure)
+    checked = checked_by_claim(record, structure)
+    shown_at = Shown(record.get("answer") or "")
+    sources = record.get("sources") or []
     pieces: list[str] = []
     position = 0
     pending = ""  # 上一句的原因：放在它的句末标点和引用之后
@@ -129,11 +137,14 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
         state = "cross" if across else "flagged" if numbers else "ok" if claim.citations else "plain"
         label = ("？ 跨语言，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if numbers
                  else "✓ 通过" if claim.citations else "")
-        text = escape(answer[start:end])
+        # 被标出的句子里，资料中找不到的那几个字标出来（通过的句子不标：那只会让人分心）
+        text = claim_html(answer[start:end], checked.get(index) if numbers else None, shown_at, (start, end))
         if numbers:
             text = f'<a href="#{reasons.anchor(numbers[0])}">{text}</a>'
         pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>{score_badge(scores.get(index))}')
-        pending = reasons.block(under.get(index, []), claim.body, scores.get(index))
+        side_by_side = comparison(answer[start:end], checked.get(index), shown_at, (start, end), sources, prefix) \
+            if numbers and not across else ""
+        pending = reasons.block(under.get(index, []), claim.body, scores.get(index), side_by_side)
         position = end
     pieces.append(with_block(link_citations(answer[position:], prefix, count), pending))
     body = "".join(pieces)

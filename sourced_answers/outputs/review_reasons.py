@@ -149,13 +149,14 @@ class Reasons:
     def anchor(self, number: int) -> str:
         return f"{self.prefix}why-{number}"
 
-    def block(self, numbers: Sequence[int], body: str | None, badge: float | None) -> str:
-        """写在一句下面的原因（numbers：问题的下标）。body：这句去掉引用后的文字；badge：句子旁边已经显示的支持分。"""
+    def block(self, numbers: Sequence[int], body: str | None, badge: float | None, extra: str = "") -> str:
+        """写在一句下面的原因（numbers：问题的下标）。body：这句去掉引用后的文字；badge：句子旁边已经显示的支持分；
+        extra：原因下面再放的东西（这句话和资料里对上的那一段并排，review_alignment.py）。"""
         if not numbers:
             return ""
         cross = all(self.problems[n].get("kind") == "cross_language" for n in numbers)
         reasons = "".join(self.reason(n, body, badge) for n in numbers)
-        return f'<div class="why{" cross" if cross else ""}">{reasons}</div>'
+        return f'<div class="why{" cross" if cross else ""}">{reasons}{extra}</div>'
 
     def reason(self, number: int, body: str | None, badge: float | None) -> str:
         problem = self.problems[number]
