@@ -23,6 +23,7 @@ from sourced_answers.core.environment import (
     ANS_SERVER_KEY,
     METASO_BASE,
     OLLAMA_URL,
+    cache_directory,
 )
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.options import fill
@@ -30,6 +31,7 @@ from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
+    DEFAULT_METASO_BASE,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     MODEL_DEFAULTS,
@@ -48,8 +50,6 @@ from sourced_answers.core.strings import literal
 from sourced_answers.model import llama_server
 from sourced_answers.model.endpoints import api_base
 from sourced_answers.model.preflight import ollama_name
-from sourced_answers.search import metaso_client
-from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
@@ -335,8 +335,9 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     else:
         models = (model,)
     model_url, judge_url = service_urls(args, environ)
-    metaso_base = metaso_client.DEFAULT_BASE
-    if not args.verify and not args.demo:
+    metaso_base = DEFAULT_METASO_BASE
+    if not args.verify and not args.demo:  # 要搜索真的秘塔：这时才导入它的客户端（--verify、--demo 用不上）
+        from sourced_answers.search import metaso_client
         metaso_base = normalize_url(metaso_client.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     secrets = secrets_to_mask(environ)
@@ -346,7 +347,10 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     judge_key = model_key if judge_url == model_url else ApiKey("", ANS_JUDGE_API_KEY.name, secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
         judge_key = ApiKey(model_key_from(environ, ANS_JUDGE_API_KEY.name), ANS_JUDGE_API_KEY.name, secrets)
-    key = metaso_client.api_key(environ) if sends.metaso else ""
+    key = ""
+    if sends.metaso:
+        from sourced_answers.search import metaso_client
+        key = metaso_client.api_key(environ)
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
@@ -355,7 +359,7 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
         run=fill(RunSettings, values, question=question, eval=args.eval, verify=args.verify, models=models,
                  html=html, summary=summary, jobs=args.jobs or available_cores(), started=time.monotonic(),
                  secrets=secrets, prog=args.prog or RunSettings.prog, serve=serve),
-        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=default_directory(environ)),
+        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=cache_directory(environ)),
         model=fill(ModelSettings, values, name=model, url=model_url, key=model_key,
                    max_tokens=args.max_tokens or default_max_tokens(args.local_model)),
         judge=fill(JudgeSettings, values, name=judge, url=judge_url,
