@@ -21,7 +21,8 @@ NEVER = (
     "requests", "urllib3", "http.client", "http.server", "sqlite3", "tqdm", "dask", "distributed", "starlette",
     "uvicorn", "mcp", "concurrent.futures", "multiprocessing.connection",
     "sourced_answers.search", "sourced_answers.api", "sourced_answers.servers", "sourced_answers.model.model_client",
-    "sourced_answers.model.prompts", "sourced_answers.model.local_serving", "sourced_answers.cli.python_api",
+    "sourced_answers.model.prompts", "sourced_answers.model.local_serving", "sourced_answers.model.llama_server",
+    "sourced_answers.cli.python_api",
     "sourced_answers.cli.local_model_command", "sourced_answers.batch.evaluation", "sourced_answers.steps.judge",
     "sourced_answers.steps.rewrite", "sourced_answers.outputs.review_page", "sourced_answers.checker.risky",
 )

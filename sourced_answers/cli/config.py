@@ -34,7 +34,6 @@ from sourced_answers.core.settings import (
     DEFAULT_METASO_BASE,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
-    MODEL_DEFAULTS,
     SERVE_DEFAULTS,
     ApiKey,
     CheckSettings,
@@ -45,9 +44,9 @@ from sourced_answers.core.settings import (
     ServeSettings,
     Settings,
     available_cores,
+    default_max_tokens,
 )
 from sourced_answers.core.strings import literal
-from sourced_answers.model import llama_server
 from sourced_answers.model.endpoints import api_base
 from sourced_answers.model.preflight import ollama_name
 
@@ -134,7 +133,7 @@ def check_flags(args: Given) -> None:
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
     if args.local_model and not names_only_the_bundled_model(args):
-        raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{llama_server.MODEL_NAME}）一个模型，不能同时问"
+        raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{bundled_model_name()}）一个模型，不能同时问"
                          "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
     if args.demo_pages and not args.demo:  # 不然它什么也不选，程序照样去搜真的秘塔（付费）
         raise UsageError("--demo-pages 要和 --demo 一起用")
@@ -192,11 +191,17 @@ def same_model(name: str) -> str:
     return ollama_name(unicodedata.normalize("NFKC", name)).casefold()
 
 
+def bundled_model_name() -> str:
+    """自带模型在请求里的名字。只有 --local-model 时才问：那时才导入启动它的模块（model/llama_server.py）。"""
+    from sourced_answers.model import llama_server
+    return llama_server.MODEL_NAME
+
+
 def names_only_the_bundled_model(args: Given) -> bool:
     """--model、--models 没给，或者给的就是自带的模型（--eval … --local-model --models smollm2-135m）。"""
     named = [args.model] if args.model else []
     named += eval_models(args.models) if args.models else []
-    return all(same_model(name) == same_model(llama_server.MODEL_NAME) for name in named)
+    return all(same_model(name) == same_model(bundled_model_name()) for name in named)
 
 
 def eval_models(value: str) -> tuple[str, ...]:
@@ -329,7 +334,7 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     serving = args.serve is not None or args.mcp
     question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
     serve = serve_settings(args, environ)
-    model = llama_server.MODEL_NAME if args.local_model else model_from(environ, args.model)
+    model = bundled_model_name() if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
     else:
@@ -365,11 +370,6 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
         judge=fill(JudgeSettings, values, name=judge, url=judge_url,
                    key=judge_key if judge else ApiKey(run_secrets=secrets)),
         check=fill(CheckSettings, values))
-
-
-def default_max_tokens(bundled: bool) -> int:
-    """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
-    return llama_server.BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens
 
 
 @dataclass(frozen=True)

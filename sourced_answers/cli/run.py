@@ -25,7 +25,7 @@ from sourced_answers.core.errors import (
 )
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import Output, SafeWriter
-from sourced_answers.core.settings import Settings
+from sourced_answers.core.settings import INSTALL_FLAG, Settings
 from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import remote_notices
 
@@ -154,7 +154,6 @@ def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnrea
 def install_from_main_command(args: argparse.Namespace, log: Log) -> int:
     """--install-local-model：装好自带的模型就结束（和 python -m sourced_answers.local_model install 同一段代码）。"""
     from sourced_answers.cli.local_model_command import install_bundled_model
-    from sourced_answers.model.llama_server import INSTALL_FLAG
 
     if args.question or args.verify or args.eval:
         raise UsageError(f"{INSTALL_FLAG} 只安装自带的模型，装完就结束：不要同时给出问题、--verify 或 --eval"
