@@ -16,7 +16,6 @@
 import os
 import queue
 import signal
-import subprocess
 import sys
 import threading
 from collections import deque
@@ -26,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sourced_answers.core.errors import ServiceError, WorkerDied
 from sourced_answers.core.network import os_error_text
 
-if TYPE_CHECKING:  # 套接字和 multiprocessing 的管道只在真的开进程时导入：核对几条记录（大多数 --verify）不开进程
+if TYPE_CHECKING:  # 子进程、套接字和管道只在真的开进程时导入：核对几条记录（大多数 --verify）不开进程
+    import subprocess
     from multiprocessing.connection import Connection
 
 # 每个进程一次拿这么多行；同时在路上的批数最多是进程数的这么多倍
@@ -215,6 +215,7 @@ def serve_socket(fd: int) -> None:
 def start(jobs: int) -> list[Worker]:
     """启动 jobs 个工作进程：各在自己的会话里（终端的 Ctrl-C 只到主进程），标准输入、输出、错误都不接。"""
     import socket
+    import subprocess
     from multiprocessing.connection import Connection
 
     paths = [path or os.getcwd() for path in sys.path]
@@ -244,6 +245,10 @@ def start(jobs: int) -> list[Worker]:
 
 def stop(pool: list[Worker]) -> None:
     """结束这些工作进程：先请它们结束（SIGTERM），5 秒还不走就强行结束。"""
+    if not pool:  # 没开过进程（输入不多）：连 subprocess 也不导入
+        return
+    import subprocess
+
     for worker in pool:
         if worker.process.poll() is None:
             worker.process.terminate()
