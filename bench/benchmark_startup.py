@@ -59,12 +59,24 @@ def wall_seconds(tree: Path, arguments: list[str], env: dict[str, str]) -> float
     return took
 
 
+# 原样以 __main__ 运行入口文件，结束时写出 sys.modules 有多少个模块（python -X importtime 看不到 importlib 导入的）
+COUNT_MODULES = """
+import atexit, runpy, sys
+listing, script, *arguments = sys.argv[1:]
+atexit.register(lambda: open(listing, "w").write(str(len(sys.modules))))
+sys.argv = [script, *arguments]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
 def module_count(tree: Path, arguments: list[str], env: dict[str, str]) -> int:
-    """这条命令导入了多少个模块（python -X importtime 每导入一个写一行）。"""
-    command = [sys.executable, "-X", "importtime", str(tree / "answer_with_sources.py"), *arguments]
-    done = subprocess.run(command, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, check=False)
-    return sum(1 for line in done.stderr.decode(errors="replace").splitlines() if line.startswith("import time:"))
+    """这条命令结束时一共导入了多少个模块（sys.modules，连解释器启动时的在内）。"""
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder) / "count"
+        command = [sys.executable, "-c", COUNT_MODULES, str(listing), str(tree / "answer_with_sources.py"), *arguments]
+        subprocess.run(command, cwd=tree, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        return int(listing.read_text())
 
 
 def measure(trees: dict[str, Path], runs: list[str], record: Path, rounds: int,
