@@ -10,9 +10,8 @@ from collections.abc import Iterator
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core import environment
-from sourced_answers.core.environment import VARIABLES, Variable
+from sourced_answers.core.environment import VARIABLES, Variable, cache_directory
 from sourced_answers.core.secrets import KEY_VARIABLES, secrets_to_mask
-from sourced_answers.search.metaso_cache import default_directory
 from tests.test_architecture import project_modules
 
 REGISTERED = {variable.name for variable in VARIABLES}
@@ -71,7 +70,7 @@ def literal_arguments(trees: list[ast.AST], function: ast.FunctionDef, parameter
 def names_read_in_code() -> tuple[frozenset[str], tuple[str, ...]]:
     """(代码读的名字, 看不出读的是哪个名字的地方)。键是登记的常量（METASO_API_KEY.name）时取它的名字；
     是别的 Variable 的 .name（在登记表上循环）时也算登记过的。"""
-    modules = {name: path for name, path in project_modules().items() if name != "sourced_answers.core.environment"}
+    modules = project_modules()  # 连登记表也读：缓存目录的规矩（cache_directory）写在它旁边
     trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in modules.items()}
     found: set[str] = set()
     unknown: list[str] = []
@@ -138,7 +137,7 @@ def configure(arguments: list[str], values: dict[str, str]) -> set[str]:
     args: argparse.Namespace = build_parser().parse_args(arguments)
     build_settings(args, environ)
     secrets_to_mask(environ)
-    default_directory(environ)
+    cache_directory(environ)
     return environ.asked
 
 

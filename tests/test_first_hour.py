@@ -8,6 +8,7 @@ import pytest
 
 from fake_metaso import ENGLISH_PAGES, NAS_PAGES
 from sourced_answers import __version__
+from sourced_answers.core.settings import BUNDLED_MAX_TOKENS
 from sourced_answers.model import llama_server, local_serving
 from tests.support import HERE, cli_env, eval_table, run_cli
 
@@ -113,7 +114,7 @@ def test_local_model_warns_about_chinese_questions_and_uses_a_short_default(bund
     result = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", env=cli_env(fake_metaso))
     assert result.stderr.count(local_serving.ENGLISH_ONLY) == 1
     body = model_server.requests[-1]["body"]
-    assert body["model"] == "good" and body["max_tokens"] == llama_server.BUNDLED_MAX_TOKENS
+    assert body["model"] == "good" and body["max_tokens"] == BUNDLED_MAX_TOKENS
     longer = run_cli("家用 NAS 怎么选", "--local-model", "--read", "0", "--max-tokens", "50", env=cli_env(fake_metaso))
     assert longer.returncode in (0, 1) and model_server.requests[-1]["body"]["max_tokens"] == 50
 

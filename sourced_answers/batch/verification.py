@@ -30,7 +30,6 @@ from sourced_answers.core.strings import literal
 from sourced_answers.outputs.json_lines import Line, parse_line, read_lines, records_of
 from sourced_answers.outputs.records import Record, check_record, check_saved
 from sourced_answers.outputs.render import render_result
-from sourced_answers.outputs.review_page import save_review_page
 from sourced_answers.outputs.summary import Summary
 from sourced_answers.steps.check_steps import Judge, judge_asker
 
@@ -244,6 +243,7 @@ def run_lines(settings: Settings, reading: Reading, workers: Workers, judge: Jud
     if step_error:
         log(f"✗ {literal(step_error, None)}（回答和字面核对的结论已经输出）")
     if run.html:
+        from sourced_answers.outputs.review_page import save_review_page  # 审阅页只在 --html 时导入
         out.flush()
         save_review_page(run.html, reviewed, run.secrets, log)
     if step_error:

@@ -16,17 +16,18 @@
 import os
 import queue
 import signal
-import socket
-import subprocess
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.connection import Connection, wait
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sourced_answers.core.errors import ServiceError, WorkerDied
 from sourced_answers.core.network import os_error_text
+
+if TYPE_CHECKING:  # 子进程、套接字和管道只在真的开进程时导入：核对几条记录（大多数 --verify）不开进程
+    import subprocess
+    from multiprocessing.connection import Connection
 
 # 每个进程一次拿这么多行；同时在路上的批数最多是进程数的这么多倍
 BATCH = 32
@@ -39,7 +40,7 @@ Result = TypeVar("Result")
 Work = Callable[[list[Any], Any], list[Any]]
 
 
-def serve(connection: Connection) -> None:
+def serve(connection: "Connection") -> None:
     """工作进程：收一批 (work, 一批, argument)，回 ("ok", 结果) 或 ("error", 异常)；收到 None 或管道断了就结束。"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
@@ -76,7 +77,7 @@ def read_ahead(items: Iterable[Item], box: "queue.Queue[tuple[str, Any]]") -> No
 class Worker:
     """一个工作进程和通向它的管道；busy 是它手上那一批的序号。"""
 
-    def __init__(self, process: "subprocess.Popen[bytes]", connection: Connection) -> None:
+    def __init__(self, process: "subprocess.Popen[bytes]", connection: "Connection") -> None:
         self.process = process
         self.connection = connection
         self.busy: int | None = None
@@ -167,6 +168,8 @@ class Workers:
 
     def collect(self, work: Work, argument: Any, timeout: float) -> None:
         """最多等 timeout 秒，收回做完的批；有进程死了就报 WorkerDied。"""
+        from multiprocessing.connection import wait
+
         pool = self.pool or []
         workers = {worker.connection: worker for worker in pool}
         for ready in wait(list(workers), timeout):
@@ -205,11 +208,16 @@ BOOT = ("import sys; sys.path[:0] = sys.argv[2:]; "
 
 
 def serve_socket(fd: int) -> None:
+    from multiprocessing.connection import Connection
     serve(Connection(fd))
 
 
 def start(jobs: int) -> list[Worker]:
     """启动 jobs 个工作进程：各在自己的会话里（终端的 Ctrl-C 只到主进程），标准输入、输出、错误都不接。"""
+    import socket
+    import subprocess
+    from multiprocessing.connection import Connection
+
     paths = [path or os.getcwd() for path in sys.path]
     pool: list[Worker] = []
     try:
@@ -237,6 +245,10 @@ def start(jobs: int) -> list[Worker]:
 
 def stop(pool: list[Worker]) -> None:
     """结束这些工作进程：先请它们结束（SIGTERM），5 秒还不走就强行结束。"""
+    if not pool:  # 没开过进程（输入不多）：连 subprocess 也不导入
+        return
+    import subprocess
+
     for worker in pool:
         if worker.process.poll() is None:
             worker.process.terminate()

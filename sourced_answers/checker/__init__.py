@@ -23,15 +23,19 @@
   thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
   terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
+
+places（审阅页）和 risky（--judge-ask risky）只有一两条路用得上：它们的名字在第一次用到时才导入（__getattr__），
+--verify、--help 不为它们付启动的时间（tests/test_startup.py）。
 """
+import importlib
+from typing import TYPE_CHECKING
+
 from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
 from sourced_answers.checker.features import FEATURES, compare
-from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in
 from sourced_answers.checker.reading import read_claim, seen
-from sourced_answers.checker.risky import Risk, SourceTerms, risks_in
 from sourced_answers.checker.rules import (
     DEFAULT_RULE,
     RULES,
@@ -76,6 +80,25 @@ from sourced_answers.checker.text import (
 from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
 from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
+
+if TYPE_CHECKING:
+    from sourced_answers.checker.places import checked_positions, problem_places
+    from sourced_answers.checker.risky import Risk, SourceTerms, risks_in
+
+# 第一次用到时才导入的名字 → 它所在的模块
+LATER = {"checked_positions": "places", "problem_places": "places",
+         "Risk": "risky", "SourceTerms": "risky", "risks_in": "risky"}
+
+
+def __getattr__(name: str) -> object:
+    """LATER 里的名字：导入它的模块，记在这个包上（以后不再经过这里）。"""
+    module = LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LINE_UNSAFE_CLASS", "MARKS_CLASS", "bigram_similarity", "char_bigrams", "char_width", "count_chinese",

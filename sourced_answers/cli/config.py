@@ -23,6 +23,7 @@ from sourced_answers.core.environment import (
     ANS_SERVER_KEY,
     METASO_BASE,
     OLLAMA_URL,
+    cache_directory,
 )
 from sourced_answers.core.errors import ConfigError, UsageError
 from sourced_answers.core.options import fill
@@ -30,9 +31,9 @@ from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
 from sourced_answers.core.settings import (
+    DEFAULT_METASO_BASE,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
-    MODEL_DEFAULTS,
     SERVE_DEFAULTS,
     ApiKey,
     CheckSettings,
@@ -43,13 +44,11 @@ from sourced_answers.core.settings import (
     ServeSettings,
     Settings,
     available_cores,
+    default_max_tokens,
 )
 from sourced_answers.core.strings import literal
-from sourced_answers.model import llama_server
 from sourced_answers.model.endpoints import api_base
 from sourced_answers.model.preflight import ollama_name
-from sourced_answers.search import metaso_client
-from sourced_answers.search.metaso_cache import default_directory
 
 NETLOC = re.compile(r"(?:\[(?P<ipv6>[0-9A-Fa-f:.]+)\]|(?P<host>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?")
 LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
@@ -134,7 +133,7 @@ def check_flags(args: Given) -> None:
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
     if args.local_model and not names_only_the_bundled_model(args):
-        raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{llama_server.MODEL_NAME}）一个模型，不能同时问"
+        raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{bundled_model_name()}）一个模型，不能同时问"
                          "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
     if args.demo_pages and not args.demo:  # 不然它什么也不选，程序照样去搜真的秘塔（付费）
         raise UsageError("--demo-pages 要和 --demo 一起用")
@@ -192,11 +191,17 @@ def same_model(name: str) -> str:
     return ollama_name(unicodedata.normalize("NFKC", name)).casefold()
 
 
+def bundled_model_name() -> str:
+    """自带模型在请求里的名字。只有 --local-model 时才问：那时才导入启动它的模块（model/llama_server.py）。"""
+    from sourced_answers.model import llama_server
+    return llama_server.MODEL_NAME
+
+
 def names_only_the_bundled_model(args: Given) -> bool:
     """--model、--models 没给，或者给的就是自带的模型（--eval … --local-model --models smollm2-135m）。"""
     named = [args.model] if args.model else []
     named += eval_models(args.models) if args.models else []
-    return all(same_model(name) == same_model(llama_server.MODEL_NAME) for name in named)
+    return all(same_model(name) == same_model(bundled_model_name()) for name in named)
 
 
 def eval_models(value: str) -> tuple[str, ...]:
@@ -329,14 +334,15 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     serving = args.serve is not None or args.mcp
     question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
     serve = serve_settings(args, environ)
-    model = llama_server.MODEL_NAME if args.local_model else model_from(environ, args.model)
+    model = bundled_model_name() if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
     else:
         models = (model,)
     model_url, judge_url = service_urls(args, environ)
-    metaso_base = metaso_client.DEFAULT_BASE
-    if not args.verify and not args.demo:
+    metaso_base = DEFAULT_METASO_BASE
+    if not args.verify and not args.demo:  # 要搜索真的秘塔：这时才导入它的客户端（--verify、--demo 用不上）
+        from sourced_answers.search import metaso_client
         metaso_base = normalize_url(metaso_client.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     secrets = secrets_to_mask(environ)
@@ -346,7 +352,10 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     judge_key = model_key if judge_url == model_url else ApiKey("", ANS_JUDGE_API_KEY.name, secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
         judge_key = ApiKey(model_key_from(environ, ANS_JUDGE_API_KEY.name), ANS_JUDGE_API_KEY.name, secrets)
-    key = metaso_client.api_key(environ) if sends.metaso else ""
+    key = ""
+    if sends.metaso:
+        from sourced_answers.search import metaso_client
+        key = metaso_client.api_key(environ)
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
@@ -355,17 +364,12 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
         run=fill(RunSettings, values, question=question, eval=args.eval, verify=args.verify, models=models,
                  html=html, summary=summary, jobs=args.jobs or available_cores(), started=time.monotonic(),
                  secrets=secrets, prog=args.prog or RunSettings.prog, serve=serve),
-        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=default_directory(environ)),
+        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=cache_directory(environ)),
         model=fill(ModelSettings, values, name=model, url=model_url, key=model_key,
                    max_tokens=args.max_tokens or default_max_tokens(args.local_model)),
         judge=fill(JudgeSettings, values, name=judge, url=judge_url,
                    key=judge_key if judge else ApiKey(run_secrets=secrets)),
         check=fill(CheckSettings, values))
-
-
-def default_max_tokens(bundled: bool) -> int:
-    """--max-tokens 没给时：自带的小模型常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
-    return llama_server.BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens
 
 
 @dataclass(frozen=True)

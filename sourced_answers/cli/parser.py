@@ -14,14 +14,15 @@ from sourced_answers.cli.arguments import (
 from sourced_answers.core.errors import EXIT_MEANINGS
 from sourced_answers.core.questions import MAX_QUESTION
 from sourced_answers.core.settings import (
+    BUNDLED_MAX_TOKENS,
     CHECK_DEFAULTS,
     DEFAULT_MODEL,
+    INSTALL_FLAG,
     JUDGE_DEFAULTS,
     MODEL_DEFAULTS,
     SEARCH_DEFAULTS,
     SERVE_DEFAULTS,
 )
-from sourced_answers.model.llama_server import BUNDLED_MAX_TOKENS, INSTALL_FLAG
 
 MODEL = MODEL_DEFAULTS
 SEARCH = SEARCH_DEFAULTS

@@ -3,16 +3,17 @@
 
 answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers 都走到这里的 main。
 每一步的细节在它那一层的子包里（docs/development.md 有一张图）。
+
+启动是每条命令的一部分（每个 --verify、每个 --jobs 的工作进程、每次 --mcp 都要付）：文件开头只导入每条路都要的
+（解析参数、建设置、输出）；回答问题、--verify、--eval、装模型、--local-model 各自要的模块在走那条路时才导入，
+--help、--version 和 --verify 不导入搜索和模型客户端（tests/test_startup.py 检查每条路导入了哪些模块）。
 """
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from sourced_answers.api.answering import answer
-from sourced_answers.batch.evaluation import run_eval
-from sourced_answers.batch.verification import verify
 from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.context import Environment
-from sourced_answers.cli.local_model_command import install_bundled_model
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import (
     ENDINGS,
@@ -24,14 +25,9 @@ from sourced_answers.core.errors import (
 )
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.safe_output import Output, SafeWriter
-from sourced_answers.core.settings import Settings
+from sourced_answers.core.settings import INSTALL_FLAG, Settings
 from sourced_answers.core.strings import literal
-from sourced_answers.model import llama_server
-from sourced_answers.model.llama_server import INSTALL_FLAG
-from sourced_answers.model.local_serving import bundled_model
 from sourced_answers.model.preflight import remote_notices
-from sourced_answers.outputs.render import render_result
-from sourced_answers.outputs.review_page import save_review_page
 
 __all__ = ["Environment", "main", "program", "run_question"]
 
@@ -42,6 +38,9 @@ Log = Callable[[str], None]
 
 def run_question(settings: Settings, out: Output, log: Log) -> int:
     """回答一个问题（步骤在 api.answering.answer），把结果写成文字或 JSON、（--html）审阅页。"""
+    from sourced_answers.api.answering import answer  # 搜索、模型客户端：只有回答问题时才导入
+    from sourced_answers.outputs.render import render_result
+
     run = settings.run
     # 输出到终端时边生成边显示（--json 时不显示：JSON 是一整条记录）
     stream = (settings.model.stream if settings.model.stream is not None else out.isatty()) and not run.json
@@ -64,6 +63,7 @@ def run_question(settings: Settings, out: Output, log: Log) -> int:
     if checked.step_error:
         log(f"✗ {literal(checked.step_error, None)}（回答和字面核对的结论已经输出）")
     if run.html:
+        from sourced_answers.outputs.review_page import save_review_page
         out.flush()
         save_review_page(run.html, [record], run.secrets, log)
     return checked.exit_code
@@ -81,8 +81,10 @@ def program(settings: Settings, env: Environment) -> int:
         from sourced_answers.servers.mcp_server import serve_mcp  # 只有起服务时才导入 MCP 的 SDK
         return serve_mcp(settings, env.log)
     if run.verify:
+        from sourced_answers.batch.verification import verify
         return verify(settings, env.out, env.log, env.input(), env.progress(run.quiet))
     if run.eval:
+        from sourced_answers.batch.evaluation import run_eval
         return run_eval(settings, env.out, env.log, env.progress(run.quiet))
     return run_question(settings, env.out, env.log)
 
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
             return ExitCode.INTERRUPTED
         # 结果写到用户指定的文件（审阅页、汇总）而标准输出是关着的：标准输出上的那一份没人看，丢掉，别的照做
         env.start_output(run.json, discard=env.stdout is None)
-        with bundled_model(settings, env.log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
+        with local_model_if_asked(settings, env.log) as settings:  # --local-model：在本机启动自带的模型（付费之前）
             try:
                 return program(settings, env)
             except ModelUnreachable as error:
@@ -123,9 +125,23 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
         env.errors.finish()
 
 
+@contextmanager
+def local_model_if_asked(settings: Settings, log: Log) -> Iterator[Settings]:
+    """--local-model：model.local_serving.bundled_model 启动本机的模型服务，交出指向它的设置；没用它时原样交出设置，
+    也不导入启动服务的模块。"""
+    if not settings.model.local:
+        yield settings
+        return
+    from sourced_answers.model.local_serving import bundled_model
+    with bundled_model(settings, log) as bundled:
+        yield bundled
+
+
 def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnreachable:
     """连不上回答用的模型服务（没有模型服务）：说明后面再给一个办法——自带的小模型（--local-model），
     还没装时带上在这种装法里能用的安装命令。已经在用 --local-model、连不上的是别处的评判模型时不说。"""
+    from sourced_answers.model import llama_server
+
     model = settings.model
     if model.local or not model.url or model.url not in str(error):
         return error
@@ -137,6 +153,8 @@ def offer_local_model(error: ModelUnreachable, settings: Settings) -> ModelUnrea
 
 def install_from_main_command(args: argparse.Namespace, log: Log) -> int:
     """--install-local-model：装好自带的模型就结束（和 python -m sourced_answers.local_model install 同一段代码）。"""
+    from sourced_answers.cli.local_model_command import install_bundled_model
+
     if args.question or args.verify or args.eval:
         raise UsageError(f"{INSTALL_FLAG} 只安装自带的模型，装完就结束：不要同时给出问题、--verify 或 --eval"
                          f"（装好之后再运行：{args.prog} --local-model \"问题\"）")

@@ -2,8 +2,12 @@
 
 读环境变量的代码用这里的名字（METASO_API_KEY.name），docs/reference.md 的环境变量表由它生成
 （python -m sourced_answers.cli.reference_doc）；tests/test_environment.py 读代码，找出每一个读环境的地方，
-和这里对照：多一个、少一个都会失败。"""
+和这里对照：多一个、少一个都会失败。缓存目录由 XDG_CACHE_HOME、HOME 决定的那条规矩（cache_directory）也写在这里：
+建设置时读一次，--verify 这样不搜索的路不必为它导入秘塔的缓存。"""
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from sourced_answers.core.settings import DEFAULT_METASO_BASE, DEFAULT_MODEL, DEFAULT_OLLAMA_URL, MAX_KEY_LENGTH
 
@@ -57,3 +61,16 @@ HOME = Variable(
 # 文档里的顺序
 VARIABLES = (METASO_API_KEY, METASO_BASE, OLLAMA_URL, ANS_MODEL, ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_SERVER_KEY,
              XDG_CACHE_HOME, HOME)
+
+
+def cache_directory(environ: Mapping[str, str]) -> Path | None:
+    """秘塔缓存的目录：$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（建设置时读一次）。
+    按 XDG 的规定，相对路径的 XDG_CACHE_HOME 不算数；连家目录也找不到（不是绝对路径）时返回 None：
+    不用缓存，绝不在当前目录里建文件夹。"""
+    base = Path(environ.get(XDG_CACHE_HOME.name, "").strip())
+    if not base.is_absolute():
+        home = Path(environ.get(HOME.name, "").strip() or os.path.expanduser("~"))
+        if not home.is_absolute():
+            return None
+        base = home / ".cache"
+    return base / "answer-with-sources"

@@ -14,8 +14,8 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
-from typing import Any, TypeVar
+from functools import cache, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from sourced_answers.checker import LINE_UNSAFE_CLASS, MARKS_CLASS
 from sourced_answers.core.strings import SURROGATE
@@ -36,26 +36,42 @@ ROUGH_ASTRAL = "".join(f"\\U{min(a for a, _ in group):08x}-\\U{max(b for _, b in
 BASIC_PLANE = "".join(part for part in re.findall(r"\\U[0-9a-f]{8}-\\U[0-9a-f]{8}", LINE_UNSAFE_CLASS + MARKS_CLASS)
                       if part[2:6] == "0000")
 HIDDEN_CLASS = f"{BASIC_PLANE}\u115f\u1160\u3164\uffa0\u2800\ud800-\udfff{ROUGH_ASTRAL}"
-HIDDEN = re.compile(f"[{HIDDEN_CLASS}]+")
 
 
-# 找密钥时看不见的东西（除了 HIDDEN 里的字符）：空白（“m k - C A N A R Y”一个字一个空格）、终端控制序列
+# 找密钥时看不见的东西（除了 HIDDEN_CLASS 里的字符）：空白（“m k - C A N A R Y”一个字一个空格）、终端控制序列
 # （ESC[31m、OSC 8 链接，去掉它们之后就是完整的密钥）、写成转义的看不见的字符和空白（literal 把零宽空格写成 \u200b、
 # 换行写成 \n）。写成转义的密钥本身的字（JSON 里的 \u006d、\x6d）换成那个字再找。
 _TERMINAL = r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|[\x1b][\]P^_X][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)"
 _ESCAPE = r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8})|([nrtfvb]))"
 # 三种看法（都找，合起来遮）：只去掉看不见的字符和空白；再去掉终端控制序列；再把转义解开。一种看法会吃掉别的看法
 # 要的字（“\x9bm…”里的 m 是密钥的第一个字，也可以是控制序列的结尾），所以不只用最宽的那一种
-VIEWS = {"plain": re.compile(f"[{HIDDEN_CLASS}\\s]+"),
-         "terminal": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+"),
-         "escapes": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+|{_ESCAPE}")}
-SEEN_ONLY = re.compile(f"(?:{_TERMINAL}|[{HIDDEN_CLASS}\\s]|{_ESCAPE})*")
-# 不看的部分都在这些字里开头：没有它们的文字（绝大多数）原样就是找密钥用的样子
-SEEN_THROUGH_START = re.compile(f"[\\x1b\\x9b\\\\{HIDDEN_CLASS}\\s]")
+VIEWS = ("plain", "terminal", "escapes")
+
+
+class Seeing(NamedTuple):
+    """找密钥用的正则。hidden：看不见的字符；views：每种看法不看的部分；seen_only：两处之间只有不看的东西；
+    through_start：不看的部分都在这些字里开头，没有它们的文字（绝大多数）原样就是找密钥用的样子。"""
+    hidden: re.Pattern[str]
+    views: dict[str, re.Pattern[str]]
+    seen_only: re.Pattern[str]
+    through_start: re.Pattern[str]
+
+
+@cache
+def seeing() -> Seeing:
+    """第一次要找密钥时才编译（字符类有几百段，每个正则要编译一毫秒多）：没有密钥的运行（--verify、--help 常常如此）
+    不为它们付启动的时间。"""
+    return Seeing(
+        hidden=re.compile(f"[{HIDDEN_CLASS}]+"),
+        views={"plain": re.compile(f"[{HIDDEN_CLASS}\\s]+"),
+               "terminal": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+"),
+               "escapes": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+|{_ESCAPE}")},
+        seen_only=re.compile(f"(?:{_TERMINAL}|[{HIDDEN_CLASS}\\s]|{_ESCAPE})*"),
+        through_start=re.compile(f"[\\x1b\\x9b\\\\{HIDDEN_CLASS}\\s]"))
 
 
 def escaped_char(match: re.Match[str]) -> str | None:
-    """VIEWS["escapes"] 的一处匹配如果是转义，它代表的字；看不见的字、空白和别的匹配是 None（整个不算）。"""
+    """seeing().views["escapes"] 的一处匹配如果是转义，它代表的字；看不见的字、空白和别的匹配是 None（整个不算）。"""
     code = match.group(1) or match.group(2) or match.group(3)
     if code is None:
         return None
@@ -63,7 +79,7 @@ def escaped_char(match: re.Match[str]) -> str | None:
     if number > 0x10FFFF:
         return None
     char = chr(number)
-    return None if char.isspace() or HIDDEN.fullmatch(char) else char
+    return None if char.isspace() or seeing().hidden.fullmatch(char) else char
 
 
 class VisibleCopy:
@@ -74,12 +90,12 @@ class VisibleCopy:
     def __init__(self, text: str, view: str = "escapes") -> None:
         self.source = text
         self.segments: list[tuple[int, int, int | None]] = []
-        if not SEEN_THROUGH_START.search(text):
+        if not seeing().through_start.search(text):
             self.text = text
             return
         pieces: list[str] = []
         length = position = 0
-        for match in VIEWS[view].finditer(text):
+        for match in seeing().views[view].finditer(text):
             if match.start() > position:
                 pieces.append(text[position:match.start()])
                 self.segments.append((length, position, None))
@@ -115,7 +131,7 @@ class VisibleCopy:
 @lru_cache(maxsize=64)
 def visible(secret: str) -> str:
     """密钥去掉看不见的字符：环境变量里的密钥自己夹着零宽字符时，输出里有没有那个字都认得出来。"""
-    return HIDDEN.sub("", secret)
+    return seeing().hidden.sub("", secret)
 
 
 @lru_cache(maxsize=64)
@@ -197,7 +213,7 @@ def mask(text: str, secrets: Iterable[str]) -> str:
         return text
     merged: list[list[int]] = []
     for first, after in spans:  # 两段重叠、或者中间只隔着看不见的东西时连成一段
-        if merged and (first <= merged[-1][1] or SEEN_ONLY.fullmatch(text, merged[-1][1], first)):
+        if merged and (first <= merged[-1][1] or seeing().seen_only.fullmatch(text, merged[-1][1], first)):
             merged[-1][1] = max(merged[-1][1], after)
         else:
             merged.append([first, after])

@@ -11,7 +11,6 @@ write_file(计划好的文件, 文字) 写到同一目录下的临时文件，�
 """
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +112,7 @@ class OutputFiles:
 def cannot_write_in(directory: str) -> OSError | None:
     """在 directory 里建一个临时文件再删掉，试试能不能写（权限、只读的文件系统、/sys 这样的目录，root 也一样）。
     能写时为 None，否则是系统给的错误。"""
+    import tempfile  # 只在真的要写文件时导入（它还要导入 shutil、random）：每次建设置都导入这个模块
     try:
         handle, temporary = tempfile.mkstemp(prefix=".", suffix=".probe", dir=directory)
         os.close(handle)
@@ -124,6 +124,8 @@ def cannot_write_in(directory: str) -> OSError | None:
 
 def write_file(planned: PlannedFile, text: str) -> None:
     """把 text 写进计划好的文件：先写同目录下的临时文件，再换名替换，已有文件的权限保留。"""
+    import tempfile
+
     target = Path(planned.target)
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode) if target.exists() else None

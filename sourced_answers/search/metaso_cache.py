@@ -14,12 +14,11 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from sourced_answers.core.environment import HOME, XDG_CACHE_HOME
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.core.strings import literal
@@ -30,19 +29,6 @@ PAGE_TTL = SEARCH_DEFAULTS.cache_page_days * 86400
 MAX_BYTES = SEARCH_DEFAULTS.cache_max_mb * 1024 * 1024
 BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "metaso.sqlite3"
-
-
-def default_directory(environ: Mapping[str, str]) -> Path | None:
-    """$XDG_CACHE_HOME/answer-with-sources，没设置时 ~/.cache/answer-with-sources（由程序入口调用一次）。
-    按 XDG 的规定，相对路径的 XDG_CACHE_HOME 不算数；连家目录也找不到（不是绝对路径）时返回 None：不用缓存，
-    绝不在当前目录里建文件夹。"""
-    base = Path(environ.get(XDG_CACHE_HOME.name, "").strip())
-    if not base.is_absolute():
-        home = Path(environ.get(HOME.name, "").strip() or os.path.expanduser("~"))
-        if not home.is_absolute():
-            return None
-        base = home / ".cache"
-    return base / "answer-with-sources"
 
 
 def age_text(seconds: float) -> str:

@@ -4,10 +4,14 @@
 
 回答问题、--verify 和 --eval 走的是同一段代码。请模型改写、请评判模型的函数在这里按配置做好，
 出错时怎么办也在这里决定：改写出错只保留上一版；评判出错报出评判模型的名字（退出码 3）。
+
+修正（steps.rewrite）、评判（steps.judge）和提示词（model.prompts）只有 --fix、--judge、请模型改写时才用：
+在那时才导入，--verify 核对一条记录不必为它们付启动的时间（tests/test_startup.py）。
 """
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from sourced_answers.checker import (
     Reply,
@@ -32,10 +36,10 @@ from sourced_answers.core.settings import (
 )
 from sourced_answers.core.strings import literal
 from sourced_answers.model.messages import ChatResult, Message
-from sourced_answers.model.prompts import JUDGE_MAX_TOKENS, rewrite_messages
-from sourced_answers.steps.judge import JudgeAsk, JudgeCall, judge_answer
 from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair, Rewriter, repairable
-from sourced_answers.steps.rewrite import fix_answer
+
+if TYPE_CHECKING:
+    from sourced_answers.steps.judge import JudgeAsk, JudgeCall
 
 Log = Callable[[str], None]
 
@@ -56,7 +60,7 @@ class Judged:
     评判模型出错时 error 是说明（回答照样输出）。"""
     model: str
     url: str
-    calls: list[JudgeCall]
+    calls: "list[JudgeCall]"
     skipped: int = 0
     error: str | None = None
 
@@ -65,7 +69,7 @@ class Judged:
 class Judge:
     """--judge 的评判模型：它的设置（名字、地址、问哪些句子）、问它的函数，和提示词按多大的上下文窗口缩短资料。"""
     settings: JudgeSettings
-    ask: JudgeAsk
+    ask: "JudgeAsk"
     window: int = MODEL_DEFAULTS.context_window
     rate: TokenRate = DEFAULT_RATE
 
@@ -105,6 +109,8 @@ def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, 
     fix = None
     fixable = NOTHING_FIXABLE
     if check.fix:
+        from sourced_answers.steps.rewrite import fix_answer
+
         rounds = check.fix_rounds if rewrite else 0
         started = time.monotonic()
         fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
@@ -119,6 +125,8 @@ def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, 
 def judge_report(report: Report, sources: Sequence[Source], rule: SupportRule, judge: Judge, log: Log) -> Judged:
     """请评判模型看一遍（改写 report.problems）。评判是可选的一步：它出错不能丢掉已经核对过的回答，
     回答照样输出，退出码 3 说明出了什么事。"""
+    from sourced_answers.steps.judge import judge_answer
+
     settings = judge.settings
     name = settings.name or ""
     log(f"请评判模型 {name} 看{JUDGE_ASK[settings.ask]}…")
@@ -168,6 +176,7 @@ def judge_asker(settings: JudgeSettings, model: ModelSettings, deadline: Deadlin
     name = settings.name
     if not name:
         return None
+    from sourced_answers.model.prompts import JUDGE_MAX_TOKENS
 
     # 评判模型也是一个 OpenAI 兼容服务上的模型：回答短（是 / 否和一句理由），所以 max_tokens 小
     judge_model = ModelSettings(name=name, url=settings.url, key=settings.key, max_tokens=JUDGE_MAX_TOKENS)
@@ -189,6 +198,7 @@ def rewriter(question: str, sources: Sequence[Source], model: ModelSettings, dea
     noted: set[str] = set()
 
     def ask(answer: str, report: Report) -> str:
+        from sourced_answers.model.prompts import rewrite_messages
         request, note = rewrite_messages(question, sources, answer, report, model.max_tokens, model.context_window,
                                          model.token_rate)
         if note and note not in noted:  # 同样的话只说一次
