@@ -7,13 +7,20 @@
   markup        照抄进回答的提示词标签（<source id=…>）
   places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
   tokens        内容词和语言
-  quantities    数量（数字、中文数字、单位）
-  source_index  每条资料的索引
+  numerals      数的各种写法（中文数字、序数、日期、年份、分数……）
+  quantities    数量（值、单位、位置）
+  alignment     对齐：一句话的每一段对上了所引资料的哪几个字、哪几段找不到
+  source_index  每条资料的索引（倒排索引、对齐用的字和窗口、数量）
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
   citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
-  polarity      句子和资料在同一处说反了（不能容忍 / 可以容忍）
+  polarity      否定的写法，什么地方不是在断言
+  opposites     反义词表
+  slots         照抄资料、只换了一处：说反了、反义词、换了名字
+  number_rule   数字的规则：同一处换了数、所引资料里找不到的数
+  evidence      对齐的结果写进每一句的核对结果（evidence、unmatched，位置在回答和资料里）
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合；英文的在 support_model_en.json，
                 由 bench/fit_english_support.py 拟合）
+  support_rule  怎样判断一句话有没有依据（--rule、--threshold）
   calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
   rules         把上面这些组合成问题
   risky         有风险的句子：资料里一字不差地找不到的数字、名称、否定说法（--judge-ask risky 多问这些句子）
@@ -24,45 +31,15 @@
   terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 
-places（审阅页）和 risky（--judge-ask risky）只有一两条路用得上：它们的名字在第一次用到时才导入（__getattr__），
---verify、--help 不为它们付启动的时间（tests/test_startup.py）。
+只有轻的几个模块（types、text、terminal、score、support_rule）在导入这个包时就导入：设置、参数解析、帮助、
+输出要的只是它们。别的名字在第一次用到时才导入（__getattr__，LATER），--help、--version 不为整个核对付启动的时间，
+--serve、--mcp 也等到真的核对时才付（tests/test_startup.py）。
 """
 import importlib
 from typing import TYPE_CHECKING
 
-from sourced_answers.checker.calibration import calibration_of
-from sourced_answers.checker.citation_rules import structure_problems
-from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
-from sourced_answers.checker.features import FEATURES, compare
-from sourced_answers.checker.quantities import numbers_in
-from sourced_answers.checker.reading import read_claim, seen
-from sourced_answers.checker.rules import (
-    DEFAULT_RULE,
-    RULES,
-    TUTORIAL_THRESHOLD,
-    SupportRule,
-    assess,
-    check,
-    check_answer,
-    check_claim,
-    cites_existing,
-    conclude,
-    empty_report,
-    support,
-    support_of,
-)
 from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
-from sourced_answers.checker.source_index import SourceIndexes, written_sentences
-from sourced_answers.checker.structure import (
-    Located,
-    Locator,
-    Span,
-    Structure,
-    Unit,
-    analyse,
-    checked_indexes,
-    claims_with_positions,
-)
+from sourced_answers.checker.support_rule import DEFAULT_RULE, RULES, TUTORIAL_THRESHOLD, SupportRule
 from sourced_answers.checker.terminal import TerminalFilter, strip_terminal, stripped_positions
 from sourced_answers.checker.text import (
     LINE_UNSAFE_CLASS,
@@ -77,17 +54,89 @@ from sourced_answers.checker.text import (
     one_line,
     quote,
 )
-from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
-from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
 from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
 
 if TYPE_CHECKING:
+    from sourced_answers.checker.calibration import calibration_of
+    from sourced_answers.checker.citation_rules import structure_problems
+    from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
+    from sourced_answers.checker.features import FEATURES, compare
     from sourced_answers.checker.places import checked_positions, problem_places
+    from sourced_answers.checker.quantities import numbers_in
+    from sourced_answers.checker.reading import read_claim, seen
     from sourced_answers.checker.risky import Risk, SourceTerms, risks_in
+    from sourced_answers.checker.rules import (
+        assess,
+        check,
+        check_answer,
+        check_claim,
+        cites_existing,
+        conclude,
+        empty_report,
+        support,
+        support_of,
+    )
+    from sourced_answers.checker.source_index import SourceIndexes, written_sentences
+    from sourced_answers.checker.structure import (
+        Located,
+        Locator,
+        Span,
+        Structure,
+        Unit,
+        analyse,
+        checked_indexes,
+        claims_with_positions,
+    )
+    from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
+    from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
 
 # 第一次用到时才导入的名字 → 它所在的模块
-LATER = {"checked_positions": "places", "problem_places": "places",
-         "Risk": "risky", "SourceTerms": "risky", "risks_in": "risky"}
+LATER = {
+    "calibration_of": "calibration",
+    "structure_problems": "citation_rules",
+    "citation_marks": "citations",
+    "citations_in": "citations",
+    "strip_citation_marks": "citations",
+    "without_citations": "citations",
+    "compare": "features",
+    "FEATURES": "features",
+    "checked_positions": "places",
+    "problem_places": "places",
+    "numbers_in": "quantities",
+    "read_claim": "reading",
+    "seen": "reading",
+    "Risk": "risky",
+    "risks_in": "risky",
+    "SourceTerms": "risky",
+    "assess": "rules",
+    "check": "rules",
+    "check_answer": "rules",
+    "check_claim": "rules",
+    "cites_existing": "rules",
+    "conclude": "rules",
+    "empty_report": "rules",
+    "support": "rules",
+    "support_of": "rules",
+    "SourceIndexes": "source_index",
+    "written_sentences": "source_index",
+    "analyse": "structure",
+    "checked_indexes": "structure",
+    "claims_with_positions": "structure",
+    "Located": "structure",
+    "Locator": "structure",
+    "Span": "structure",
+    "Structure": "structure",
+    "Unit": "structure",
+    "Reply": "thinking",
+    "split_reply": "thinking",
+    "strip_think": "thinking",
+    "ThinkFilter": "thinking",
+    "without_thinking": "thinking",
+    "claim_words": "tokens",
+    "token_set": "tokens",
+    "tokens_with_spans": "tokens",
+    "too_short": "tokens",
+}
 
 
 def __getattr__(name: str) -> object:
@@ -101,16 +150,15 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "LINE_UNSAFE_CLASS", "MARKS_CLASS", "bigram_similarity", "char_bigrams", "char_width", "count_chinese",
-    "display_width", "format_citations", "has_chinese", "one_line", "quote", "TerminalFilter", "strip_terminal",
-    "stripped_positions",
-    "Reply", "ThinkFilter", "split_reply", "strip_think", "without_thinking", "CHINESE", "Claim", "ClaimCheck",
-    "DEFAULT_RULE", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES", "Located", "Locator", "MODEL_FILE", "PROBLEM_KINDS",
-    "Problem", "RULES", "Report", "Risk", "Source", "SourceIndexes", "SourceTerms", "Span", "Structure",
-    "SupportModel", "SupportRule", "TUTORIAL_THRESHOLD", "Unit", "analyse", "assess", "calibration_of", "check",
-    "check_answer", "check_claim", "checked_indexes", "checked_positions", "citation_marks", "citations_in",
-    "cites_existing", "claim_words", "claims_with_positions", "compare", "conclude", "empty_report", "numbers_in",
-    "problem_places", "risks_in", "strip_citation_marks", "structure_problems", "support", "support_model",
-    "support_of",
-    "token_set", "tokens_with_spans", "too_short", "without_citations", "written_sentences", "read_claim", "seen",
+    "analyse", "assess", "bigram_similarity", "calibration_of", "char_bigrams", "char_width", "check", "check_answer",
+    "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks", "citations_in",
+    "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare", "conclude",
+    "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
+    "format_citations", "has_chinese", "LINE_UNSAFE_CLASS", "Located", "Locator", "MARKS_CLASS", "MODEL_FILE",
+    "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote", "read_claim", "Reply", "Report",
+    "Risk", "risks_in", "RULES", "seen", "Source", "SourceIndexes", "SourceTerms", "Span", "split_reply",
+    "strip_citation_marks", "strip_terminal", "strip_think", "stripped_positions", "Structure", "structure_problems",
+    "support", "support_model", "support_of", "SupportModel", "SupportRule", "TerminalFilter", "ThinkFilter",
+    "token_set", "tokens_with_spans", "too_short", "TUTORIAL_THRESHOLD", "Unit", "without_citations",
+    "without_thinking", "written_sentences",
 ]

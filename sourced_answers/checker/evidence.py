@@ -99,13 +99,12 @@ def located(checks: Sequence[ClaimCheck], structure: Structure, stripped: str, a
 
 def placed(item: dict[str, Any], span: tuple[int, int] | None, positions: list[int] | None) -> dict[str, Any]:
     """一项 evidence 或 unmatched：相对句子的位置换成在回答里的位置（一份新的，缓存里那份不动）。"""
-    found = {key: value for key, value in item.items() if key not in ("claim_start", "claim_end")}
+    found = dict(item)
+    relative_start, relative_end = found.pop("claim_start"), found.pop("claim_end")
     if span is None:
-        found["answer_start"] = found["answer_end"] = None
-        return found
-    start, end = span[0] + item["claim_start"], span[0] + item["claim_end"]
+        return {"answer_start": None, "answer_end": None, **found}
+    start, end = span[0] + relative_start, span[0] + relative_end
     if positions is not None:
         start = positions[start] if start < len(positions) else (positions[-1] + 1 if positions else 0)
         end = positions[end - 1] + 1 if end > 0 and end - 1 < len(positions) else start
-    found["answer_start"], found["answer_end"] = start, end
-    return {"answer_start": found.pop("answer_start"), "answer_end": found.pop("answer_end"), **found}
+    return {"answer_start": start, "answer_end": end, **found}

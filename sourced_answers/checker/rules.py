@@ -29,40 +29,19 @@ from sourced_answers.checker.reading import Reading, read_claim
 from sourced_answers.checker.score import CHINESE, SupportModel, support_model
 from sourced_answers.checker.slots import Contradiction, contradictions
 from sourced_answers.checker.source_index import SourceIndexes
-from sourced_answers.checker.structure import analyse, checked_indexes
+from sourced_answers.checker.structure import checked_indexes
+from sourced_answers.checker.support_rule import DEFAULT_RULE, RULES, TUTORIAL_THRESHOLD, SupportRule
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, too_short
 from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
 
-# 原教程的规则：字二元组的重合比例不低于这个阈值才算有依据
-TUTORIAL_THRESHOLD = 0.35
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
-RULES = ("score", "tutorial")  # 第一个是默认的规则
 # “这几个字在资料里找不到：‘某一段’”里，每一段最多占这么多列，最多列出这么多段
 NOVEL_WIDTH = 40
 NAMED_SPANS = 3
-
-
-@dataclass(frozen=True)
-class SupportRule:
-    """怎样判断一句话有没有依据（--rule、--threshold）。
-
-    score（默认）：支持分不低于 threshold；threshold 为 None 时用这句话那一份模型（中文或英文，见 calibration.py）
-    拟合时在交叉验证上选出的切点。给了 threshold 时两种句子都用它：两份的支持分都是各自数据上“有依据的概率”。
-    tutorial：原教程的规则，句子的字二元组在所引资料里出现的比例不低于 threshold（默认 0.35）。"""
-    name: str = RULES[0]
-    threshold: float | None = None
-
-    def limit(self, model: SupportModel) -> float:
-        if self.threshold is not None:
-            return self.threshold
-        return model.cut if self.name == "score" else TUTORIAL_THRESHOLD
-
-
-DEFAULT_RULE = SupportRule()
 
 
 @dataclass
@@ -293,7 +272,8 @@ def better_source(found: Assessment, index_of: SourceIndexes, score: float, rule
 
 def cites_existing(claim: Claim, source_count: int) -> bool:
     """句子有引用，而且引用的编号都存在（只有这样的句子才比较支持分；不存在的编号由“引用不存在”负责）。"""
-    return bool(claim.citations) and all(1 <= n <= source_count for n in claim.citations)
+    citations = claim.citations
+    return bool(citations) and min(citations) >= 1 and max(citations) <= source_count
 
 
 def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes,
@@ -364,7 +344,7 @@ def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEF
     if not structure.units:  # 只有短标题、分隔线、代码块：没有一句可以核对的话，也不能算通过
         problems.append(Problem("empty_answer", "回答里只有标题、分隔线或代码块，没有一句可以核对的话"))
     checks, found = check_claims(structure.claims, sources, rule, indexes)
-    located(checks, analyse(answer), answer, original)  # 证据和找不到的字在回答里的位置
+    located(checks, structure, answer, original)  # 证据和找不到的字在回答里的位置
     return Report(problems + found, unused, cited, checks)
 
 

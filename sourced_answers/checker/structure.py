@@ -178,7 +178,17 @@ def is_decoration(claim: Claim) -> bool:
 
 def claims_in_line(line: str, paragraph: int) -> list[Claim]:
     """一行（已统一引用写法）里的句子。以引用结尾的句子用自己的引用；句首的“[2] 中提到……”这个引用属于
-    它后面的内容，不挪到上一句；没有引用的句子 citations 为空。"""
+    它后面的内容，不挪到上一句；没有引用的句子 citations 为空。回答常常整行重复：同样的一行只切一次。"""
+    return [Claim(paragraph, text, body, list(citations)) for text, body, citations in line_sentences(line)]
+
+
+@lru_cache(maxsize=4096)
+def line_sentences(line: str) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
+    """claims_in_line 的缓存（只读）：一行里每个句子的 (原文, 正文, 引用)。"""
+    return tuple((claim.text, claim.body, tuple(claim.citations)) for claim in split_line(line))
+
+
+def split_line(line: str) -> list[Claim]:
     line = CITATION_AFTER_LINE_END.sub(r"\2\1", line)
     claims: list[Claim] = []
     start = 0
@@ -198,12 +208,12 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
                 leading += numbers
             else:
                 text = line[cursor:run_end]
-                claims.append(Claim(paragraph, text.strip(), before.strip(), leading + numbers))
+                claims.append(Claim(0, text.strip(), before.strip(), leading + numbers))
                 leading = []
             cursor = run_end
         rest = line[cursor:segment_end]
         if rest.strip():
-            claims.append(Claim(paragraph, rest.strip(), rest.strip(), leading))
+            claims.append(Claim(0, rest.strip(), rest.strip(), leading))
         start = end_mark.end()
     return claims
 
@@ -212,8 +222,7 @@ def analyse(answer: str) -> Structure:
     """把回答（去掉思考过程、统一引用写法）拆成需要引用的块和要核对的句子。核对、修正、审阅页常常要拆同一个回答
     好几遍：拆的结果缓存起来，每次给出一份新的句子（改了它也不影响下一次）。"""
     cached = analysed(answer)
-    claims = [Claim(c.paragraph, c.text, c.body, list(c.citations), c.inherited, c.shared, c.context)
-              for c in cached.claims]
+    claims = [claim.copy() for claim in cached.claims]
     return Structure(cached.units, claims, cached.uncited)
 
 

@@ -57,6 +57,13 @@ class Claim:
     shared: bool = False
     context: tuple[str, ...] = ()
 
+    def copy(self) -> "Claim":
+        """一份新的（引用的列表也是新的）：比 dataclasses.replace 快得多，一个长回答里这样的句子成千上万。"""
+        copied = object.__new__(Claim)
+        copied.__dict__.update(self.__dict__)
+        copied.citations = list(self.citations)
+        return copied
+
 
 @dataclass
 class Problem:
