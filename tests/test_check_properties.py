@@ -231,3 +231,17 @@ def test_every_problem_index_points_at_the_sentence_it_names(answer):
             # 审阅页和改写标出的也正是这一句
             assert any(structure.claims[position].text == problem.sentence for position, flagged in places.items()
                        if number in flagged)
+
+
+mark_soup = st.lists(st.sampled_from(
+    list("[]【】［］0123０１, ，、-–~^ 9a。\n") + ["[1]", "[01]", "[12]", "【2】", "[^3]", "[1,2]", "[ 4 ]"]),
+    max_size=16).map("".join)
+
+
+@given(mark_soup)
+@GUARD
+def test_text_whose_marks_are_all_plain_is_returned_as_is_and_any_other_is_rewritten_mark_by_mark(text):
+    """统一写法的捷径（找不到要统一的标记就原样返回）和逐个标记改写的结果一字不差。"""
+    from sourced_answers.checker.citations import CITATION_MARK, normalized_mark
+
+    assert normalize_citations(text) == CITATION_MARK.sub(normalized_mark, text)

@@ -116,6 +116,21 @@ def test_masking_before_encoding_catches_characters_that_encoding_changes():
     assert mask_data(record, [key])["answer"] == f"回显 {REDACTED}"
 
 
+def test_a_key_anywhere_in_a_large_record_is_masked_and_a_record_without_one_is_left_as_it_is():
+    """长回答的记录有几十万个字符串：先连起来粗查一遍，没有密钥的开头就原样返回（同一个对象）；有的话，藏在多深、
+    在键里、元组里、夹着零宽空格、写成转义，都照样遮掉。"""
+    key = "mk-CANARY-0123456789abcdef"
+    clean = {"claims": [{"evidence": [{"text": f"第 {n} 段", "start": n}], "unmatched": []} for n in range(20_000)]}
+    assert mask_data(clean, [key]) is clean
+    hidden_ways = [key, "\u200b".join(key), "\\u006d" + key[1:], " ".join(key), "\x1b[31m".join(key),
+                   "\n".join(key), "\x07".join(key)]
+    for way in hidden_ways:
+        record = {"claims": [{"evidence": [{"text": "前面", "start": 1}]} for _ in range(50)]
+                  + [{"deep": [("元组", [{f"键 {way}": way}])]}]}
+        encoded = masked_json(record, [key])
+        assert not shows(encoded, key) and REDACTED in encoded, way
+
+
 @settings(max_examples=examples(60), deadline=None)
 @given(separator=hidden, cuts=st.lists(st.integers(1, 9), min_size=1, max_size=40), terminal=st.booleans())
 def test_a_streamed_key_with_invisible_characters_is_masked_whatever_the_chunks(separator, cuts, terminal):

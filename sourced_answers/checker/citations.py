@@ -13,6 +13,9 @@ _DIGITS = r"[0-9０-９]{1,40}"
 _SEPARATOR = r"[ \t]*(?:[,，、;；]|[-–—~～])[ \t]*"
 _MARK = rf"[\[【［][ \t]*(?:\^[ \t]*)?({_DIGITS}(?:{_SEPARATOR}{_DIGITS})*)[ \t]*[\]】］]"
 CITATION_MARK = re.compile(_MARK)
+# 已经是统一写法的标记（[12]：半角方括号里只有不以 0 开头的数字）；和不是这种写法的标记（要统一的）
+_PLAIN = r"\[(?:[1-9][0-9]{0,29}|[0-9])\]"
+UNUSUAL_MARK = re.compile(rf"(?!{_PLAIN}){_MARK}")
 _LIST_SEPARATOR = re.compile(r"[ \t]*[,，、;；][ \t]*")
 _DASH = re.compile(r"[ \t]*[-–—~～][ \t]*")
 # 统一写法之后的引用：[编号]
@@ -61,7 +64,10 @@ def normalized_mark(match: re.Match[str]) -> str:
 
 
 def normalize_citations(text: str) -> str:
-    """把各种引用写法统一成 [1][2] 这样的形式，其余文字不变。"""
+    """把各种引用写法统一成 [1][2] 这样的形式，其余文字不变。所有标记都已经是统一的写法时（绝大多数回答）原样
+    返回：一个标记里不会有另一个标记的“[”，所以找不到要统一的标记，就没有要改的。"""
+    if not UNUSUAL_MARK.search(text):
+        return text
     return CITATION_MARK.sub(normalized_mark, text)
 
 

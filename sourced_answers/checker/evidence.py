@@ -15,7 +15,7 @@ from sourced_answers.checker.alignment import UNIT, Alignment
 from sourced_answers.checker.polarity import CHINESE_NEGATION, ENGLISH_NEGATION
 from sourced_answers.checker.reading import Reading
 from sourced_answers.checker.source_index import SourceIndexes
-from sourced_answers.checker.structure import Locator, Structure, checked_indexes
+from sourced_answers.checker.structure import Structure, checked_indexes, claim_spans
 from sourced_answers.checker.terminal import stripped_positions
 from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, FUNCTION_CHARS, latin_token
 from sourced_answers.checker.types import ClaimCheck
@@ -84,10 +84,8 @@ def located(checks: Sequence[ClaimCheck], structure: Structure, stripped: str, a
     """把每个句子的 evidence、unmatched 里相对句子的位置换成在回答（answer，终端控制序列去掉之前）里的位置。
     stripped：去掉控制序列之后的回答（核对切句子用的就是它）；找不到句子在哪里时位置是 None。"""
     positions = stripped_positions(answer)
-    locator = Locator(stripped)
     indexes = checked_indexes(structure.claims)
-    for claim, index in zip(structure.claims, indexes, strict=True):
-        span = locator.find(claim.body)
+    for span, index in zip(claim_spans(stripped), indexes, strict=True):
         if index is None or index >= len(checks):
             continue
         check = checks[index]

@@ -345,5 +345,12 @@ Located = list[tuple[Claim, Span | None]]
 def claims_with_positions(answer: str) -> Located:
     """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。
     位置是在 strip_terminal(answer) 里的（核对读句子之前先去掉终端控制序列）：调用方也在去掉之后的回答上取位置。"""
+    return list(zip(analyse(answer).claims, claim_spans(answer), strict=True))
+
+
+@lru_cache(maxsize=8)
+def claim_spans(answer: str) -> tuple[Span | None, ...]:
+    """analysed(answer).claims 里每个句子在 strip_terminal(answer) 里的位置（只读的缓存：核对、证据的位置、提示
+    --fix 都要同一个回答的这一份）。"""
     locator = Locator(strip_terminal(answer))
-    return [(claim, locator.find(claim.body)) for claim in analyse(answer).claims]
+    return tuple(locator.find(claim.body) for claim in analysed(answer).claims)

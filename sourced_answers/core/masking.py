@@ -196,11 +196,20 @@ def char_pattern(char: str) -> str:
     return f"(?:{re.escape(char)}|\\\\u{hexes(f'{ord(char):04x}')}|\\\\U{hexes(f'{ord(char):08x}')}{short})"
 
 
+def visible_keys(secrets: Iterable[str]) -> list[str]:
+    return [key for key in dict.fromkeys(visible(secret) for secret in secrets) if key]
+
+
+def may_hold_secret(text: str, secrets: Iterable[str]) -> bool:
+    """text 里有没有哪个密钥的开头（mask 先做的那一步粗查）：没有就一定没有要遮的。"""
+    return any(key_start(key).search(text) for key in visible_keys(secrets))
+
+
 def mask(text: str, secrets: Iterable[str]) -> str:
     """把文字里出现的每个密钥换成 mk-***：密钥的字中间夹着看不见的字符（零宽空格、软连字符、组合附加符号、换行）、
     空白（一个字一个空格）、终端控制序列，或者写成转义（\u006d、\u200b）也算；两个密钥重叠、同一个密钥连着出现时，
     整段一起遮掉，不会露出半截。和文字的长度成线性。"""
-    keys = [key for key in dict.fromkeys(visible(secret) for secret in secrets) if key]
+    keys = visible_keys(secrets)
     if not text or not any(key_start(key).search(text) for key in keys):
         return text  # 绝大多数文字：连哪个密钥的开头都没有，不必去掉看不见的字符再找
     # 几种看法都找（VIEWS）：转义解开的（JSON 里的 \u006d、literal 写出的 \u200b）和不解开的（密钥自己带着反斜杠时，
@@ -262,27 +271,77 @@ def held_in_view(text: str, keys: list[str], view: str) -> int:
 
 def mask_data(value: Any, secrets: Sequence[str]) -> Any:
     """在编码成 JSON、HTML 之前遮掉数据里的密钥（字典的键和值、列表里的每一项）：编码之后密钥里的 " \\ & < 会变样，
-    就找不到了。"""
+    就找不到了。先把所有的字连起来粗查一遍：连哪个密钥的开头都没有（绝大多数记录）就原样返回，不必一个字符串
+    一个字符串地遮（一个长回答的记录有几十万个字符串）。连起来只会多出跨两个字符串的“开头”，不会少：多出的只让
+    它走慢的那条路。"""
     if not secrets:
         return value
+    pieces: list[str] = []
+    strings_of(value, pieces)
+    if not may_hold_secret("\0".join(pieces), secrets):
+        return value
+    return masked_data(value, secrets)
+
+
+def strings_of(value: Any, pieces: list[str]) -> None:
+    """value 里的每个字符串（字典的键和值、列表里的每一项）按顺序放进 pieces。"""
+    if isinstance(value, str):
+        pieces.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str):
+                pieces.append(key)
+            if isinstance(item, str):
+                pieces.append(item)
+            elif isinstance(item, dict | list | tuple):
+                strings_of(item, pieces)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            if isinstance(item, str):
+                pieces.append(item)
+            elif isinstance(item, dict | list | tuple):
+                strings_of(item, pieces)
+
+
+def masked_data(value: Any, secrets: Sequence[str]) -> Any:
+    """mask_data 慢的那条路：每个字符串各遮一遍。"""
     if isinstance(value, str):
         return mask(value, secrets)
     if isinstance(value, dict):
-        return {mask_data(key, secrets): mask_data(item, secrets) for key, item in value.items()}
+        return {masked_data(key, secrets): masked_data(item, secrets) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [mask_data(item, secrets) for item in value]
+        return [masked_data(item, secrets) for item in value]
     return value
 
 
 def masked_json(value: Any, secrets: Sequence[str], indent: int | None = None) -> str:
     """一条记录（或汇总）写成 JSON 的唯一办法：先在数据上遮掉密钥，再编码（编码之后密钥里的 " \\ 会变样，就找不到了）。
     indent 为 None 时是一行（JSON Lines 的一行，末尾带换行）。"""
-    text = json.dumps(mask_data(value, secrets), ensure_ascii=False, indent=indent)
-    return text + "\n"
+    return encoded(value, secrets, indent) + "\n"
+
+
+def encoded(value: Any, secrets: Sequence[str], indent: int | None = None) -> str:
+    """先照原样编码，把编码里的转义解开（每个字符串就原样、连续地出现在里面）粗查一遍：连哪个密钥的开头都没有
+    （绝大多数记录）就用它；有的话在数据上遮掉再编码。一个长回答的记录有几十万个字符串，不必一个一个地查。"""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    if secrets and may_hold_secret(json_strings_view(text), secrets):
+        text = json.dumps(masked_data(value, secrets), ensure_ascii=False, indent=indent)
+    return text
 
 
 JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
 SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def json_strings_view(text: str) -> str:
+    """json.dumps（ensure_ascii=False）编码出来的文字里的转义（\\"、\\\\、\\n、控制字符的 \\u001b）解开：
+    数据里的每个字符串原样、连续地出现在结果里（粗查密钥用，不是合法的 JSON）。"""
+    if "\\" not in text:
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        return chr(int(match.group(1), 16)) if match.group(1) else SIMPLE_ESCAPES[match.group(2)]
+    return JSON_ESCAPE.sub(one, text)
 
 
 def json_unescaped(text: str) -> str:
@@ -322,5 +381,4 @@ def masked_error(error: E, secrets: Sequence[str]) -> E:
 
 def masked_json_bytes(value: Any, secrets: Sequence[str]) -> bytes:
     """HTTP 回应、SSE 的一块、MCP 的一帧：先遮再编码成一行 UTF-8 的 JSON（单独的代理码位换成 U+FFFD）。"""
-    text = json.dumps(mask_data(value, secrets), ensure_ascii=False)
-    return SURROGATE.sub("\ufffd", text).encode("utf-8")
+    return SURROGATE.sub("\ufffd", encoded(value, secrets)).encode("utf-8")

@@ -23,6 +23,7 @@ from sourced_answers.checker import (
     empty_report,
     split_reply,
 )
+from sourced_answers.core.collection import fewer_collections
 from sourced_answers.core.errors import ExitCode, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import (
@@ -102,22 +103,24 @@ class Checked:
 
 def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, rewrite: Rewriter | None = None,
                   log: Log = lambda message: None, judge: Judge | None = None) -> Checked:
-    """核对；check.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。"""
+    """核对；check.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。
+    核对和修正期间少做垃圾回收（core/collection.py）：每道门都经过这里。"""
     indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
     rule = check.support_rule
-    report = check_answer(answer, sources, rule, indexes)
-    fix = None
-    fixable = NOTHING_FIXABLE
-    if check.fix:
-        from sourced_answers.steps.rewrite import fix_answer
+    with fewer_collections():
+        report = check_answer(answer, sources, rule, indexes)
+        fix = None
+        fixable = NOTHING_FIXABLE
+        if check.fix:
+            from sourced_answers.steps.rewrite import fix_answer
 
-        rounds = check.fix_rounds if rewrite else 0
-        started = time.monotonic()
-        fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
-        fix = Fixed(answer, fixed, repairs, report, time.monotonic() - started)
-        answer, report = fixed, fixed_report
-    elif not report.passed:
-        fixable = repairable(answer, sources, rule, report, indexes)
+            rounds = check.fix_rounds if rewrite else 0
+            started = time.monotonic()
+            fixed, fixed_report, repairs = fix_answer(answer, sources, rule, rounds, rewrite, log, indexes)
+            fix = Fixed(answer, fixed, repairs, report, time.monotonic() - started)
+            answer, report = fixed, fixed_report
+        elif not report.passed:
+            fixable = repairable(answer, sources, rule, report, indexes)
     judged = judge_report(report, sources, rule, judge, log) if judge else None
     return Checked(answer, report, fix, fixable, judged, list(sources))
 
