@@ -73,5 +73,6 @@ def test_alignment_time_grows_linearly_with_a_repetitive_claim_and_source():
         started = time.perf_counter()
         align(text, window)
         return time.perf_counter() - started
-    small, large = seconds(CLAIM_CHUNK), seconds(4 * CLAIM_CHUNK)
+    # 各取 5 次里最快的一次：机器忙的时候，一次被打断的测量不会让比值失真
+    small, large = min(seconds(CLAIM_CHUNK) for _ in range(5)), min(seconds(4 * CLAIM_CHUNK) for _ in range(5))
     assert large < 12 * max(small, 1e-4)

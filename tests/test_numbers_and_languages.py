@@ -244,6 +244,14 @@ def test_ten_thousands_are_part_of_the_number():
     assert kinds("截至2021年底，京东体系的员工数超过40万人 [1]。", source) == ["number_mismatch"]
 
 
+def test_a_chinese_number_with_hundreds_or_more_is_a_number_without_a_measure_word():
+    """“三十万棋谱”：带“百”“千”“万”“亿”、以数字开头的中文数，后面不是量词也读成数；“千万”“万一”不是数。"""
+    source = "这套系统从中选出了五十万棋谱用来训练。"
+    assert kinds("这套系统从中选出了三十万棋谱用来训练 [1]。", source) == ["number_mismatch"]
+    assert kinds("这套系统从中选出了500000棋谱用来训练 [1]。", source) == []
+    assert kinds("升级固件时千万不要断电 [1]。", "升级固件时千万不要断电，万一断电可能变砖。") == []
+
+
 def test_the_general_counter_matches_any_chinese_measure_word():
     assert kinds("家用 NAS 最好选两个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == []
     assert kinds("家用 NAS 最好选三个盘位，方便做 RAID1 镜像 [1]。", "硬盘位：家用至少选两盘位，方便做 RAID1 镜像。") == [

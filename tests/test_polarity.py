@@ -195,3 +195,41 @@ def test_a_negation_in_the_source_title_or_a_heading_is_not_a_contradiction():
     source = Source(title="为什么 RAID 不是备份", text="# RAID 不能代替备份\n\nRAID 把数据写到几块盘上。")
     assert contradicts("RAID 是备份 [1]。", source) == [False]
     assert contradicts("RAID 能代替备份 [1]。", source) == [False]
+
+
+# ---------- 双重否定、情态词、另加的否定的评价 ----------
+
+@pytest.mark.parametrize("claim, source", [
+    # 资料是双重否定（肯定），回答只留下一个否定
+    ("升级固件前不能备份数据", "升级固件前不能不备份数据，否则出错时无法恢复。"),
+    # 否定的是“需要”“用”“必”“敢”这类情态词，后面照抄了资料要做的事
+    ("家用 NAS 不需要定期做坏道检测", "家用 NAS 要定期做坏道检测。"),
+    ("新盘到手不用先做一次完整的坏道检测", "新盘到手先做一次完整的坏道检测。"),
+    ("RAID 重建期间无需避免大量写入", "RAID 重建期间尽量避免大量写入。"),
+    # 照抄了资料要做的事，后面另加一个否定的评价
+    ("管理员账号开启两步验证没有必要", "管理员账号要开启两步验证。"),
+    ("定期做恢复演练没什么用", "备份要定期做恢复演练，才知道备份能不能用。"),
+    ("硬盘的缓存大小与读写速度无关", "硬盘的缓存大小会影响读写速度。"),
+    ("Regular restore drills are not necessary", "Backups need regular restore drills."),
+    ("Enabling two-factor authentication has no effect", "Enabling two-factor authentication blocks most attacks."),
+])
+def test_a_negation_removed_from_a_double_negative_or_added_to_a_copied_duty_is_a_flip(claim, source):
+    assert contradiction_kinds(claim, source) == {"polarity_mismatch"}
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("升级固件前不能不备份数据", "升级固件前不能不备份数据，否则出错时无法恢复。"),   # 两边一样的双重否定
+    ("我没讲段巾泰的事", "只是讲我没没讲段巾泰的事。"),                             # 说话时重复了一遍“没”
+    ("管理员账号开启两步验证没有必要", "管理员账号开启两步验证没有必要，改强密码就够了。"),  # 资料也这么说
+    ("这个插件没什么用", "这个插件用处不大。"),                                     # 资料是委婉的说法
+    ("定期做恢复演练没有必要吗", "备份要定期做恢复演练。"),                          # 问句
+])
+def test_the_same_double_negative_a_stutter_or_an_evaluation_the_source_shares_is_not_a_flip(claim, source):
+    assert not contradiction_kinds(claim, source)
+
+
+def test_a_two_character_opposite_counts_whatever_is_written_before_it():
+    """“会减少”对“及时增加”：两个字的反义词本身就是词，前面的字不一样也算（一个字的“多”“少”仍要两边前面一样）。"""
+    assert contradiction_kinds("农资价格上涨会减少农资综合补贴", "根据农资价格上涨幅度，及时增加农资综合补贴。") == \
+        {"opposite_mismatch"}
+    assert not contradiction_kinds("许多人选择两盘位", "不少人选择两盘位。")

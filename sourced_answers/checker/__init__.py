@@ -15,7 +15,9 @@
   citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
   polarity      否定的写法，什么地方不是在断言
   opposites     反义词表
-  slots         照抄资料、只换了一处：说反了、反义词、换了名字
+  edges         同一处：对上的一段前后紧挨着的几个字，是不是确实是同一处
+  slots         照抄资料、只换了一处：说反了、反义词
+  names         换了名字
   number_rule   数字的规则：同一处换了数、所引资料里找不到的数
   evidence      对齐的结果写进每一句的核对结果（evidence、unmatched，位置在回答和资料里）
   score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合；英文的在 support_model_en.json，

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sourced_answers.checker.alignment import Alignment, Units, Window, align, units_of
+from sourced_answers.checker.edges import edges, same_place
 from sourced_answers.checker.quantities import (
     DATE_UNIT,
     DAY,
@@ -29,7 +30,6 @@ from sourced_answers.checker.quantities import (
     totals_in,
 )
 from sourced_answers.checker.reading import Reading, Seen
-from sourced_answers.checker.slots import edges, same_place
 from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.text import quote
 

@@ -135,13 +135,14 @@ def quantity_spans(seen_text: Seen, claim: bool = False, single: bool = False) -
     for match in CHINESE_NUMERAL.finditer(text):
         numeral = match.group()
         after = text[match.end():match.end() + 1]
-        if numeral in ("一", "壹") and not single or not after or after not in MEASURE_WORDS:
+        if not large_numeral(numeral) and (numeral in ("一", "壹") and not single or not after
+                                           or after not in MEASURE_WORDS):
             continue  # “一个”“一些”这类不是在说数量
         if after == "分" and (numeral == "十" or text.startswith("分之", match.end())):
             continue  # “十分”是“很”；“三分之一”“百分之五十”是分数，不逐字比较
         counted = chinese_value(numeral)
         if counted is not None:
-            found.append(((float(counted), normal_unit(after)), match.span()))
+            found.append(((float(counted), normal_unit(after) if after else None), match.span()))
     if "俩" in text or "仨" in text:
         for match in COLLECTIVE.finditer(text):
             found.append(((float(COLLECTIVE_VALUES[match.group()]), "个"), match.span()))
@@ -159,6 +160,16 @@ def quantity_spans(seen_text: Seen, claim: bool = False, single: bool = False) -
             continue  # “2.5 thousand”里的 thousand 是前面那个数的倍数
         found.append(((float(ENGLISH_NUMBERS[word]), unit_at(text, match.end())), match.span()))
     return found
+# 数字开头、带着“百”“千”“万”“亿”的中文数（“三十万棋谱”“五百人次”）：后面不是量词也是数量。“千万”“万一”
+# “百年”这样不以数字开头的词不算
+LARGE_NUMERAL = re.compile(r"[一壹二贰两三叁四肆五伍六陆七柒八捌九玖][零〇一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾]*"
+                           r"[百佰千仟万亿][零〇一壹二贰两三叁四肆五伍六陆七柒八捌九玖十拾百佰千仟万亿]*")
+
+
+def large_numeral(numeral: str) -> bool:
+    return LARGE_NUMERAL.fullmatch(numeral) is not None
+
+
 def arabic(text: str, found: Found) -> None:
     """阿拉伯数字的数量（带“万”“亿”、单位，一串数共用后面的单位）放进 found。"""
     matches = list(ARABIC.finditer(text))
