@@ -3,7 +3,8 @@
 按一件事一个模块拆开（从下往上）：
   types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
   citations     引用标记的各种写法
-  structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
+  structure     回答的结构：段落、列表项、句子
+  locating      在原文里找到句子（修正、审阅页用）
   markup        照抄进回答的提示词标签（<source id=…>）
   places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
   tokens        内容词和语言
@@ -28,6 +29,7 @@ from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
 from sourced_answers.checker.features import FEATURES, compare
+from sourced_answers.checker.locating import Located, Locator, Span, claims_with_positions
 from sourced_answers.checker.places import checked_positions, problem_places
 from sourced_answers.checker.quantities import numbers_in
 from sourced_answers.checker.reading import read_claim, seen
@@ -48,16 +50,7 @@ from sourced_answers.checker.rules import (
 )
 from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportModel, support_model
 from sourced_answers.checker.source_index import SourceIndexes, written_sentences
-from sourced_answers.checker.structure import (
-    Located,
-    Locator,
-    Span,
-    Structure,
-    Unit,
-    analyse,
-    checked_indexes,
-    claims_with_positions,
-)
+from sourced_answers.checker.structure import Structure, Unit, analyse, checked_indexes
 from sourced_answers.checker.terminal import TerminalFilter, strip_terminal
 from sourced_answers.checker.text import (
     LINE_UNSAFE_CLASS,

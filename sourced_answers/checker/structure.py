@@ -1,6 +1,6 @@
-"""回答的结构：段落、需要引用的块（正文行、列表项）、句子，以及在原文里找到句子的位置。
+"""回答的结构：段落、需要引用的块（正文行、列表项）、句子。
 
-核对、修正、文字输出和审阅页都用这里切出来的同一份句子。全部是线性时间。
+核对、修正、文字输出和审阅页都用这里切出来的同一份句子（在原文里找到它们的位置见 locating.py）。全部是线性时间。
 """
 import re
 import unicodedata
@@ -11,13 +11,12 @@ from functools import lru_cache
 from sourced_answers.checker.citations import (
     citation_runs,
     cited_numbers,
-    marks_after,
     normalize_citations,
     without_citations,
 )
 from sourced_answers.checker.reading import seen
 from sourced_answers.checker.terminal import strip_terminal
-from sourced_answers.checker.thinking import strip_think, think_spans
+from sourced_answers.checker.thinking import strip_think
 from sourced_answers.checker.types import Claim
 
 HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
@@ -37,8 +36,6 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s
 CONTENT = re.compile(r"[^\W_]")
 # 读的时候会被去掉的记号（强调、标签、实体、链接）：没有它们的文字，读之前和读之后有没有字、结尾是什么都一样
 MARKED_UP = re.compile(r"[*_~`<&\[]")
-
-Span = tuple[int, int]
 
 
 @dataclass
@@ -286,55 +283,3 @@ def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
 
 def unit_citations(unit: Unit) -> list[int]:
     return cited_numbers("\n".join(unit.lines))
-
-
-# ---------- 在原文里找到句子 ----------
-
-def masked(answer: str) -> str:
-    """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
-    pieces = []
-    position = 0
-    for start, end in think_spans(answer):
-        pieces += [answer[position:start], "\0" * (end - start)]
-        position = end
-    pieces.append(answer[position:])
-    return "".join(pieces)
-
-
-class Locator:
-    """按顺序在原文里找句子：句子的正文（去掉引用后的文字）在原文里一字不差，只是引用标记的写法可能不同。"""
-
-    def __init__(self, answer: str) -> None:
-        self.text = masked(answer)
-        self.cursor = 0
-
-    def find(self, body: str) -> Span | None:
-        """正文的位置 (start, end)；找不到时为 None。"""
-        start = self.text.find(body, self.cursor)
-        if start < 0:
-            return None
-        self.cursor = start + len(body)
-        return start, start + len(body)
-
-    def whole_item(self, span: Span) -> bool:
-        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
-        line_start = self.text.rfind("\n", 0, span[0]) + 1
-        line_end = self.text.find("\n", span[1])
-        before = self.text[line_start:span[0]]
-        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
-        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
-        return is_list_item(item) and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
-
-    def marks_after(self, end: int) -> Span | None:
-        """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
-        return marks_after(self.text, end)
-
-
-Located = list[tuple[Claim, Span | None]]
-
-
-def claims_with_positions(answer: str) -> Located:
-    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。
-    位置是在 strip_terminal(answer) 里的（核对读句子之前先去掉终端控制序列）：调用方也在去掉之后的回答上取位置。"""
-    locator = Locator(strip_terminal(answer))
-    return [(claim, locator.find(claim.body)) for claim in analyse(answer).claims]
