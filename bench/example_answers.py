@@ -117,6 +117,8 @@ EXAMPLES: list[dict[str, Any]] = [
         "- 需要转码 4K 视频时选带核显的 Intel 型号")},
     {"id": "zh-bold-lead-in-numbered", "sources": NAS, "expect": ("weak_support",), "answer": (
         "**选购家用 NAS 要看这几点 [1]：**\n1. 家用至少选两盘位，方便做 RAID1 镜像\n2. RAID5 换盘后要重建阵列，大容量硬盘重建时间长")},
+    {"id": "zh-numbered-citation-first", "sources": NAS, "expect": "pass", "answer": (
+        "1. [2] RAID1 是镜像，两块盘存同样的数据\n2. [2] RAID5 至少三块盘，可以容忍一块盘损坏")},
     {"id": "zh-closing-quote-citation", "sources": NAS, "expect": "pass",
      "answer": "“家用 NAS 至少选两盘位！方便做 RAID1 镜像！”[1]"},
     {"id": "en-emoji-citation", "sources": NAS_EN, "expect": ("uncited_paragraph",),
@@ -138,6 +140,8 @@ EXAMPLES: list[dict[str, Any]] = [
      "answer": "RAID 5 needs at least two disks and survives the failure of one disk [2]."},
     {"id": "en-table", "sources": NAS_EN, "expect": "pass", "answer": (
         "| Level | Disks |\n|---|---|\n| RAID 5 | needs at least three disks [2] |")},
+    {"id": "en-numbered-citation-first", "sources": NAS_EN, "expect": "pass", "answer": (
+        "1. [2] RAID 1 mirrors the same data on two disks\n2. [2] RAID 5 needs at least three disks")},
     {"id": "en-lead-in-list", "sources": NAS_EN, "expect": "pass", "answer": (
         "When choosing a home NAS, consider the following [1]:\n\n"
         "- pick at least two bays so that you can mirror your data with RAID 1\n"

@@ -90,6 +90,17 @@ def test_a_list_under_a_source_title_line_inherits_its_number():
     assert problem.kind == "weak_support" and "管理员账号" in problem.sentence and "可能应引用 [3]" in problem.message
 
 
+# ---------- 编号后面先写引用的列表项 ----------
+
+@pytest.mark.parametrize("answer, sources", [
+    ("1. [2] RAID1 是镜像，两块盘存同样的数据\n2. [2] RAID5 至少三块盘，可以容忍一块盘损坏", NAS),
+    ("1. [2] RAID 1 mirrors the same data on two disks\n2. [2] RAID 5 needs at least three disks", NAS_EN),
+])
+def test_the_number_of_an_item_that_starts_with_its_citation_is_not_a_sentence(answer, sources):
+    assert not any(text.strip().startswith(("1.", "2.")) and "RAID" not in text for text in sentences(answer))
+    assert kinds(answer, sources) == []
+
+
 # ---------- 没有内容的句子 ----------
 
 @pytest.mark.parametrize("empty", ["👍 [1]", "🙂🎉 [1][2]", "**👍** [1]", "✅ [1]"])

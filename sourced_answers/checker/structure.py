@@ -191,7 +191,7 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
         leading: list[int] = []
         for run_start, run_end, numbers in citation_runs(line, start, segment_end):
             before = line[cursor:run_start]
-            if not before.strip():
+            if not line[max(cursor, marker_end):run_start].strip():  # “1. [2] 标题”：编号后面的引用也在句首
                 leading += numbers
             else:
                 text = line[cursor:run_end]
