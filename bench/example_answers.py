@@ -108,6 +108,17 @@ EXAMPLES: list[dict[str, Any]] = [
     {"id": "zh-title-line-list", "sources": NAS, "expect": ("weak_support",), "answer": (
         "[2] RAID1 和 RAID5 的区别：\n- RAID5 至少三块盘，可以容忍一块盘损坏\n"
         "- 管理员账号要开启两步验证，关闭默认的 admin 账号")},
+    {"id": "zh-title-line-no-colon-wrong-disks", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "[2] RAID 说明\n- RAID1 需要三块盘\n- RAID5 至少五块盘")},
+    {"id": "zh-bold-title-line-no-colon", "sources": NAS, "expect": "pass", "answer": (
+        "**[2] RAID1 和 RAID5 的区别**\n\n- RAID1 是镜像，两块盘存同样的数据\n- RAID5 至少三块盘，可以容忍一块盘损坏")},
+    {"id": "zh-book-title-line-wrong-item", "sources": NAS, "expect": ("weak_support",), "answer": (
+        "[2]《RAID1 和 RAID5 的区别》\n- RAID5 至少三块盘，可以容忍一块盘损坏\n- 管理员账号要开启两步验证，关闭默认的 admin 账号")},
+    {"id": "zh-bold-title-colon-bold-items", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "**[2] RAID 说明**:\n1. **RAID1**：需要三块盘\n2. **RAID5**：至少五块盘")},
+    {"id": "zh-nested-lead-in-items", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "1. **RAID** [2]：\n   - RAID1 需要三块盘\n   - RAID5 至少三块盘，可以容忍一块盘损坏\n"
+        "2. **硬盘位** [1]：\n   - 家用至少选两盘位，方便做 RAID1 镜像")},
     {"id": "zh-emoji-citation", "sources": NAS, "expect": ("uncited_paragraph",),
      "answer": "群晖的 NAS 系统比威联通稳定得多，适合所有家庭。👍 [1]"},
     {"id": "zh-table-long-header", "sources": NAS, "expect": "pass", "answer": (
@@ -150,6 +161,13 @@ EXAMPLES: list[dict[str, Any]] = [
         "When choosing a home NAS, consider the following [1]:\n\n"
         "- pick at least two bays so that you can mirror your data with RAID 1\n"
         "- turn on two-factor authentication for the admin account and disable the default admin user")},
+    {"id": "en-title-line-no-colon-wrong-disks", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
+        "[2] RAID 1 vs RAID 5 explained\n- RAID 1 needs three disks\n- RAID 5 needs at least three disks")},
+    {"id": "en-title-line-no-colon", "sources": NAS_EN, "expect": "pass", "answer": (
+        "[1] How to choose a home NAS\n\n- pick at least two bays so that you can mirror your data with RAID 1\n"
+        "- 8GB of RAM is a sensible start if you plan to run Docker containers")},
+    {"id": "en-nested-lead-in-items", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
+        "1. **RAID levels** [2]:\n   - RAID 1 mirrors the same data on two disks\n   - RAID 5 needs at least five disks")},
     {"id": "en-small-model", "sources": NAS_EN, "expect": "flag", "answer": (
         "**Answer:** A NAS is a great device for every family and it never fails [1].\n\n"
         "Sources: [1] How to choose a home NAS")},

@@ -1,4 +1,4 @@
-"""回答的结构：段落、需要引用的块（正文行、列表项）、句子。
+"""回答的结构：段落、需要引用的块（正文行、列表项）、句子，以及引出列表的一行把引用传给哪些列表项。
 
 核对、修正、文字输出和审阅页都用这里切出来的同一份句子（在原文里找到它们的位置见 locating.py）。全部是线性时间。
 """
@@ -152,6 +152,28 @@ def is_lead_in(text: str) -> bool:
     return bool(MARKED_UP.search(plain)) and bool(LEAD_IN_END.search(seen(plain)))  # 没有记号就不必再读一遍
 
 
+def is_title_line(line: str) -> bool:
+    """像标题的一行：读出来（去掉引用、强调记号、列表记号）短、没有句末标点，而且有字——
+    “[2] RAID 说明”“**[2]《RAID1 和 RAID5 的区别》**”“## RAID 说明 [2]”“Source [2]: How to choose a NAS”。
+    写了引用、后面跟着列表时，它和以冒号结尾的一行一样引出那个列表（小模型常把资料的编号和标题写在列表上面、不写冒号）。"""
+    plain = without_citations(line)
+    marker = LIST_ITEM.match(plain) or LIST_ITEM_CJK.match(plain)
+    if marker:
+        plain = plain[marker.end():]
+    if len(plain) > 4 * HEADING_AS_TEXT:
+        return False  # 读之前就远远超过标题的长度（读只会去掉记号）：不必再读
+    if MARKED_UP.search(plain):
+        plain = seen(plain)
+    plain = plain.strip()
+    return len(plain) <= HEADING_AS_TEXT and not SENTENCE_END.search(plain) and bool(CONTENT.search(plain))
+
+
+def list_position(line: str) -> tuple[int, bool]:
+    """列表项的缩进（制表符算 4 格）和它是不是编号的项（“1.”“1、”“（1）”；否则是“-”“*”这样的符号项）。"""
+    body = line.lstrip(" \t")
+    return len(line[:len(line) - len(body)].expandtabs(4)), body[:1] in NUMBERED
+
+
 def says_something(claim: Claim) -> bool:
     """读出来之后还有内容（字母、数字、汉字）的句子。"""
     return has_content(claim.body)
@@ -214,57 +236,125 @@ def analyse(answer: str) -> Structure:
     return Structure(cached.units, claims, cached.uncited)
 
 
+# 引出列表的一行连同它列出的前这么多项一起判：判一次的代价和列表多长无关（几十万项的列表照样是线性的）
+CONTEXT_ITEMS = 20
+
+
+@dataclass
+class Scope:
+    """引出列表的一行管着的范围：它的缩进和记号（不是列表项的引出行是 -1、None：管到下一块正文为止）、
+    传给列表项的引用、引出列表的那一句（它连同列出的各项一起判）。"""
+    indent: int
+    numbered: bool | None
+    citations: list[int]
+    claim: Claim | None
+    siblings: bool = False
+
+    def holds(self, indent: int, numbered: bool) -> bool:
+        """缩进为 indent 的列表项在不在这一行下面：缩进得更深，或者同样的缩进、上面是编号的项、它是符号项
+        （“1. [2] RAID 说明：”下面紧跟着的“- RAID1 ……”）；以冒号结尾、后面紧跟着同一层的项的列表项（siblings）
+        还管着它后面同一层、和紧跟着的那一项同一种记号的项（“- [2] RAID 说明：”后面的“- RAID1 ……”）。"""
+        if self.numbered is None or indent > self.indent:
+            return True
+        if indent < self.indent:
+            return False
+        return (self.numbered and not numbered) or (self.siblings and numbered == self.numbered)
+
+
+def lead_claim(unit_claims: list[Claim]) -> Claim | None:
+    """引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）。"""
+    claim = next((c for c in reversed(unit_claims) if c.citations), None)
+    if claim is not None:
+        claim.context = ()
+    return claim
+
+
 @lru_cache(maxsize=8)
 def analysed(answer: str) -> Structure:
     """analyse 的缓存（只读）。
 
-    “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
-    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。引出行自己连同这些列表项一起判支持分（context）。
+    引出列表的一行把引用传给它引出的列表项（中间隔一个空行也算）：以冒号结尾的一行（“以下几点：[2]”），
+    或者写了引用、像标题的一行（“[2] RAID 说明”，小模型常不写冒号）；列表项本身以冒号结尾或者像标题时，
+    也引出缩进在它下面的项。列表项没有自己的引用时就拿继承来的引用核对；没有可继承的引用就算没有引用。
+    引出行自己连同继承它的引用的各项一起判支持分（context）。
     段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：不核对，
     它的引用也不算这一段的引用。"""
     answer = normalize_citations(strip_think(strip_terminal(answer)))
     units: list[Unit] = []
     claims: list[Claim] = []
     uncited: list[Unit] = []
-    lead_in_citations: list[int] = []
-    lead_in: Claim | None = None
+    scopes: list[Scope] = []  # 外层的在前
+    previous: tuple[Unit, list[Claim], int, bool] | None = None  # 上一个列表项：它可能引出缩进在它下面的项
     for number, lines in enumerate(split_paragraphs(answer), 1):
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
-            contentful = [has_content(c.body) for c in unit_claims]
-            own = [n for c, said in zip(unit_claims, contentful, strict=True) if said or not is_decoration(c)
-                   for n in c.citations]
-            unit.own = tuple(own)
-            for claim, said in zip(unit_claims, contentful, strict=True):
-                if not said:
-                    claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
-                elif own and not claim.citations:
-                    # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
-                    # （一段末尾写一个引用的写法很常见）
-                    claim.citations = list(dict.fromkeys(own))
-                    claim.shared = True
+            own = own_citations(unit, unit_claims)
             if unit.item is None:
-                leads = is_lead_in("\n".join(unit.lines))
-                lead_in_citations = own if leads else []
-                # 引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）
-                lead_in = next((c for c in reversed(unit_claims) if c.citations), None) if leads else None
-                if lead_in is not None:
-                    lead_in.context = ()
-                if not own and not leads:
+                scopes = []
+                previous = None
+                colon = is_lead_in("\n".join(unit.lines))
+                if colon or own and is_title_line(unit.lines[-1]):
+                    scopes.append(Scope(-1, None, own, lead_claim(unit_claims) if own else None))
+                if not own and not colon:
                     uncited.append(unit)
-            elif not own:
-                if lead_in_citations:
+            else:
+                indent, numbered = list_position(unit.lines[0])
+                while scopes and not scopes[-1].holds(indent, numbered):
+                    scopes.pop()
+                opened = opened_scope(*previous, indent, numbered) if previous is not None else None
+                if opened is not None:
+                    while scopes and (scopes[-1].indent, scopes[-1].numbered) == (opened.indent, opened.numbered):
+                        scopes.pop()  # 同一层的前一个引出行管到这里为止
+                    scopes.append(opened)
+                scope = scopes[-1] if scopes else None
+                if not own and scope is not None and scope.citations:
                     for claim in unit_claims:
-                        claim.citations = list(lead_in_citations)
+                        claim.citations = list(scope.citations)
                         claim.inherited = True
-                    if lead_in is not None and unit_claims:
-                        lead_in.context += (" ".join(c.body for c in unit_claims),)
-                else:
+                elif not own:
                     uncited.append(unit)
+                lead = scope.claim if scope is not None else None
+                if lead is not None and unit_claims and not own and len(lead.context) < CONTEXT_ITEMS:
+                    lead.context += (" ".join(c.body for c in unit_claims),)
+                previous = (unit, unit_claims, indent, numbered)
             unit.claims = range(len(claims), len(claims) + len(unit_claims))
             units.append(unit)
             claims += unit_claims
     return Structure(units, claims, uncited)
+
+
+def own_citations(unit: Unit, unit_claims: list[Claim]) -> list[int]:
+    """这一块自己写的、算数的引用（记在 unit.own 里）；块里没写引用的句子拿这一块的引用核对（shared）。"""
+    contentful = [has_content(c.body) for c in unit_claims]
+    own = [n for c, said in zip(unit_claims, contentful, strict=True) if said or not is_decoration(c)
+           for n in c.citations]
+    unit.own = tuple(own)
+    for claim, said in zip(unit_claims, contentful, strict=True):
+        if not said:
+            claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
+        elif own and not claim.citations:
+            # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
+            # （一段末尾写一个引用的写法很常见）
+            claim.citations = list(dict.fromkeys(own))
+            claim.shared = True
+    return own
+
+
+def opened_scope(item: Unit, item_claims: list[Claim], indent: int, numbered: bool,
+                 next_indent: int, next_numbered: bool) -> Scope | None:
+    """上一个列表项有引用（自己的或者继承的）、引出了下一项时，它管着下面的项：返回它的范围。引出的意思是：
+    下一项在它下面（缩进得更深，或者编号项下面的符号项），它以冒号结尾或者像标题；或者下一项和它同一层，
+    它以冒号结尾（它管着后面同一层的项）。"""
+    below = next_indent > indent or (next_indent == indent and numbered and not next_numbered)
+    beside = not below and next_indent == indent
+    citations = list(dict.fromkeys(n for c in item_claims for n in c.citations)) if below or beside else []
+    if not citations:
+        return None
+    colon = is_lead_in("\n".join(item.lines))
+    if not colon and (beside or not is_title_line(item.lines[-1])):
+        return None
+    # 管着同一层的项时，记着的是那些项的记号（“- [2] RAID 说明：”下面可以是“1. ……”“2. ……”）
+    return Scope(indent, next_numbered if beside else numbered, citations, lead_claim(item_claims), siblings=beside)
 
 
 def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
