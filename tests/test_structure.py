@@ -175,6 +175,24 @@ def test_an_english_list_item_that_introduces_a_nested_list_passes_its_citation_
     flagged_against_source(answer, NAS_EN, WRONG_DISKS_EN)
 
 
+@pytest.mark.parametrize("lead", ["RAID 有几种常见的级别 [2]：", "**RAID 有几种常见的级别 [2]：**"])
+def test_a_lead_in_whose_items_carry_their_own_citations_is_not_flagged(lead):
+    answer = f"{lead}\n- RAID1 是镜像，两块盘存同样的数据 [2]\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]"
+    assert kinds(answer) == []
+
+
+def test_an_english_lead_in_whose_items_carry_their_own_citations_is_not_flagged():
+    answer = ("Storage Notes explains what each level gives you [2]:\n"
+              "- RAID 1 mirrors the same data on two disks [2]\n- RAID 5 needs at least three disks [2]")
+    assert kinds(answer, NAS_EN) == []
+
+
+@pytest.mark.parametrize("title", ["[2] RAID1 和 RAID5 的区别", "### [1] 家用 NAS 选购要点"])
+def test_a_title_line_that_only_names_a_source_above_cited_items_is_not_flagged(title):
+    answer = f"{title}\n\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]\n- 家用至少选两盘位，方便做 RAID1 镜像 [1]"
+    assert kinds(answer) == []
+
+
 @pytest.mark.parametrize("title", ["[2] RAID 说明", "[2] RAID 说明："])
 def test_items_that_are_only_names_under_a_title_line_are_not_flagged(title):
     assert kinds(f"{title}\n- RAID1\n- RAID5\n- RAID10") == []

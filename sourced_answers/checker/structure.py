@@ -276,7 +276,7 @@ def analysed(answer: str) -> Structure:
     引出列表的一行把引用传给它引出的列表项（中间隔一个空行也算）：以冒号结尾的一行（“以下几点：[2]”），
     或者写了引用、像标题的一行（“[2] RAID 说明”，小模型常不写冒号）；列表项本身以冒号结尾或者像标题时，
     也引出缩进在它下面的项。列表项没有自己的引用时就拿继承来的引用核对；没有可继承的引用就算没有引用。
-    引出行自己连同继承它的引用的各项一起判支持分（context）。
+    引出行自己连同它列出的各项（不论那一项的引用是自己写的还是继承的）一起判支持分（context）。
     段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：不核对，
     它的引用也不算这一段的引用。"""
     answer = normalize_citations(strip_think(strip_terminal(answer)))
@@ -314,7 +314,7 @@ def analysed(answer: str) -> Structure:
                 elif not own:
                     uncited.append(unit)
                 lead = scope.claim if scope is not None else None
-                if lead is not None and unit_claims and not own and len(lead.context) < CONTEXT_ITEMS:
+                if lead is not None and unit_claims and len(lead.context) < CONTEXT_ITEMS:
                     lead.context += (" ".join(c.body for c in unit_claims),)
                 previous = (unit, unit_claims, indent, numbered)
             unit.claims = range(len(claims), len(claims) + len(unit_claims))
