@@ -1,7 +1,7 @@
 """在原文里找到句子：修正（改引用标记的位置）、审阅页（标出哪几句）和聊天窗口的 annotations 都用它。
 句子是 structure.analyse 切出来的同一份；全部是线性时间。"""
 from sourced_answers.checker.citations import marks_after
-from sourced_answers.checker.structure import analyse, is_list_item
+from sourced_answers.checker.structure import analyse
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.thinking import think_spans
 from sourced_answers.checker.types import Claim
@@ -34,15 +34,6 @@ class Locator:
             return None
         self.cursor = start + len(body)
         return start, start + len(body)
-
-    def whole_item(self, span: Span) -> bool:
-        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
-        line_start = self.text.rfind("\n", 0, span[0]) + 1
-        line_end = self.text.find("\n", span[1])
-        before = self.text[line_start:span[0]]
-        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
-        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
-        return is_list_item(item) and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
 
     def marks_after(self, end: int) -> Span | None:
         """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""

@@ -2,7 +2,8 @@
 
 两步：
   1. 确定性修正（不调用模型）：只改引用标记，不改一个字的正文——
-     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；
+     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；句子用的是本段的引用、
+       或者从引出行继承的引用时，在句末写上那一条（继承的一项整项一起写，见 inherited_edits）；
      · 引用了不存在的编号 → 改成能通过的资料（recite）；
      · 没有引用的段落或列表项，每一句都有一条资料能通过 → 在句末补上引用（add_citation）。
      没有任何资料能通过的句子原样保留、照样被标出；通过的句子一个字也不动；对修正结果再修正不会再变。
@@ -86,10 +87,13 @@ def flagged_claims(report: Report) -> set[int]:
 
 def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator,
                  budget: int | None = None) -> list[Edit]:
-    """被标出的句子（和引了不存在的编号的句子）改引一条能让它完全通过的资料。budget：最多看这么多句。"""
+    """被标出的句子（和引了不存在的编号的句子）改引一条能让它完全通过的资料。budget：最多看这么多句。
+    用本段引用的句子（shared）只在这一段没有别的句子改引时才写上自己的引用：本段的引用改了之后它多半就通过了，
+    不必在句子中间多写一个（下一遍再看它）。"""
     flagged = flagged_claims(report)
     count = len(pool.sources)
     edits: list[Edit] = []
+    shared: list[Edit] = []
     examined = 0
     for (claim, span), index in zip(located, checked_indexes([claim for claim, _ in located]), strict=True):
         if index is None or span is None:
@@ -97,15 +101,16 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
         if budget is not None and examined >= budget:
             break
         if claim.inherited:
-            examined += index in flagged
-            edit = inherited_edit(claim, span, index in flagged, pool, locator)
-            if edit:
-                edits.append(edit)
-            continue
+            continue  # 继承了引用的列表项整项一起修（inherited_edits）
         invalid = [n for n in claim.citations if not 1 <= n <= count]
         if not invalid and index not in flagged:
             continue
         examined += 1
+        if claim.shared:
+            edit = shared_edit(claim, span, pool) if index in flagged else None
+            if edit:
+                shared.append(edit)
+            continue
         marks = own_marks(claim, span, locator)
         if marks is None:
             continue
@@ -126,17 +131,66 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
         repair = Repair("recite", claim.paragraph, claim.text, claim.text.replace(old_mark, new_mark),
                         reason, *changed(pool.fit(claim, claim.citations), after))
         edits.append(Edit(marks[0], marks[1], new_mark, repair))
-    return edits
+    recited = {edit.repair.paragraph for edit in edits}
+    return edits + [edit for edit in shared if edit.repair.paragraph not in recited]
 
 
-def inherited_edit(claim: Claim, span: Span, flagged: bool, pool: Sources, locator: Locator) -> Edit | None:
-    """列表项从引出行继承的引用支持不了它（flagged）：给这一项写上自己的引用（只在这一项就是这一句时）。"""
-    if not flagged or not locator.whole_item(span):
-        return None
+def shared_edit(claim: Claim, span: Span, pool: Sources) -> Edit | None:
+    """句子自己没写引用、用的是这一段（这一项）的引用，而那几条资料支持不了它：在句末写上能支持它的资料。
+    （引出列表的一行下面没写列表记号的几行也是这样。）这一段别的句子的依据只会多一条，不会少。"""
     best = pool.best(claim)
     if best is None:
         return None
+    shared = format_citations(claim.citations)
+    repair = Repair("recite", claim.paragraph, f"{claim.body} {shared}", f"{claim.body} [{best[0]}]",
+                    f"这句话用的是本段的引用 {shared}，它们支持不了它，资料 [{best[0]}] 能",
+                    *changed(pool.fit(claim, claim.citations), best[1]))
+    return Edit(span[1], span[1], f" [{best[0]}]", repair)
+
+
+def inherited_edits(located: Located, units: Sequence[Unit], report: Report, pool: Sources,
+                    budget: int | None = None) -> list[Edit]:
+    """从引出行继承引用的列表项里有句子被标出（继承来的资料支持不了它）：给这一项的每一句写上自己的引用——
+    被标出的句子写能让它完全通过的资料，别的句子写它继承来的编号（不写的话它会改用这一项新写的那条资料）。
+    被标出的句子有一句找不到资料，这一项就不动（照样被标出，交给模型改写）。太短、不判支持分的句子不写。
+    budget：最多看这么多项。"""
+    flagged = flagged_claims(report)
+    indexes = checked_indexes([claim for claim, _ in located])
+    edits: list[Edit] = []
+    examined = 0
+    for unit in units:
+        positions = [p for p in unit.claims if located[p][0].inherited]
+        marked = {p for p in positions if indexes[p] in flagged}
+        if not marked:
+            continue
+        if budget is not None and examined >= budget:
+            break
+        examined += 1
+        planned: list[Edit] = []
+        for position in positions:
+            claim, span = located[position]
+            edit = inherited_edit(claim, span, position in marked, pool)
+            if edit is None and (position in marked or span is None):
+                planned = []
+                break
+            if edit is not None:
+                planned.append(edit)
+        edits += planned
+    return edits
+
+
+def inherited_edit(claim: Claim, span: Span | None, flagged: bool, pool: Sources) -> Edit | None:
+    """继承了引用的一句：被标出的改引能支持它的资料，没被标出的写明它继承来的编号；太短的、找不到资料的为 None。"""
+    if span is None or too_short(read_claim(claim.body).text):
+        return None
     inherited = format_citations(claim.citations)
+    if not flagged:
+        repair = Repair("add_citation", claim.paragraph, claim.text, f"{claim.text} {inherited}",
+                        f"写明这句话从上文继承的 {inherited}（这一项别的句子改引了别的资料）")
+        return Edit(span[1], span[1], f" {inherited}", repair)
+    best = pool.best(claim)
+    if best is None:
+        return None
     repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
                     f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
                     *changed(pool.fit(claim, claim.citations), best[1]))
@@ -210,8 +264,10 @@ def planned_edits(answer: str, report: Report, pool: Sources, budget: int | None
     """这一版回答（已经去掉终端控制序列）上能做的确定性修正：改引和补上引用，每一处都单独验证过（改了之后那一句能完全
     通过）。budget：最多看这么多个被标出的句子和没有引用的块（只为提示“可以 --fix”时用，不传就是全部）。"""
     located = claims_with_positions(answer)
+    structure = analyse(answer)
     return (recite_edits(located, report, pool, Locator(answer), budget)
-            + add_citation_edits(located, analyse(answer).uncited, pool, budget))
+            + inherited_edits(located, structure.units, report, pool, budget)
+            + add_citation_edits(located, structure.uncited, pool, budget))
 
 
 def new_problem_paragraphs(before: Report, after: Report) -> set[int | None]:
