@@ -121,6 +121,8 @@ EXAMPLES: list[dict[str, Any]] = [
         "2. **硬盘位** [1]：\n   - 家用至少选两盘位，方便做 RAID1 镜像")},
     {"id": "zh-lead-in-items-cite-themselves", "sources": NAS, "expect": "pass", "answer": (
         "RAID 有几种常见的级别 [2]：\n- RAID1 是镜像，两块盘存同样的数据 [2]\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]")},
+    {"id": "zh-title-line-after-a-cited-sentence", "sources": NAS, "expect": ("weak_support",), "answer": (
+        "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n[2] RAID 说明：\n- 跑 Docker 或虚拟机建议 8GB 内存起步")},
     {"id": "zh-emoji-citation", "sources": NAS, "expect": ("uncited_paragraph",),
      "answer": "群晖的 NAS 系统比威联通稳定得多，适合所有家庭。👍 [1]"},
     {"id": "zh-table-long-header", "sources": NAS, "expect": "pass", "answer": (
@@ -173,6 +175,9 @@ EXAMPLES: list[dict[str, Any]] = [
     {"id": "en-lead-in-items-cite-themselves", "sources": NAS_EN, "expect": "pass", "answer": (
         "Storage Notes explains what each level gives you [2]:\n"
         "- RAID 1 mirrors the same data on two disks [2]\n- RAID 5 needs at least three disks [2]")},
+    {"id": "en-title-line-after-a-cited-sentence", "sources": NAS_EN, "expect": ("weak_support",), "answer": (
+        "Pick at least two bays so that you can mirror your data with RAID 1 [1].\n[2] RAID 1 vs RAID 5 explained:\n"
+        "- 8GB of RAM is a sensible start if you plan to run Docker containers")},
     {"id": "en-small-model", "sources": NAS_EN, "expect": "flag", "answer": (
         "**Answer:** A NAS is a great device for every family and it never fails [1].\n\n"
         "Sources: [1] How to choose a home NAS")},

@@ -133,6 +133,14 @@ def test_items_in_any_list_style_under_a_title_line_are_checked_against_its_sour
     flagged_against_source(answer, NAS, [item.split(" ", 1)[1] for item in WRONG_DISKS])
 
 
+@pytest.mark.parametrize("line", ["[2] RAID 说明", "[2] RAID 说明：", "RAID1 和 RAID5 的区别 [2]："])
+def test_items_under_a_line_are_checked_against_that_line_s_source_not_the_whole_paragraph_s(line):
+    """“……[1]。”后面换行写“[2] RAID 说明”：下面的项是对资料 [2] 说的，资料 [1] 支持它也不算。"""
+    answer = f"家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n{line}\n- 跑 Docker 或虚拟机建议 8GB 内存起步"
+    [problem] = check_answer(answer, NAS).problems
+    assert problem.kind == "weak_support" and "Docker" in problem.sentence and "可能应引用 [1]" in problem.message
+
+
 @pytest.mark.parametrize("title", ["[2] RAID 1 vs RAID 5 explained", "**[2] RAID 1 vs RAID 5 explained**",
                                    "Source [2]: RAID 1 vs RAID 5 explained", "## RAID levels [2]"])
 def test_an_english_list_under_a_source_title_line_without_a_colon_is_checked_against_that_source(title):

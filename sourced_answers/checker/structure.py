@@ -293,8 +293,10 @@ def analysed(answer: str) -> Structure:
                 scopes = []
                 previous = None
                 colon = is_lead_in("\n".join(unit.lines))
-                if colon or own and is_title_line(unit.lines[-1]):
-                    scopes.append(Scope(-1, None, own, lead_claim(unit_claims) if own else None))
+                if colon or cited_numbers(unit.lines[-1]) and is_title_line(unit.lines[-1]):
+                    # 传下去的是引出列表的那一句的引用（“……[1]。\n[2] RAID 说明”下面的项引 [2]，不是 [1][2]）
+                    lead = lead_claim(unit_claims) if own else None
+                    scopes.append(Scope(-1, None, list(lead.citations) if lead else own, lead))
                 if not own and not colon:
                     uncited.append(unit)
             else:
