@@ -155,11 +155,15 @@ def inherited_edits(located: Located, units: Sequence[Unit], report: Report, poo
     被标出的句子有一句找不到资料，这一项就不动（照样被标出，交给模型改写）。太短、不判支持分的句子不写。
     budget：最多看这么多项。"""
     flagged = flagged_claims(report)
+    if not flagged:
+        return []
     indexes = checked_indexes([claim for claim, _ in located])
     edits: list[Edit] = []
     examined = 0
     for unit in units:
-        positions = [p for p in unit.claims if located[p][0].inherited]
+        if not unit.claims or not located[unit.claims.start][0].inherited:
+            continue  # 一项里的句子要么都继承了引用，要么都没有
+        positions = list(unit.claims)
         marked = {p for p in positions if indexes[p] in flagged}
         if not marked:
             continue
