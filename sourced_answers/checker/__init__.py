@@ -3,7 +3,8 @@
 按一件事一个模块拆开（从下往上）：
   types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
   citations     引用标记的各种写法
-  structure     回答的结构：段落、列表项、句子
+  lines         一行是什么：标题、列表项的记号和缩进、句末标点、引出列表的一行
+  structure     回答的结构：段落、列表项、句子，引出列表的一行把引用传给哪些项
   locating      在原文里找到句子（修正、审阅页用）
   markup        照抄进回答的提示词标签（<source id=…>）
   places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）

@@ -7,35 +7,39 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from sourced_answers.checker.citations import (
     citation_runs,
     cited_numbers,
     normalize_citations,
-    without_citations,
+)
+from sourced_answers.checker.lines import (
+    CONTENT,
+    FENCE,
+    HEADING,
+    LEAD_IN_TAIL,
+    LIST_ITEM,
+    LIST_ITEM_CJK,
+    MARKED_UP,
+    NUMBERED,
+    QUOTE_MARK,
+    RULE,
+    SENTENCE_END,
+    TABLE_SEPARATOR,
+    is_lead_in,
+    is_list_item,
+    is_title,
+    is_title_line,
+    list_position,
 )
 from sourced_answers.checker.reading import seen
 from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.thinking import strip_think
 from sourced_answers.checker.types import Claim
 
-HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
-RULE = re.compile(r"^\s{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,3}[.)、]|[（(]\d{1,3}[)）])\s+")
-LIST_ITEM_CJK = re.compile(r"^\s*(?:\d{1,3}[、]|[（(]\d{1,3}[)）])")
-NUMBERED = set("0123456789(（")  # 编号列表项的第一个字
-QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
-SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 # 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
 CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*)[ \t]*$")
-LEAD_IN_END = re.compile(r"[:：]\s*$")
-# 表格：表头下面的分隔行（| --- | :---: |，两边的竖线可以不写）；它和它上面的表头都不是要核对的话
-TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-# 读出来之后还有一个字母、数字或汉字的句子才说了什么
-CONTENT = re.compile(r"[^\W_]")
-# 读的时候会被去掉的记号（强调、标签、实体、链接）：没有它们的文字，读之前和读之后有没有字、结尾是什么都一样
-MARKED_UP = re.compile(r"[*_~`<&\[]")
 
 
 @dataclass
@@ -59,21 +63,6 @@ class Structure:
     units: list[Unit]
     claims: list[Claim]
     uncited: list[Unit]
-
-
-def is_list_item(line: str) -> bool:
-    return bool(LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line))
-
-
-# 标题里写的是一句话（有句末标点、有引用，或者很长）：那是内容，照样核对（不能把说法藏进标题里躲过核对）
-HEADING_AS_TEXT = 40
-CITATION_MARK = re.compile(r"\[[0-9]{1,40}\]")
-
-
-def is_title(line: str) -> bool:
-    """“## 选购要点”这样的标题：短、没有句末标点、没有引用。"""
-    text = HEADING.sub("", line, count=1).strip().strip("#").strip()
-    return len(text) <= HEADING_AS_TEXT and not SENTENCE_END.search(text) and not CITATION_MARK.search(text)
 
 
 def split_paragraphs(answer: str) -> list[list[str]]:
@@ -144,36 +133,6 @@ def split_units(lines: list[str], paragraph: int) -> list[Unit]:
     return units
 
 
-def is_lead_in(text: str) -> bool:
-    """“以下几点：”这样引出列表的一行（读出来的样子：“**要点：**”也是）：本身不需要引用，它的引用传给下面的列表项。"""
-    plain = without_citations(text)
-    if LEAD_IN_END.search(plain):
-        return True
-    return bool(MARKED_UP.search(plain)) and bool(LEAD_IN_END.search(seen(plain)))  # 没有记号就不必再读一遍
-
-
-def is_title_line(line: str) -> bool:
-    """像标题的一行：读出来（去掉引用、强调记号、列表记号）短、没有句末标点，而且有字——
-    “[2] RAID 说明”“**[2]《RAID1 和 RAID5 的区别》**”“## RAID 说明 [2]”“Source [2]: How to choose a NAS”。
-    写了引用、后面跟着列表时，它和以冒号结尾的一行一样引出那个列表（小模型常把资料的编号和标题写在列表上面、不写冒号）。"""
-    plain = without_citations(line)
-    marker = LIST_ITEM.match(plain) or LIST_ITEM_CJK.match(plain)
-    if marker:
-        plain = plain[marker.end():]
-    if len(plain) > 4 * HEADING_AS_TEXT:
-        return False  # 读之前就远远超过标题的长度（读只会去掉记号）：不必再读
-    if MARKED_UP.search(plain):
-        plain = seen(plain)
-    plain = plain.strip()
-    return len(plain) <= HEADING_AS_TEXT and not SENTENCE_END.search(plain) and bool(CONTENT.search(plain))
-
-
-def list_position(line: str) -> tuple[int, bool]:
-    """列表项的缩进（制表符算 4 格）和它是不是编号的项（“1.”“1、”“（1）”；否则是“-”“*”这样的符号项）。"""
-    body = line.lstrip(" \t")
-    return len(line[:len(line) - len(body)].expandtabs(4)), body[:1] in NUMBERED
-
-
 def says_something(claim: Claim) -> bool:
     """读出来之后还有内容（字母、数字、汉字）的句子。"""
     return has_content(claim.body)
@@ -213,7 +172,8 @@ def claims_in_line(line: str, paragraph: int) -> list[Claim]:
         leading: list[int] = []
         for run_start, run_end, numbers in citation_runs(line, start, segment_end):
             before = line[cursor:run_start]
-            if not line[max(cursor, marker_end):run_start].strip():  # “1. [2] 标题”：编号后面的引用也在句首
+            # “1. [2] 标题”：编号后面的引用也在句首
+            if not before.strip() or marker_end > cursor and not line[marker_end:run_start].strip():
                 leading += numbers
             else:
                 text = line[cursor:run_end]
@@ -284,7 +244,7 @@ def analysed(answer: str) -> Structure:
     claims: list[Claim] = []
     uncited: list[Unit] = []
     scopes: list[Scope] = []  # 外层的在前
-    previous: tuple[Unit, list[Claim], int, bool] | None = None  # 上一个列表项：它可能引出缩进在它下面的项
+    previous: Previous | None = None  # 上一个列表项（有引用时）：它可能引出缩进在它下面的项
     for number, lines in enumerate(split_paragraphs(answer), 1):
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
@@ -293,32 +253,37 @@ def analysed(answer: str) -> Structure:
                 scopes = []
                 previous = None
                 colon = is_lead_in("\n".join(unit.lines))
-                if colon or cited_numbers(unit.lines[-1]) and is_title_line(unit.lines[-1]):
+                if colon or is_title_line(unit.lines[-1]) and cited_numbers(unit.lines[-1]):
                     # 传下去的是引出列表的那一句的引用（“……[1]。\n[2] RAID 说明”下面的项引 [2]，不是 [1][2]）
                     lead = lead_claim(unit_claims) if own else None
                     scopes.append(Scope(-1, None, list(lead.citations) if lead else own, lead))
                 if not own and not colon:
                     uncited.append(unit)
             else:
-                indent, numbered = list_position(unit.lines[0])
+                # 缩进和记号只在这一项可能有引用（自己的、继承的）、上一项有引用或者在列表项引出的范围里时才用得着：
+                # 没有引用的长列表不必算
+                needed = own or previous or scopes and (scopes[-1].citations or scopes[-1].numbered is not None)
+                indent, numbered = list_position(unit.lines[0]) if needed else (0, False)
                 while scopes and not scopes[-1].holds(indent, numbered):
                     scopes.pop()
-                opened = opened_scope(*previous, indent, numbered) if previous is not None else None
+                opened = opened_scope(previous, indent, numbered) if previous is not None else None
                 if opened is not None:
                     while scopes and (scopes[-1].indent, scopes[-1].numbered) == (opened.indent, opened.numbered):
                         scopes.pop()  # 同一层的前一个引出行管到这里为止
                     scopes.append(opened)
                 scope = scopes[-1] if scopes else None
-                if not own and scope is not None and scope.citations:
+                inherited = scope.citations if scope is not None and not own else []
+                if inherited:
                     for claim in unit_claims:
-                        claim.citations = list(scope.citations)
+                        claim.citations = list(inherited)
                         claim.inherited = True
                 elif not own:
                     uncited.append(unit)
                 lead = scope.claim if scope is not None else None
                 if lead is not None and unit_claims and len(lead.context) < CONTEXT_ITEMS:
                     lead.context += (" ".join(c.body for c in unit_claims),)
-                previous = (unit, unit_claims, indent, numbered)
+                # 有引用（自己的或者继承的）的项才可能引出下面的项
+                previous = Previous(unit, unit_claims, indent, numbered) if own or inherited else None
             unit.claims = range(len(claims), len(claims) + len(unit_claims))
             units.append(unit)
             claims += unit_claims
@@ -342,21 +307,30 @@ def own_citations(unit: Unit, unit_claims: list[Claim]) -> list[int]:
     return own
 
 
-def opened_scope(item: Unit, item_claims: list[Claim], indent: int, numbered: bool,
-                 next_indent: int, next_numbered: bool) -> Scope | None:
-    """上一个列表项有引用（自己的或者继承的）、引出了下一项时，它管着下面的项：返回它的范围。引出的意思是：
+class Previous(NamedTuple):
+    """上一个有引用（自己的或者继承的）的列表项：它的块、句子、缩进、是不是编号项。"""
+    unit: Unit
+    claims: list[Claim]
+    indent: int
+    numbered: bool
+
+
+def opened_scope(item: Previous, next_indent: int, next_numbered: bool) -> Scope | None:
+    """上一个列表项（有引用：自己的或者继承的）引出了下一项时，它管着下面的项：返回它的范围。引出的意思是：
     下一项在它下面（缩进得更深，或者编号项下面的符号项），它以冒号结尾或者像标题；或者下一项和它同一层，
     它以冒号结尾（它管着后面同一层的项）。"""
+    indent, numbered = item.indent, item.numbered
     below = next_indent > indent or (next_indent == indent and numbered and not next_numbered)
     beside = not below and next_indent == indent
-    citations = list(dict.fromkeys(n for c in item_claims for n in c.citations)) if below or beside else []
-    if not citations:
+    last = item.unit.lines[-1]
+    # 以冒号结尾的行，去掉行尾的引用之后最后一个字是冒号或者记号：别的列表项（绝大多数）不必再读
+    colon = (below or beside) and last.rstrip(" \t[]0123456789")[-1:] in LEAD_IN_TAIL \
+        and is_lead_in("\n".join(item.unit.lines))
+    if not colon and (not below or not is_title_line(last)):
         return None
-    colon = is_lead_in("\n".join(item.lines))
-    if not colon and (beside or not is_title_line(item.lines[-1])):
-        return None
+    citations = list(dict.fromkeys(n for c in item.claims for n in c.citations))
     # 管着同一层的项时，记着的是那些项的记号（“- [2] RAID 说明：”下面可以是“1. ……”“2. ……”）
-    return Scope(indent, next_numbered if beside else numbered, citations, lead_claim(item_claims), siblings=beside)
+    return Scope(indent, next_numbered if beside else numbered, citations, lead_claim(item.claims), siblings=beside)
 
 
 def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
