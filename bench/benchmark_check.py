@@ -137,6 +137,13 @@ def many_list_items(count):
     return {"answer": "以下几点：\n\n" + items, "sources": [{"title": s.title, "text": s.text} for s in SOURCES]}
 
 
+def inherited_list_items(count):
+    """“[2] RAID 说明”下面 count 个没写引用的列表项：每项继承资料 [2]、照样核对（引出行连同它列出的项一起判，
+    一起判的项数有上限，不能每多一项就把引出行重判一遍）。"""
+    items = "\n".join(f"- RAID5 至少三块盘，可以容忍一块盘损坏（第 {number} 项）" for number in range(count))
+    return {"answer": "[2] RAID 说明\n\n" + items, "sources": [{"title": s.title, "text": s.text} for s in SOURCES]}
+
+
 def same_list_items(count):
     """count 个一模一样、没有引用的列表项（审阅页要把每个问题对到它那一项上，不能每项对所有问题）。"""
     items = "\n".join("- NAS 两盘位" for _ in range(count))
@@ -174,6 +181,7 @@ def verify_scaling():
     for label, build, small, page in (("条资料（每句都引错）", many_sources, 200, False),
                                       ("个没有引用的列表项", many_list_items, 2000, False),
                                       ("个没有引用的列表项，写审阅页", many_list_items, 1000, True),
+                                      ("个继承“[2] RAID 说明”的引用的列表项", inherited_list_items, 1000, False),
                                       ("个一样的列表项，写审阅页", same_list_items, 5000, True),
                                       ("个不存在的编号（都在一句话里），写审阅页", missing_numbers, 2000, True),
                                       ("句带数字的话对一条有同样多数字的资料", numeric_sentences, 400, False)):

@@ -108,6 +108,21 @@ EXAMPLES: list[dict[str, Any]] = [
     {"id": "zh-title-line-list", "sources": NAS, "expect": ("weak_support",), "answer": (
         "[2] RAID1 和 RAID5 的区别：\n- RAID5 至少三块盘，可以容忍一块盘损坏\n"
         "- 管理员账号要开启两步验证，关闭默认的 admin 账号")},
+    {"id": "zh-title-line-no-colon-wrong-disks", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "[2] RAID 说明\n- RAID1 需要六块盘\n- RAID5 至少五块盘")},
+    {"id": "zh-bold-title-line-no-colon", "sources": NAS, "expect": "pass", "answer": (
+        "**[2] RAID1 和 RAID5 的区别**\n\n- RAID1 是镜像，两块盘存同样的数据\n- RAID5 至少三块盘，可以容忍一块盘损坏")},
+    {"id": "zh-book-title-line-wrong-item", "sources": NAS, "expect": ("weak_support",), "answer": (
+        "[2]《RAID1 和 RAID5 的区别》\n- RAID5 至少三块盘，可以容忍一块盘损坏\n- 管理员账号要开启两步验证，关闭默认的 admin 账号")},
+    {"id": "zh-bold-title-colon-bold-items", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "**[2] RAID 说明**:\n1. **RAID1**：需要三块盘\n2. **RAID5**：至少五块盘")},
+    {"id": "zh-nested-lead-in-items", "sources": NAS, "expect": ("number_mismatch",), "answer": (
+        "1. **RAID** [2]：\n   - RAID1 需要六块盘\n   - RAID5 至少三块盘，可以容忍一块盘损坏\n"
+        "2. **硬盘位** [1]：\n   - 家用至少选两盘位，方便做 RAID1 镜像")},
+    {"id": "zh-lead-in-items-cite-themselves", "sources": NAS, "expect": "pass", "answer": (
+        "RAID 有几种常见的级别 [2]：\n- RAID1 是镜像，两块盘存同样的数据 [2]\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]")},
+    {"id": "zh-title-line-after-a-cited-sentence", "sources": NAS, "expect": ("weak_support",), "answer": (
+        "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n[2] RAID 说明：\n- 跑 Docker 或虚拟机建议 8GB 内存起步")},
     {"id": "zh-emoji-citation", "sources": NAS, "expect": ("uncited_paragraph",),
      "answer": "群晖的 NAS 系统比威联通稳定得多，适合所有家庭。👍 [1]"},
     {"id": "zh-table-long-header", "sources": NAS, "expect": "pass", "answer": (
@@ -117,6 +132,8 @@ EXAMPLES: list[dict[str, Any]] = [
         "- 需要转码 4K 视频时选带核显的 Intel 型号")},
     {"id": "zh-bold-lead-in-numbered", "sources": NAS, "expect": ("weak_support",), "answer": (
         "**选购家用 NAS 要看这几点 [1]：**\n1. 家用至少选两盘位，方便做 RAID1 镜像\n2. RAID5 换盘后要重建阵列，大容量硬盘重建时间长")},
+    {"id": "zh-numbered-citation-first", "sources": NAS, "expect": "pass", "answer": (
+        "1. [2] RAID1 是镜像，两块盘存同样的数据\n2. [2] RAID5 至少三块盘，可以容忍一块盘损坏")},
     {"id": "zh-closing-quote-citation", "sources": NAS, "expect": "pass",
      "answer": "“家用 NAS 至少选两盘位！方便做 RAID1 镜像！”[1]"},
     {"id": "en-emoji-citation", "sources": NAS_EN, "expect": ("uncited_paragraph",),
@@ -138,6 +155,8 @@ EXAMPLES: list[dict[str, Any]] = [
      "answer": "RAID 5 needs at least two disks and survives the failure of one disk [2]."},
     {"id": "en-table", "sources": NAS_EN, "expect": "pass", "answer": (
         "| Level | Disks |\n|---|---|\n| RAID 5 | needs at least three disks [2] |")},
+    {"id": "en-numbered-citation-first", "sources": NAS_EN, "expect": "pass", "answer": (
+        "1. [2] RAID 1 mirrors the same data on two disks\n2. [2] RAID 5 needs at least three disks")},
     {"id": "en-lead-in-list", "sources": NAS_EN, "expect": "pass", "answer": (
         "When choosing a home NAS, consider the following [1]:\n\n"
         "- pick at least two bays so that you can mirror your data with RAID 1\n"
@@ -146,6 +165,19 @@ EXAMPLES: list[dict[str, Any]] = [
         "When choosing a home NAS, consider the following [1]:\n\n"
         "- pick at least two bays so that you can mirror your data with RAID 1\n"
         "- turn on two-factor authentication for the admin account and disable the default admin user")},
+    {"id": "en-title-line-no-colon-wrong-disks", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
+        "[2] RAID 1 vs RAID 5 explained\n- RAID 1 needs six disks\n- RAID 5 needs at least three disks")},
+    {"id": "en-title-line-no-colon", "sources": NAS_EN, "expect": "pass", "answer": (
+        "[1] How to choose a home NAS\n\n- pick at least two bays so that you can mirror your data with RAID 1\n"
+        "- 8GB of RAM is a sensible start if you plan to run Docker containers")},
+    {"id": "en-nested-lead-in-items", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
+        "1. **RAID levels** [2]:\n   - RAID 1 mirrors the same data on two disks\n   - RAID 5 needs at least five disks")},
+    {"id": "en-lead-in-items-cite-themselves", "sources": NAS_EN, "expect": "pass", "answer": (
+        "Storage Notes explains what each level gives you [2]:\n"
+        "- RAID 1 mirrors the same data on two disks [2]\n- RAID 5 needs at least three disks [2]")},
+    {"id": "en-title-line-after-a-cited-sentence", "sources": NAS_EN, "expect": ("weak_support",), "answer": (
+        "Pick at least two bays so that you can mirror your data with RAID 1 [1].\n[2] RAID 1 vs RAID 5 explained:\n"
+        "- 8GB of RAM is a sensible start if you plan to run Docker containers")},
     {"id": "en-small-model", "sources": NAS_EN, "expect": "flag", "answer": (
         "**Answer:** A NAS is a great device for every family and it never fails [1].\n\n"
         "Sources: [1] How to choose a home NAS")},

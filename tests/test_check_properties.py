@@ -167,9 +167,11 @@ def test_the_fast_paths_read_text_exactly_like_the_slow_ones(text):
     assert token_set(seen(text)) == {token for token, _, _, _ in tokens_with_spans(seen(text))}
 
 
-# 有结构的回答：标题（短标题不核对，写成一句话的照样核对）、代码块、引用块、列表（有的由“以下几点 [n]：”引出）、
-# 照抄的 <source id=…> 标签、不存在的编号、整句重复——句子被过滤、合并、继承引用的地方都在里面
+# 有结构的回答：标题（短标题不核对，写成一句话的照样核对）、代码块、引用块、列表（有的由“以下几点 [n]：”、
+# “[n] 标题”、缩进在“1. **硬盘** [n]：”下面引出）、照抄的 <source id=…> 标签、不存在的编号、整句重复——
+# 句子被过滤、合并、继承引用的地方都在里面
 numbers = st.lists(st.integers(min_value=1, max_value=7), max_size=2, unique=True)
+ITEM_MARKS = ["- ", "   - ", "1. ", "* "]
 
 
 def cited(body, chosen):
@@ -180,14 +182,17 @@ def cited(body, chosen):
 def structured_answers(draw):
     blocks = []
     for _ in range(draw(st.integers(min_value=1, max_value=6))):
-        shape = draw(st.sampled_from(["text", "list", "lead_in", "heading", "code", "quote", "tag", "repeat"]))
+        shape = draw(st.sampled_from(["text", "list", "lead_in", "title_line", "nested", "heading", "code", "quote",
+                                      "tag", "repeat"]))
         body = draw(st.sampled_from(SENTENCES))
         if shape == "repeat" and blocks:
             blocks.append(blocks[draw(st.integers(min_value=0, max_value=len(blocks) - 1))])
-        elif shape == "list" or shape == "lead_in":
-            items = [f"- {cited(draw(st.sampled_from(SENTENCES)), draw(numbers))}"
+        elif shape in ("list", "lead_in", "title_line", "nested"):
+            items = [f"{draw(st.sampled_from(ITEM_MARKS))}{cited(draw(st.sampled_from(SENTENCES)), draw(numbers))}"
                      for _ in range(draw(st.integers(min_value=1, max_value=3)))]
-            lead = f"{cited('以下几点', draw(numbers))}：\n\n" if shape == "lead_in" else ""
+            lead = {"list": "", "lead_in": f"{cited('以下几点', draw(numbers))}：\n\n",
+                    "title_line": f"{''.join(f'[{n}]' for n in draw(numbers))} RAID1 和 RAID5 的区别\n",
+                    "nested": f"1. **硬盘** {''.join(f'[{n}]' for n in draw(numbers))}：\n"}[shape]
             blocks.append(lead + "\n".join(items))
         elif shape == "heading":
             blocks.append("## " + draw(st.sampled_from(["选购要点", cited(body, draw(numbers)) + "。"])))

@@ -5,6 +5,7 @@ import pytest
 
 from sourced_answers.checker import DEFAULT_RULE, Source, check_answer
 from sourced_answers.outputs.render import verdict_lines
+from sourced_answers.search.demo_pages import ENGLISH_PAGES
 from sourced_answers.steps import repair
 from sourced_answers.steps.repair import HINT_BUDGET, fix_citations, repairable
 from tests.support import (
@@ -19,6 +20,7 @@ from tests.support import (
 )
 
 NAS = NAS_SOURCES
+NAS_EN = [Source(title=page["title"], text=page["text"]) for page in ENGLISH_PAGES]
 
 
 def ask(model_server, *args, model):
@@ -69,6 +71,64 @@ def test_list_item_whose_inherited_citation_fails_gets_its_own():
     fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
     assert fixed == answer + " [5]"
     assert report.passed and repairs[0].kind == "recite" and "继承" in repairs[0].reason
+
+
+def test_an_item_under_a_source_title_line_that_source_does_not_support_gets_its_own():
+    answer = "[1] 家用 NAS 选购要点\n- 家用至少选两盘位，方便做 RAID1 镜像\n- RAID5 换盘后要重建阵列，大容量硬盘重建时间长"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed == answer + " [2]"
+    assert report.passed and [r.kind for r in repairs] == ["recite"] and "继承" in repairs[0].reason
+
+
+def test_each_sentence_of_an_inherited_item_gets_the_source_that_supports_it():
+    answer = "选购要点 [1]：\n- 家用至少选两盘位，方便做 RAID1 镜像\n- RAID5 换盘后要重建阵列。大容量硬盘重建时间长。"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed.endswith("- RAID5 换盘后要重建阵列 [2]。大容量硬盘重建时间长 [2]。")
+    assert report.passed and [r.kind for r in repairs] == ["recite", "recite"]
+
+
+def test_a_supported_sentence_in_a_recited_item_keeps_its_inherited_citation_written_out():
+    """同一项里另一句改引了 [2]：这一句不写上 [1] 的话，就会改用这一项自己的 [2] 核对。"""
+    answer = "选购要点 [1]：\n- 家用至少选两盘位。RAID5 换盘后要重建阵列。"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed.endswith("- 家用至少选两盘位 [1]。RAID5 换盘后要重建阵列 [2]。") and report.passed
+    assert sorted(r.kind for r in repairs) == ["add_citation", "recite"]
+
+
+def test_an_english_item_with_two_sentences_under_a_title_line_is_recited():
+    answer = ("[1] How to choose a home NAS\n- pick at least two bays so that you can mirror your data with RAID 1\n"
+              "- Turn on two-factor authentication for the admin account. Disable the default admin user.")
+    fixed, repairs, report = fix_citations(answer, NAS_EN, DEFAULT_RULE)
+    assert fixed.endswith("- Turn on two-factor authentication for the admin account [3]. Disable the default admin user. [3]")
+    assert report.passed and [r.kind for r in repairs] == ["recite", "recite"]
+
+
+@pytest.mark.parametrize("marker", ["二、", "②", "2）"])
+def test_an_unmarked_line_under_a_lead_in_gets_the_source_that_supports_it(marker):
+    """“一、”“②”“1）”不是列表记号：这些行和引出行是一块，用它的引用；支持不了时在句末写上能支持它的资料。"""
+    answer = f"选购要点 [1]：\n家用至少选两盘位，方便做 RAID1 镜像\n{marker}RAID5 换盘后要重建阵列，大容量硬盘重建时间长"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed == answer + " [2]"
+    assert report.passed and [r.kind for r in repairs] == ["recite"] and "本段的引用 [1]" in repairs[0].reason
+
+
+@pytest.mark.parametrize("answer, sources, fixed", [
+    ("RAID5 至少三块盘，可以容忍一块盘损坏 [2]。远程访问优先使用 VPN 或 Tailscale 这类组网工具。", NAS,
+     "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。远程访问优先使用 VPN 或 Tailscale 这类组网工具 [3]。"),
+    ("RAID 5 needs at least three disks [2]. Use a VPN or a mesh tool such as Tailscale for remote access.", NAS_EN,
+     "RAID 5 needs at least three disks [2]. Use a VPN or a mesh tool such as Tailscale for remote access. [3]"),
+])
+def test_a_sentence_checked_against_its_paragraphs_citation_gets_the_source_that_supports_it(answer, sources, fixed):
+    got, repairs, report = fix_citations(answer, sources, DEFAULT_RULE)
+    assert got == fixed and report.passed and [r.kind for r in repairs] == ["recite"]
+
+
+def test_an_inherited_item_no_source_supports_is_left_as_it_is_and_stays_flagged():
+    answer = "选购要点 [1]：\n- 家用至少选两盘位，方便做 RAID1 镜像\n- 群晖的 NAS 系统比威联通稳定得多，适合所有家庭"
+    fixed, repairs, report = fix_citations(answer, NAS, DEFAULT_RULE)
+    assert fixed == answer and repairs == []
+    [problem] = report.problems
+    assert problem.kind == "weak_support" and "群晖" in problem.sentence and "继承自上文" in problem.message
 
 
 def test_invented_sentence_stays_as_it_is_and_stays_flagged():

@@ -22,6 +22,20 @@ answers = st.lists(st.lists(st.tuples(st.sampled_from(FIX_SENTENCES), citations)
                    min_size=1, max_size=4)
 
 
+# 列表：引出行（“[n] 标题”、“以下几点 [n]：”，或者没有）下面的几项，每项一两句，有的写了引用、有的没写
+LEADS = ["{marks} 家用 NAS 选购要点", "以下几点 {marks}：", "**{marks} RAID1 和 RAID5 的区别**", ""]
+item = st.lists(st.tuples(st.sampled_from(FIX_SENTENCES), citations), min_size=1, max_size=2)
+lists = st.tuples(st.sampled_from(LEADS), citations, st.lists(item, min_size=1, max_size=4))
+
+
+def write_list(shape):
+    lead, numbers, items = shape
+    lines = [lead.format(marks="".join(f"[{n}]" for n in numbers)).strip()] if lead else []
+    for parts in items:
+        lines.append("- " + "".join(f"{body} {''.join(f'[{n}]' for n in marks)}。" for body, marks in parts))
+    return "\n".join(lines)
+
+
 def without_marks(text):
     """去掉引用标记（连同它前面的空白：补引用时写成“镜像 [1]。”），其余原样。"""
     return MARK_WITH_SPACE.sub("", normalize_citations(text))
@@ -65,4 +79,31 @@ def test_a_sentence_no_source_passes_is_never_made_to_pass(paragraphs, data):
     newly_passing = passing_claims(report) - before
     checker = Sources(NAS, DEFAULT_RULE, coverage_needed=0.0)  # 只用核对本身的标准
     for body in newly_passing:
+        assert checker.best(Claim(1, body, body, [])) is not None, body
+
+
+@given(lists)
+@GUARD
+def test_fixing_a_list_twice_changes_nothing_more(shape):
+    once, _, _ = fix(write_list(shape))
+    twice, repairs, _ = fix(once)
+    assert twice == once and repairs == []
+
+
+@given(lists)
+@GUARD
+def test_deterministic_repairs_of_a_list_change_citation_marks_only(shape):
+    answer = write_list(shape)
+    fixed, _, _ = fix(answer)
+    assert without_marks(fixed) == without_marks(answer)
+
+
+@given(lists)
+@GUARD
+def test_a_list_item_no_source_passes_is_never_made_to_pass(shape):
+    answer = write_list(shape)
+    before = passing_claims(check_answer(answer, NAS))
+    fixed, _, report = fix(answer)
+    checker = Sources(NAS, DEFAULT_RULE, coverage_needed=0.0)
+    for body in passing_claims(report) - before:
         assert checker.best(Claim(1, body, body, [])) is not None, body

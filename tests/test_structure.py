@@ -90,6 +90,144 @@ def test_a_list_under_a_source_title_line_inherits_its_number():
     assert problem.kind == "weak_support" and "管理员账号" in problem.sentence and "可能应引用 [3]" in problem.message
 
 
+# ---------- 写着资料编号和标题、没有冒号的一行，列表项引出的列表 ----------
+
+WRONG_DISKS = ("RAID1 需要六块盘", "RAID5 至少五块盘")  # 资料 [2]：RAID1 是两块盘（六块盘哪里都没说），RAID5 至少三块盘
+WRONG_DISKS_EN = ("RAID 1 needs six disks", "RAID 5 needs at least five disks")
+
+
+def flagged_against_source(answer, sources, items):
+    """每一项都按资料被标出（对不上或者数字不符），而且没有“没有引用”。"""
+    problems = check_answer(answer, sources).problems
+    assert "uncited_paragraph" not in {problem.kind for problem in problems}
+    for item in items:
+        assert any(problem.kind in ("weak_support", "number_mismatch") and item in problem.sentence
+                   and "继承自上文" in problem.message for problem in problems), item
+
+
+@pytest.mark.parametrize("title", [
+    "[2] RAID1 和 RAID5 的区别",
+    "[2]RAID1 和 RAID5 的区别",
+    "**[2] RAID1 和 RAID5 的区别**",
+    "[2] **RAID1 和 RAID5 的区别**",
+    "[2]《RAID1 和 RAID5 的区别》",
+    "RAID1 和 RAID5 的区别 [2]",
+    "来源 [2]：RAID1 和 RAID5 的区别",
+    "## RAID1 和 RAID5 的区别 [2]",
+    "### [2] RAID 说明",
+])
+@pytest.mark.parametrize("gap", ["\n", "\n\n"])
+def test_a_list_under_a_source_title_line_without_a_colon_is_checked_against_that_source(title, gap):
+    answer = f"{title}{gap}- {WRONG_DISKS[0]}\n- {WRONG_DISKS[1]}"
+    flagged_against_source(answer, NAS, WRONG_DISKS)
+
+
+@pytest.mark.parametrize("items", [
+    "1. {0}\n2. {1}",
+    "1、{0}\n2、{1}",
+    "- **RAID1**：{0}\n- **RAID5**：{1}",
+    "* {0}。\n* {1}。",
+])
+def test_items_in_any_list_style_under_a_title_line_are_checked_against_its_source(items):
+    answer = "[2] RAID1 和 RAID5 的区别\n" + items.format(*WRONG_DISKS)
+    flagged_against_source(answer, NAS, [item.split(" ", 1)[1] for item in WRONG_DISKS])
+
+
+@pytest.mark.parametrize("line", ["[2] RAID 说明", "[2] RAID 说明：", "RAID1 和 RAID5 的区别 [2]："])
+def test_items_under_a_line_are_checked_against_that_line_s_source_not_the_whole_paragraph_s(line):
+    """“……[1]。”后面换行写“[2] RAID 说明”：下面的项是对资料 [2] 说的，资料 [1] 支持它也不算。"""
+    answer = f"家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n{line}\n- 跑 Docker 或虚拟机建议 8GB 内存起步"
+    [problem] = check_answer(answer, NAS).problems
+    assert problem.kind == "weak_support" and "Docker" in problem.sentence and "可能应引用 [1]" in problem.message
+
+
+@pytest.mark.parametrize("title", ["[2] RAID 1 vs RAID 5 explained", "**[2] RAID 1 vs RAID 5 explained**",
+                                   "Source [2]: RAID 1 vs RAID 5 explained", "## RAID levels [2]"])
+def test_an_english_list_under_a_source_title_line_without_a_colon_is_checked_against_that_source(title):
+    answer = f"{title}\n- {WRONG_DISKS_EN[0]}\n- {WRONG_DISKS_EN[1]}"
+    flagged_against_source(answer, NAS_EN, WRONG_DISKS_EN)
+
+
+@pytest.mark.parametrize("title", ["[2] RAID1 和 RAID5 的区别", "**[2] RAID1 和 RAID5 的区别**", "## RAID 说明 [2]"])
+def test_a_faithful_list_under_a_source_title_line_without_a_colon_passes(title):
+    answer = f"{title}\n\n- RAID1 是镜像，两块盘存同样的数据\n- RAID5 至少三块盘，可以容忍一块盘损坏"
+    assert kinds(answer) == []
+
+
+def test_a_faithful_english_list_under_a_source_title_line_passes():
+    answer = "[2] RAID 1 vs RAID 5 explained\n- RAID 1 mirrors the same data on two disks\n- RAID 5 needs at least three disks"
+    assert kinds(answer, NAS_EN) == []
+
+
+@pytest.mark.parametrize("lead", ["1. **RAID** [2]：", "1. [2] RAID 说明：", "- [2] RAID1 和 RAID5 的区别"])
+def test_a_list_item_that_introduces_a_nested_list_passes_its_citation_down(lead):
+    answer = f"{lead}\n   - {WRONG_DISKS[0]}\n   - {WRONG_DISKS[1]}\n2. 家用至少选两盘位，方便做 RAID1 镜像 [1]"
+    flagged_against_source(answer, NAS, WRONG_DISKS)
+
+
+def test_bullets_right_under_a_numbered_lead_in_item_belong_to_it():
+    answer = f"1. [2] RAID 说明：\n- {WRONG_DISKS[0]}\n- {WRONG_DISKS[1]}"
+    flagged_against_source(answer, NAS, WRONG_DISKS)
+
+
+@pytest.mark.parametrize("lead", ["- [2] RAID 说明：", "1. RAID 的几种级别 [2]："])
+def test_a_list_item_ending_in_a_colon_introduces_the_items_after_it(lead):
+    second = "- " if lead.startswith("-") else "2. "
+    third = "- " if lead.startswith("-") else "3. "
+    answer = f"{lead}\n{second}{WRONG_DISKS[0]}\n{third}{WRONG_DISKS[1]}"
+    flagged_against_source(answer, NAS, WRONG_DISKS)
+
+
+def test_an_english_list_item_that_introduces_a_nested_list_passes_its_citation_down():
+    answer = f"1. **RAID levels** [2]:\n   - {WRONG_DISKS_EN[0]}\n   - {WRONG_DISKS_EN[1]}"
+    flagged_against_source(answer, NAS_EN, WRONG_DISKS_EN)
+
+
+@pytest.mark.parametrize("lead", ["RAID 有几种常见的级别 [2]：", "**RAID 有几种常见的级别 [2]：**"])
+def test_a_lead_in_whose_items_carry_their_own_citations_is_not_flagged(lead):
+    answer = f"{lead}\n- RAID1 是镜像，两块盘存同样的数据 [2]\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]"
+    assert kinds(answer) == []
+
+
+def test_an_english_lead_in_whose_items_carry_their_own_citations_is_not_flagged():
+    answer = ("Storage Notes explains what each level gives you [2]:\n"
+              "- RAID 1 mirrors the same data on two disks [2]\n- RAID 5 needs at least three disks [2]")
+    assert kinds(answer, NAS_EN) == []
+
+
+@pytest.mark.parametrize("title", ["[2] RAID1 和 RAID5 的区别", "### [1] 家用 NAS 选购要点"])
+def test_a_title_line_that_only_names_a_source_above_cited_items_is_not_flagged(title):
+    answer = f"{title}\n\n- RAID5 至少三块盘，可以容忍一块盘损坏 [2]\n- 家用至少选两盘位，方便做 RAID1 镜像 [1]"
+    assert kinds(answer) == []
+
+
+@pytest.mark.parametrize("title", ["[2] RAID 说明", "[2] RAID 说明："])
+def test_items_that_are_only_names_under_a_title_line_are_not_flagged(title):
+    assert kinds(f"{title}\n- RAID1\n- RAID5\n- RAID10") == []
+
+
+def test_a_short_line_without_a_citation_still_leaves_its_list_uncited():
+    answer = "RAID1 和 RAID5 的区别\n- RAID1 是镜像，两块盘存同样的数据\n- RAID5 至少三块盘，可以容忍一块盘损坏"
+    assert [problem.kind for problem in check_answer(answer, NAS).problems] == ["uncited_paragraph"] * 3
+
+
+def test_a_full_sentence_above_a_list_does_not_pass_its_citation_down():
+    """引出列表的是以冒号结尾或者像标题的一行；一句说完了的话（有句号）后面的列表项照样要有自己的引用。"""
+    answer = "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n- RAID1 是镜像，两块盘存同样的数据"
+    assert kinds(answer) == ["uncited_paragraph"]
+
+
+# ---------- 编号后面先写引用的列表项 ----------
+
+@pytest.mark.parametrize("answer, sources", [
+    ("1. [2] RAID1 是镜像，两块盘存同样的数据\n2. [2] RAID5 至少三块盘，可以容忍一块盘损坏", NAS),
+    ("1. [2] RAID 1 mirrors the same data on two disks\n2. [2] RAID 5 needs at least three disks", NAS_EN),
+])
+def test_the_number_of_an_item_that_starts_with_its_citation_is_not_a_sentence(answer, sources):
+    assert not any(text.strip().startswith(("1.", "2.")) and "RAID" not in text for text in sentences(answer))
+    assert kinds(answer, sources) == []
+
+
 # ---------- 没有内容的句子 ----------
 
 @pytest.mark.parametrize("empty", ["👍 [1]", "🙂🎉 [1][2]", "**👍** [1]", "✅ [1]"])

@@ -3,7 +3,9 @@
 按一件事一个模块拆开（从下往上）：
   types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
   citations     引用标记的各种写法
-  structure     回答的结构：段落、列表项、句子，以及在原文里找到句子
+  lines         一行是什么：标题、列表项的记号和缩进、句末标点、引出列表的一行
+  structure     回答的结构：段落、列表项、句子，引出列表的一行把引用传给哪些项
+  locating      在原文里找到句子（证据的位置、修正、审阅页用）
   markup        照抄进回答的提示词标签（<source id=…>）
   places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
   tokens        内容词和语言
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from sourced_answers.checker.citation_rules import structure_problems
     from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
     from sourced_answers.checker.features import FEATURES, compare
+    from sourced_answers.checker.locating import Located, Locator, Span, claims_with_positions
     from sourced_answers.checker.places import checked_positions, problem_places
     from sourced_answers.checker.quantities import numbers_in
     from sourced_answers.checker.reading import read_claim, seen
@@ -79,16 +82,7 @@ if TYPE_CHECKING:
         support_of,
     )
     from sourced_answers.checker.source_index import SourceIndexes, written_sentences
-    from sourced_answers.checker.structure import (
-        Located,
-        Locator,
-        Span,
-        Structure,
-        Unit,
-        analyse,
-        checked_indexes,
-        claims_with_positions,
-    )
+    from sourced_answers.checker.structure import Structure, Unit, analyse, checked_indexes
     from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
     from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
 
@@ -123,10 +117,10 @@ LATER = {
     "written_sentences": "source_index",
     "analyse": "structure",
     "checked_indexes": "structure",
-    "claims_with_positions": "structure",
-    "Located": "structure",
-    "Locator": "structure",
-    "Span": "structure",
+    "claims_with_positions": "locating",
+    "Located": "locating",
+    "Locator": "locating",
+    "Span": "locating",
     "Structure": "structure",
     "Unit": "structure",
     "Reply": "thinking",

@@ -111,7 +111,7 @@ def assess_once(claim: Claim, index_of: SourceIndexes) -> Assessment:
     own = read_claim(claim.body)  # 每条规则读的都是这一份（reading.py）；说明里引用的是原文
     text = own.text
     # 引出列表的那一句（“要看这几点 [1]：”）连同它列出的一项一起判支持分（check_claim 挑最好的一种）；数字只看它自己
-    reading = read_claim(f"{claim.body} {claim.context[0]}") if claim.context else own
+    reading = read_claim(f"{claim.body} {claim.context[0]}") if claim.context and claim.context[0] else own
     words = claim_words(reading.text)
     # 太短的句子（内容不到 MIN_CONTENT 个字）、只有虚词的句子（没有一个内容词）都不按支持分判：后者的“重合度”无从谈起
     eligible = not too_short(reading.text) and bool(words.distinct)
@@ -290,7 +290,9 @@ def check_claim(claim: Claim, sources: Sequence[Source], index_of: SourceIndexes
 def best_reading(claim: Claim, index_of: SourceIndexes, rule: SupportRule) -> tuple[ClaimCheck, Problem | None]:
     """下结论。引出列表的那一句（有 context）有几种读法：它自己，和它连同列表里的每一项；哪一种通过就通过，
     都不通过时取支持分最高的那一种的结论。"""
-    variants = [replace(claim, context=())] + [replace(claim, context=(item,)) for item in claim.context]
+    # 它自己那一种也记着它引出了列表（context 是一个空的项）：引出列表的一行可以只是资料的标题
+    variants = [replace(claim, context=("",) if claim.context else ())] + \
+        [replace(claim, context=(item,)) for item in claim.context]
     results = []
     for variant in variants:
         found = assess(variant, index_of)

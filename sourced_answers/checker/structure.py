@@ -1,44 +1,45 @@
-"""回答的结构：段落、需要引用的块（正文行、列表项）、句子，以及在原文里找到句子的位置。
+"""回答的结构：段落、需要引用的块（正文行、列表项）、句子，以及引出列表的一行把引用传给哪些列表项。
 
-核对、修正、文字输出和审阅页都用这里切出来的同一份句子。全部是线性时间。
+核对、修正、文字输出和审阅页都用这里切出来的同一份句子（在原文里找到它们的位置见 locating.py）。全部是线性时间。
 """
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from sourced_answers.checker.citations import (
     citation_runs,
     cited_numbers,
-    marks_after,
     normalize_citations,
-    without_citations,
+)
+from sourced_answers.checker.lines import (
+    CONTENT,
+    FENCE,
+    HEADING,
+    LEAD_IN_TAIL,
+    LIST_ITEM,
+    LIST_ITEM_CJK,
+    MARKED_UP,
+    NUMBERED,
+    QUOTE_MARK,
+    RULE,
+    SENTENCE_END,
+    TABLE_SEPARATOR,
+    is_lead_in,
+    is_list_item,
+    is_title,
+    is_title_line,
+    list_position,
 )
 from sourced_answers.checker.reading import seen
 from sourced_answers.checker.terminal import strip_terminal
-from sourced_answers.checker.thinking import strip_think, think_spans
+from sourced_answers.checker.thinking import strip_think
 from sourced_answers.checker.types import Claim
 
-HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
-RULE = re.compile(r"^\s{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+•·]|\d{1,3}[.)、]|[（(]\d{1,3}[)）])\s+")
-LIST_ITEM_CJK = re.compile(r"^\s*(?:\d{1,3}[、]|[（(]\d{1,3}[)）])")
-NUMBERED = set("0123456789(（")  # 编号列表项的第一个字
-QUOTE_MARK = re.compile(r"^\s{0,3}>\s?")
-SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
 # 行尾“……。[2]”：引用写在句号后面，仍然属于这一句
 CITATION_AFTER_LINE_END = re.compile(r"([。！？!?.])[ \t]*(\[[0-9]{1,40}\](?:[ \t]*\[[0-9]{1,40}\])*)[ \t]*$")
-LEAD_IN_END = re.compile(r"[:：]\s*$")
-# 表格：表头下面的分隔行（| --- | :---: |，两边的竖线可以不写）；它和它上面的表头都不是要核对的话
-TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-# 读出来之后还有一个字母、数字或汉字的句子才说了什么
-CONTENT = re.compile(r"[^\W_]")
-# 读的时候会被去掉的记号（强调、标签、实体、链接）：没有它们的文字，读之前和读之后有没有字、结尾是什么都一样
-MARKED_UP = re.compile(r"[*_~`<&\[]")
-
-Span = tuple[int, int]
 
 
 @dataclass
@@ -62,21 +63,6 @@ class Structure:
     units: list[Unit]
     claims: list[Claim]
     uncited: list[Unit]
-
-
-def is_list_item(line: str) -> bool:
-    return bool(LIST_ITEM.match(line) or LIST_ITEM_CJK.match(line))
-
-
-# 标题里写的是一句话（有句末标点、有引用，或者很长）：那是内容，照样核对（不能把说法藏进标题里躲过核对）
-HEADING_AS_TEXT = 40
-CITATION_MARK = re.compile(r"\[[0-9]{1,40}\]")
-
-
-def is_title(line: str) -> bool:
-    """“## 选购要点”这样的标题：短、没有句末标点、没有引用。"""
-    text = HEADING.sub("", line, count=1).strip().strip("#").strip()
-    return len(text) <= HEADING_AS_TEXT and not SENTENCE_END.search(text) and not CITATION_MARK.search(text)
 
 
 def split_paragraphs(answer: str) -> list[list[str]]:
@@ -147,14 +133,6 @@ def split_units(lines: list[str], paragraph: int) -> list[Unit]:
     return units
 
 
-def is_lead_in(text: str) -> bool:
-    """“以下几点：”这样引出列表的一行（读出来的样子：“**要点：**”也是）：本身不需要引用，它的引用传给下面的列表项。"""
-    plain = without_citations(text)
-    if LEAD_IN_END.search(plain):
-        return True
-    return bool(MARKED_UP.search(plain)) and bool(LEAD_IN_END.search(seen(plain)))  # 没有记号就不必再读一遍
-
-
 def says_something(claim: Claim) -> bool:
     """读出来之后还有内容（字母、数字、汉字）的句子。"""
     return has_content(claim.body)
@@ -204,7 +182,8 @@ def split_line(line: str) -> list[Claim]:
         leading: list[int] = []
         for run_start, run_end, numbers in citation_runs(line, start, segment_end):
             before = line[cursor:run_start]
-            if not before.strip():
+            # “1. [2] 标题”：编号后面的引用也在句首
+            if not before.strip() or marker_end > cursor and not line[marker_end:run_start].strip():
                 leading += numbers
             else:
                 text = line[cursor:run_end]
@@ -226,57 +205,141 @@ def analyse(answer: str) -> Structure:
     return Structure(cached.units, claims, cached.uncited)
 
 
+# 引出列表的一行连同它列出的前这么多项一起判：判一次的代价和列表多长无关（几十万项的列表照样是线性的）
+CONTEXT_ITEMS = 20
+
+
+@dataclass
+class Scope:
+    """引出列表的一行管着的范围：它的缩进和记号（不是列表项的引出行是 -1、None：管到下一块正文为止）、
+    传给列表项的引用、引出列表的那一句（它连同列出的各项一起判）。"""
+    indent: int
+    numbered: bool | None
+    citations: list[int]
+    claim: Claim | None
+    siblings: bool = False
+
+    def holds(self, indent: int, numbered: bool) -> bool:
+        """缩进为 indent 的列表项在不在这一行下面：缩进得更深，或者同样的缩进、上面是编号的项、它是符号项
+        （“1. [2] RAID 说明：”下面紧跟着的“- RAID1 ……”）；以冒号结尾、后面紧跟着同一层的项的列表项（siblings）
+        还管着它后面同一层、和紧跟着的那一项同一种记号的项（“- [2] RAID 说明：”后面的“- RAID1 ……”）。"""
+        if self.numbered is None or indent > self.indent:
+            return True
+        if indent < self.indent:
+            return False
+        return (self.numbered and not numbered) or (self.siblings and numbered == self.numbered)
+
+
+def lead_claim(unit_claims: list[Claim]) -> Claim | None:
+    """引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）。"""
+    claim = next((c for c in reversed(unit_claims) if c.citations), None)
+    if claim is not None:
+        claim.context = ()
+    return claim
+
+
 @lru_cache(maxsize=8)
 def analysed(answer: str) -> Structure:
     """analyse 的缓存（只读）。
 
-    “以下几点：[2]”这样的引出行把引用传给紧跟其后的列表项（中间隔一个空行也算），
-    列表项没有自己的引用时就拿它核对；没有可继承的引用就算没有引用。引出行自己连同这些列表项一起判支持分（context）。
+    引出列表的一行把引用传给它引出的列表项（中间隔一个空行也算）：以冒号结尾的一行（“以下几点：[2]”），
+    或者写了引用、像标题的一行（“[2] RAID 说明”，小模型常不写冒号）；列表项本身以冒号结尾或者像标题时，
+    也引出缩进在它下面的项。列表项没有自己的引用时就拿继承来的引用核对；没有可继承的引用就算没有引用。
+    引出行自己连同它列出的各项（不论那一项的引用是自己写的还是继承的）一起判支持分（context）。
     段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：不核对，
     它的引用也不算这一段的引用。"""
     answer = normalize_citations(strip_think(strip_terminal(answer)))
     units: list[Unit] = []
     claims: list[Claim] = []
     uncited: list[Unit] = []
-    lead_in_citations: list[int] = []
-    lead_in: Claim | None = None
+    scopes: list[Scope] = []  # 外层的在前
+    previous: Previous | None = None  # 上一个列表项（有引用时）：它可能引出缩进在它下面的项
     for number, lines in enumerate(split_paragraphs(answer), 1):
         for unit in split_units(lines, number):
             unit_claims = [c for line in unit.lines for c in claims_in_line(line, number)]
-            contentful = [has_content(c.body) for c in unit_claims]
-            own = [n for c, said in zip(unit_claims, contentful, strict=True) if said or not is_decoration(c)
-                   for n in c.citations]
-            unit.own = tuple(own)
-            for claim, said in zip(unit_claims, contentful, strict=True):
-                if not said:
-                    claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
-                elif own and not claim.citations:
-                    # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
-                    # （一段末尾写一个引用的写法很常见）
-                    claim.citations = list(dict.fromkeys(own))
-                    claim.shared = True
+            own = own_citations(unit, unit_claims)
             if unit.item is None:
-                leads = is_lead_in("\n".join(unit.lines))
-                lead_in_citations = own if leads else []
-                # 引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）
-                lead_in = next((c for c in reversed(unit_claims) if c.citations), None) if leads else None
-                if lead_in is not None:
-                    lead_in.context = ()
-                if not own and not leads:
+                scopes = []
+                previous = None
+                colon = is_lead_in("\n".join(unit.lines))
+                if colon or is_title_line(unit.lines[-1]) and cited_numbers(unit.lines[-1]):
+                    # 传下去的是引出列表的那一句的引用（“……[1]。\n[2] RAID 说明”下面的项引 [2]，不是 [1][2]）
+                    lead = lead_claim(unit_claims) if own else None
+                    scopes.append(Scope(-1, None, list(lead.citations) if lead else own, lead))
+                if not own and not colon:
                     uncited.append(unit)
-            elif not own:
-                if lead_in_citations:
+            else:
+                # 缩进和记号只在这一项可能有引用（自己的、继承的）、上一项有引用或者在列表项引出的范围里时才用得着：
+                # 没有引用的长列表不必算
+                needed = own or previous or scopes and (scopes[-1].citations or scopes[-1].numbered is not None)
+                indent, numbered = list_position(unit.lines[0]) if needed else (0, False)
+                while scopes and not scopes[-1].holds(indent, numbered):
+                    scopes.pop()
+                opened = opened_scope(previous, indent, numbered) if previous is not None else None
+                if opened is not None:
+                    while scopes and (scopes[-1].indent, scopes[-1].numbered) == (opened.indent, opened.numbered):
+                        scopes.pop()  # 同一层的前一个引出行管到这里为止
+                    scopes.append(opened)
+                scope = scopes[-1] if scopes else None
+                inherited = scope.citations if scope is not None and not own else []
+                if inherited:
                     for claim in unit_claims:
-                        claim.citations = list(lead_in_citations)
+                        claim.citations = list(inherited)
                         claim.inherited = True
-                    if lead_in is not None and unit_claims:
-                        lead_in.context += (" ".join(c.body for c in unit_claims),)
-                else:
+                elif not own:
                     uncited.append(unit)
+                lead = scope.claim if scope is not None else None
+                if lead is not None and unit_claims and len(lead.context) < CONTEXT_ITEMS:
+                    lead.context += (" ".join(c.body for c in unit_claims),)
+                # 有引用（自己的或者继承的）的项才可能引出下面的项
+                previous = Previous(unit, unit_claims, indent, numbered) if own or inherited else None
             unit.claims = range(len(claims), len(claims) + len(unit_claims))
             units.append(unit)
             claims += unit_claims
     return Structure(units, claims, uncited)
+
+
+def own_citations(unit: Unit, unit_claims: list[Claim]) -> list[int]:
+    """这一块自己写的、算数的引用（记在 unit.own 里）；块里没写引用的句子拿这一块的引用核对（shared）。"""
+    contentful = [has_content(c.body) for c in unit_claims]
+    own = [n for c, said in zip(unit_claims, contentful, strict=True) if said or not is_decoration(c)
+           for n in c.citations]
+    unit.own = tuple(own)
+    for claim, said in zip(unit_claims, contentful, strict=True):
+        if not said:
+            claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
+        elif own and not claim.citations:
+            # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
+            # （一段末尾写一个引用的写法很常见）
+            claim.citations = list(dict.fromkeys(own))
+            claim.shared = True
+    return own
+
+
+class Previous(NamedTuple):
+    """上一个有引用（自己的或者继承的）的列表项：它的块、句子、缩进、是不是编号项。"""
+    unit: Unit
+    claims: list[Claim]
+    indent: int
+    numbered: bool
+
+
+def opened_scope(item: Previous, next_indent: int, next_numbered: bool) -> Scope | None:
+    """上一个列表项（有引用：自己的或者继承的）引出了下一项时，它管着下面的项：返回它的范围。引出的意思是：
+    下一项在它下面（缩进得更深，或者编号项下面的符号项），它以冒号结尾或者像标题；或者下一项和它同一层，
+    它以冒号结尾（它管着后面同一层的项）。"""
+    indent, numbered = item.indent, item.numbered
+    below = next_indent > indent or (next_indent == indent and numbered and not next_numbered)
+    beside = not below and next_indent == indent
+    last = item.unit.lines[-1]
+    # 以冒号结尾的行，去掉行尾的引用之后最后一个字是冒号或者记号：别的列表项（绝大多数）不必再读
+    colon = (below or beside) and last.rstrip(" \t[]0123456789")[-1:] in LEAD_IN_TAIL \
+        and is_lead_in("\n".join(item.unit.lines))
+    if not colon and (not below or not is_title_line(last)):
+        return None
+    citations = list(dict.fromkeys(n for c in item.claims for n in c.citations))
+    # 管着同一层的项时，记着的是那些项的记号（“- [2] RAID 说明：”下面可以是“1. ……”“2. ……”）
+    return Scope(indent, next_numbered if beside else numbered, citations, lead_claim(item.claims), siblings=beside)
 
 
 def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
@@ -295,62 +358,3 @@ def checked_indexes(claims: Sequence[Claim]) -> list[int | None]:
 
 def unit_citations(unit: Unit) -> list[int]:
     return cited_numbers("\n".join(unit.lines))
-
-
-# ---------- 在原文里找到句子 ----------
-
-def masked(answer: str) -> str:
-    """<think>…</think> 里的内容换成同样长度的 \\0：在原文里找句子时不会找进思考过程。"""
-    pieces = []
-    position = 0
-    for start, end in think_spans(answer):
-        pieces += [answer[position:start], "\0" * (end - start)]
-        position = end
-    pieces.append(answer[position:])
-    return "".join(pieces)
-
-
-class Locator:
-    """按顺序在原文里找句子：句子的正文（去掉引用后的文字）在原文里一字不差，只是引用标记的写法可能不同。"""
-
-    def __init__(self, answer: str) -> None:
-        self.text = masked(answer)
-        self.cursor = 0
-
-    def find(self, body: str) -> Span | None:
-        """正文的位置 (start, end)；找不到时为 None。"""
-        start = self.text.find(body, self.cursor)
-        if start < 0:
-            return None
-        self.cursor = start + len(body)
-        return start, start + len(body)
-
-    def whole_item(self, span: Span) -> bool:
-        """span 是不是一整个列表项（前面只有列表符号，后面到行尾只有句末标点）。"""
-        line_start = self.text.rfind("\n", 0, span[0]) + 1
-        line_end = self.text.find("\n", span[1])
-        before = self.text[line_start:span[0]]
-        after = self.text[span[1]:len(self.text) if line_end < 0 else line_end]
-        item = self.text[line_start:span[1]]  # 列表项的句子正文本身就以列表符号开头
-        return is_list_item(item) and not before.strip() and after.strip() in ("", "。", ".", "；", ";")
-
-    def marks_after(self, end: int) -> Span | None:
-        """紧跟在句子后面的引用标记的位置（也认行尾“……。[2]”的写法）；没有时为 None。"""
-        return marks_after(self.text, end)
-
-
-Located = list[tuple[Claim, Span | None]]
-
-
-def claims_with_positions(answer: str) -> Located:
-    """回答里每个句子和它在原文里的位置：[(claim, (start, end) 或 None)]。和核对用的是同一份句子切分。
-    位置是在 strip_terminal(answer) 里的（核对读句子之前先去掉终端控制序列）：调用方也在去掉之后的回答上取位置。"""
-    return list(zip(analyse(answer).claims, claim_spans(answer), strict=True))
-
-
-@lru_cache(maxsize=8)
-def claim_spans(answer: str) -> tuple[Span | None, ...]:
-    """analysed(answer).claims 里每个句子在 strip_terminal(answer) 里的位置（只读的缓存：核对、证据的位置、提示
-    --fix 都要同一个回答的这一份）。"""
-    locator = Locator(strip_terminal(answer))
-    return tuple(locator.find(claim.body) for claim in analysed(answer).claims)

@@ -2,7 +2,8 @@
 
 两步：
   1. 确定性修正（不调用模型）：只改引用标记，不改一个字的正文——
-     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；
+     · 对不上 / 数字不符的句子，另一条资料能完全通过核对 → 改引那一条（recite）；句子用的是本段的引用、
+       或者从引出行继承的引用时，在句末写上那一条（继承的一项整项一起写，见 inherited_edits）；
      · 引用了不存在的编号 → 改成能通过的资料（recite）；
      · 没有引用的段落或列表项，每一句都有一条资料能通过 → 在句末补上引用（add_citation）。
      没有任何资料能通过的句子原样保留、照样被标出；通过的句子一个字也不动；对修正结果再修正不会再变。
@@ -28,27 +29,19 @@ from sourced_answers.checker import (
     Unit,
     analyse,
     check_answer,
-    check_claim,
     checked_indexes,
     citations_in,
-    claim_words,
     claims_with_positions,
     format_citations,
     read_claim,
     strip_terminal,
-    support_of,
     too_short,
     without_citations,
 )
+from sourced_answers.steps.source_choice import REPAIR_COVERAGE, Fit, Sources
 
 # 请模型改写：(当前回答, 它的 Report) → 改写后的回答（出错时为空字符串）
 Rewriter = Callable[[str, Report], str]
-
-
-# 修正比核对更严：核对只数内容词，“NAS 不需要任何备份，RAID 就够了”对一页讲 RAID 的资料有 75% 的内容词重合。
-# 替一句话选来源时还要求它的全部二元组（连“不需”“任何”这样的虚词也算）在资料最相关的几句里至少出现这么多，
-# 也就是这句话差不多是照着这条资料写的。这个值在 evaluate_fix.py 的调参一半上选出，另一半上报告。
-REPAIR_COVERAGE = 0.8
 
 
 @dataclass
@@ -77,80 +70,6 @@ class Edit:
     repair: Repair
 
 
-# ---------- 哪条资料能让一句话完全通过 ----------
-
-@dataclass(frozen=True)
-class Fit:
-    """一句话引某几条资料时的支持分和重合度（所引的编号都不存在、或者句子和资料不是同一种语言时是 None）。"""
-    score: float | None
-    overlap: float | None
-
-
-class Sources:
-    """替句子找资料：用和核对同一个支持分（同一条 rule），每条资料的索引只建一次。"""
-
-    def __init__(self, sources: Sequence[Source], rule: SupportRule, coverage_needed: float = REPAIR_COVERAGE,
-                 indexes: SourceIndexes | None = None) -> None:
-        self.sources = sources
-        self.rule = rule
-        self.coverage_needed = coverage_needed
-        self.index_of = indexes or SourceIndexes(sources)
-
-    def passing(self, claim: Claim, numbers: Sequence[int]) -> Fit | None:
-        """claim 改引 numbers 时能否完全通过（支持分、数字、语言）而且差不多是照着资料写的；能时返回 Fit，否则 None。
-        太短的句子不判支持分，谁都“通过”，所以不替它们找来源。"""
-        if too_short(read_claim(claim.body).text) or not numbers:
-            return None
-        check, problem = check_claim(Claim(claim.paragraph, claim.text, claim.body, list(numbers)), self.sources,
-                                     self.index_of, self.rule)
-        if problem is not None:
-            return None
-        if max(self.coverage(claim, n) for n in numbers) < self.coverage_needed:
-            return None
-        return Fit(check.score, check.overlap)
-
-    def coverage(self, claim: Claim, number: int) -> float:
-        """句子的全部词（含虚词组成的二元组）有多少出现在资料最相关的连续几句里。"""
-        key = ("coverage", claim.body, number)
-        if key not in self.index_of.memo:
-            tokens = claim_words(read_claim(claim.body).text).all_distinct
-            hits = self.index_of(number).best_window(tokens)[0] if tokens else 0
-            self.index_of.memo[key] = hits / len(tokens) if tokens else 0.0
-        found: float = self.index_of.memo[key]
-        return found
-
-    def best(self, claim: Claim) -> tuple[int, Fit] | None:
-        """能让这句话完全通过的资料里支持分最高的一条：(编号, Fit)；没有时为 None。同样的句子只找一次。"""
-        key = ("best source", claim.body, self.rule, self.coverage_needed)
-        if key not in self.index_of.memo:
-            self.index_of.memo[key] = self.find_best(claim)
-        best: tuple[int, Fit] | None = self.index_of.memo[key]
-        return best
-
-    def find_best(self, claim: Claim) -> tuple[int, Fit] | None:
-        """能让它通过的资料里，句子的字对上得最多的一条（对齐，alignment.py）；一样多时支持分高的。"""
-        found: tuple[tuple[int, float], int, Fit] | None = None
-        reading = read_claim(claim.body)
-        words = claim_words(reading.text)
-        for number in self.index_of.candidates(words.distinct):
-            fit = self.passing(claim, [number])
-            if fit is None:
-                continue
-            rank = (support_of(reading, words, number, self.index_of).alignment.matched, fit.score or 0.0)
-            if found is None or rank > found[0]:
-                found = (rank, number, fit)
-        return (found[1], found[2]) if found else None
-
-    def fit(self, claim: Claim, numbers: Sequence[int]) -> Fit:
-        """句子引着这几条资料（不存在的编号不算）时的支持分和重合度。"""
-        valid = list(dict.fromkeys(n for n in numbers if 1 <= n <= len(self.sources)))
-        if not valid:
-            return Fit(None, None)
-        check, _ = check_claim(Claim(claim.paragraph, claim.text, claim.body, valid), self.sources, self.index_of,
-                               self.rule)
-        return Fit(check.score, check.overlap)
-
-
 # ---------- 确定性修正 ----------
 
 def problem_identity(problem: Problem) -> tuple[Any, ...]:
@@ -168,10 +87,13 @@ def flagged_claims(report: Report) -> set[int]:
 
 def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator,
                  budget: int | None = None) -> list[Edit]:
-    """被标出的句子（和引了不存在的编号的句子）改引一条能让它完全通过的资料。budget：最多看这么多句。"""
+    """被标出的句子（和引了不存在的编号的句子）改引一条能让它完全通过的资料。budget：最多看这么多句。
+    用本段引用的句子（shared）只在这一段没有别的句子改引时才写上自己的引用：本段的引用改了之后它多半就通过了，
+    不必在句子中间多写一个（下一遍再看它）。"""
     flagged = flagged_claims(report)
     count = len(pool.sources)
     edits: list[Edit] = []
+    shared: list[Edit] = []
     examined = 0
     for (claim, span), index in zip(located, checked_indexes([claim for claim, _ in located]), strict=True):
         if index is None or span is None:
@@ -179,15 +101,16 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
         if budget is not None and examined >= budget:
             break
         if claim.inherited:
-            examined += index in flagged
-            edit = inherited_edit(claim, span, index in flagged, pool, locator)
-            if edit:
-                edits.append(edit)
-            continue
+            continue  # 继承了引用的列表项整项一起修（inherited_edits）
         invalid = [n for n in claim.citations if not 1 <= n <= count]
         if not invalid and index not in flagged:
             continue
         examined += 1
+        if claim.shared:
+            edit = shared_edit(claim, span, pool) if index in flagged else None
+            if edit:
+                shared.append(edit)
+            continue
         marks = own_marks(claim, span, locator)
         if marks is None:
             continue
@@ -208,17 +131,70 @@ def recite_edits(located: Located, report: Report, pool: Sources, locator: Locat
         repair = Repair("recite", claim.paragraph, claim.text, claim.text.replace(old_mark, new_mark),
                         reason, *changed(pool.fit(claim, claim.citations), after))
         edits.append(Edit(marks[0], marks[1], new_mark, repair))
-    return edits
+    recited = {edit.repair.paragraph for edit in edits}
+    return edits + [edit for edit in shared if edit.repair.paragraph not in recited]
 
 
-def inherited_edit(claim: Claim, span: Span, flagged: bool, pool: Sources, locator: Locator) -> Edit | None:
-    """列表项从引出行继承的引用支持不了它（flagged）：给这一项写上自己的引用（只在这一项就是这一句时）。"""
-    if not flagged or not locator.whole_item(span):
-        return None
+def shared_edit(claim: Claim, span: Span, pool: Sources) -> Edit | None:
+    """句子自己没写引用、用的是这一段（这一项）的引用，而那几条资料支持不了它：在句末写上能支持它的资料。
+    （引出列表的一行下面没写列表记号的几行也是这样。）这一段别的句子的依据只会多一条，不会少。"""
     best = pool.best(claim)
     if best is None:
         return None
+    shared = format_citations(claim.citations)
+    repair = Repair("recite", claim.paragraph, f"{claim.body} {shared}", f"{claim.body} [{best[0]}]",
+                    f"这句话用的是本段的引用 {shared}，它们支持不了它，资料 [{best[0]}] 能",
+                    *changed(pool.fit(claim, claim.citations), best[1]))
+    return Edit(span[1], span[1], f" [{best[0]}]", repair)
+
+
+def inherited_edits(located: Located, units: Sequence[Unit], report: Report, pool: Sources,
+                    budget: int | None = None) -> list[Edit]:
+    """从引出行继承引用的列表项里有句子被标出（继承来的资料支持不了它）：给这一项的每一句写上自己的引用——
+    被标出的句子写能让它完全通过的资料，别的句子写它继承来的编号（不写的话它会改用这一项新写的那条资料）。
+    被标出的句子有一句找不到资料，这一项就不动（照样被标出，交给模型改写）。太短、不判支持分的句子不写。
+    budget：最多看这么多项。"""
+    flagged = flagged_claims(report)
+    if not flagged:
+        return []
+    indexes = checked_indexes([claim for claim, _ in located])
+    edits: list[Edit] = []
+    examined = 0
+    for unit in units:
+        if not unit.claims or not located[unit.claims.start][0].inherited:
+            continue  # 一项里的句子要么都继承了引用，要么都没有
+        positions = list(unit.claims)
+        marked = {p for p in positions if indexes[p] in flagged}
+        if not marked:
+            continue
+        if budget is not None and examined >= budget:
+            break
+        examined += 1
+        planned: list[Edit] = []
+        for position in positions:
+            claim, span = located[position]
+            edit = inherited_edit(claim, span, position in marked, pool)
+            if edit is None and (position in marked or span is None):
+                planned = []
+                break
+            if edit is not None:
+                planned.append(edit)
+        edits += planned
+    return edits
+
+
+def inherited_edit(claim: Claim, span: Span | None, flagged: bool, pool: Sources) -> Edit | None:
+    """继承了引用的一句：被标出的改引能支持它的资料，没被标出的写明它继承来的编号；太短的、找不到资料的为 None。"""
+    if span is None or too_short(read_claim(claim.body).text):
+        return None
     inherited = format_citations(claim.citations)
+    if not flagged:
+        repair = Repair("add_citation", claim.paragraph, claim.text, f"{claim.text} {inherited}",
+                        f"写明这句话从上文继承的 {inherited}（这一项别的句子改引了别的资料）")
+        return Edit(span[1], span[1], f" {inherited}", repair)
+    best = pool.best(claim)
+    if best is None:
+        return None
     repair = Repair("recite", claim.paragraph, f"{claim.body} {inherited}", f"{claim.body} [{best[0]}]",
                     f"从上文继承的 {inherited} 支持不了这一项，资料 [{best[0]}] 能",
                     *changed(pool.fit(claim, claim.citations), best[1]))
@@ -292,8 +268,10 @@ def planned_edits(answer: str, report: Report, pool: Sources, budget: int | None
     """这一版回答（已经去掉终端控制序列）上能做的确定性修正：改引和补上引用，每一处都单独验证过（改了之后那一句能完全
     通过）。budget：最多看这么多个被标出的句子和没有引用的块（只为提示“可以 --fix”时用，不传就是全部）。"""
     located = claims_with_positions(answer)
+    structure = analyse(answer)
     return (recite_edits(located, report, pool, Locator(answer), budget)
-            + add_citation_edits(located, analyse(answer).uncited, pool, budget))
+            + inherited_edits(located, structure.units, report, pool, budget)
+            + add_citation_edits(located, structure.uncited, pool, budget))
 
 
 def new_problem_paragraphs(before: Report, after: Report) -> set[int | None]:
