@@ -262,8 +262,38 @@ def token_shapes():
               f"{timings[1] / timings[0]:>8.1f}{timings[2] / timings[1]:>9.1f}")
 
 
+def copied_with_one_change(count):
+    """count 句各不相同、照抄资料又各换了一处的话（对齐、同一处的规则每句都要从头做：没有一模一样的句子可以复用），
+    和它们引用的一条同样长的资料。"""
+    source = "".join(f"第 {n} 台 NAS 支持运行 Docker 容器和虚拟机，至少三块盘。" for n in range(count))
+    answer = "".join(f"第 {n} 台 NAS {'不' if n % 2 else ''}支持运行 Docker 容器和虚拟机，"
+                     f"至少{'四' if n % 3 else '三'}块盘 [1]。" for n in range(count))
+    return answer, [Source(title="资料", text=source)]
+
+
+def alignment_scaling():
+    """对齐是线性的：照抄资料又各换了一处的句子 200 → 2000 → 20000 句；一整篇没有句号、句末一个引用的“一句话”
+    55 KB → 550 KB（同一处的规则只看前 edges.MAX_PIECES 段，支持分照样算整句）。各 3 次取最快。"""
+    print(f"{'对齐':<24}{'小':>9}{'中':>9}{'大':>9}{'中/小':>8}{'大/中':>8}（线性约为 10，目标 ≤ 15）")
+    shapes = {"照抄又各换一处的句子": [copied_with_one_change(count) for count in (200, 2000, 20000)],
+              "没有句号的一句话": [("RAID5 至少三块盘" * count + "[2]", SOURCES) for count in (500, 5000, 50000)]}
+    for label, inputs in shapes.items():
+        timings = []
+        for answer, sources in inputs:
+            best = float("inf")
+            for _ in range(3):
+                renamed = fresh(sources)
+                started = time.perf_counter()
+                check_answer(answer, renamed)
+                best = min(best, time.perf_counter() - started)
+            timings.append(best)
+        print(f"{label:<24}{timings[0]:>9.3f}{timings[1]:>9.3f}{timings[2]:>9.3f}"
+              f"{timings[1] / timings[0]:>8.1f}{timings[2] / timings[1]:>8.1f}")
+
+
 if __name__ == "__main__":
     main()
     verify_scaling()
     token_shapes()
+    alignment_scaling()
     prompt_fitting()

@@ -233,3 +233,18 @@ def test_a_two_character_opposite_counts_whatever_is_written_before_it():
     assert contradiction_kinds("农资价格上涨会减少农资综合补贴", "根据农资价格上涨幅度，及时增加农资综合补贴。") == \
         {"opposite_mismatch"}
     assert not contradiction_kinds("许多人选择两盘位", "不少人选择两盘位。")
+
+
+@pytest.mark.parametrize("before, after, flip", [
+    ("", "", True),
+    ("如果", "", False),        # 假设：在很长的一句话的开头
+    ("", "吗", False),          # 问句：在很长的一句话的末尾
+    ("有人认为", "", False),     # 转述
+])
+def test_a_very_long_sentence_is_read_by_the_same_rules(before, after, flip):
+    """一句话很长、中间没有标点（几千字）时，问句、假设、转述照样按整句认：标点和这些词的位置只找一遍，
+    不是每一处都从头找（那样一句 1 MB 的话要核对很久）。"""
+    filler = "照片视频文档音乐" * 400
+    claim = f"{before}{filler}这款 NAS 不支持运行 Docker 容器{after}"
+    source = "这款 NAS 支持运行 Docker 容器和虚拟机。"
+    assert bool(contradiction_kinds(claim, source)) is flip

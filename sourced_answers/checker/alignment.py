@@ -13,14 +13,15 @@
 句子开头、分句末尾在资料里对应的几个字（“不会推进”对“继续推进”、“力度减弱”对“力度加大”）也是槽。
 没对上的字连成的几段就是“资料里找不到的字”。
 
-资料不长（≤ WHOLE 个字）时整条都拿来对；更长时只用和这句话共有内容词最多的几句（SourceIndex.match 的倒排索引），
-所以一句话的代价不随资料变长。句子很长时分块对（每块 ≤ CLAIM_CHUNK 个字）。全部线性。只用标准库。
+资料不长（≤ WHOLE 个字）时整条都拿来对；更长时只用和这句话共有内容词最多的几句（倒排索引），一句话的代价不随
+资料变长。句子很长时分块对（每块 ≤ CLAIM_CHUNK 个字）。全部线性。只用标准库。
 """
 import re
 import zlib
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from sourced_answers.checker.reading import Seen
 from sourced_answers.checker.text import CJK
@@ -32,8 +33,7 @@ UNIT = re.compile(rf"[{CJK}]|[A-Za-z]+(?:['’][A-Za-z]+)*|[0-9]+(?:\.[0-9]+)?|[
 CLAUSE_BREAK = re.compile(r"[，。,;；：:！？!?、\n]|\.(?=\s|$)")
 # 接着上一块时，两边最多各隔几个字再对上
 GAP = 4
-# 最短的一块（两个字）；一个字只在句子末尾、两边换掉的字一样多（最多 SINGLE_GAP 个）时算对上
-# （“第一名”对“第三名”的“名”）
+# 最短的一块（两个字）；一个字只在句子末尾、两边换掉的字一样多（最多 SINGLE_GAP 个）时算对上（“第一名”的“名”）
 MIN_BLOCK = 2
 SINGLE_GAP = 2
 # 资料不超过这么多个字时整条拿来对，否则只拿最相关的几句（总共最多这么多个字）
@@ -68,7 +68,9 @@ class Units:
     breaks: tuple[bool, ...]  # breaks[k]：第 k 个字和前一个字之间有分句的界线（第 0 个字为 True）
 
 
+@lru_cache(maxsize=64)
 def units_of(text: str) -> Units:
+    """text 的“字”（只读的缓存：对齐、同一处、数的规则读同一句话的同一份）。"""
     codes: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -148,6 +150,22 @@ class Alignment:
     @property
     def empty(self) -> bool:
         return not self.pieces
+
+    @cached_property
+    def slot_ends(self) -> dict[int, list[Slot]]:
+        """在句子里某个位置结束的槽（同一处的规则按位置找，不逐个去比：一句很长的话有成千上万个槽）。"""
+        return slots_by(self.slots, 1)
+
+    @cached_property
+    def slot_starts(self) -> dict[int, list[Slot]]:
+        return slots_by(self.slots, 0)
+
+
+def slots_by(slots: Sequence[Slot], end: int) -> dict[int, list[Slot]]:
+    found: dict[int, list[Slot]] = {}
+    for slot in slots:
+        found.setdefault(slot.claim[end], []).append(slot)
+    return found
 
 
 EMPTY = Alignment((), (), (), 0, 0)

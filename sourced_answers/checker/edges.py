@@ -81,9 +81,14 @@ def clause_ends(units: Units, position: int) -> bool:
     return position >= len(units.codes) or units.breaks[position]
 
 
+# 一句话最多看这么多段对上的字的同一处。真的一句话远远到不了（两千段是几万字）；一整篇没有句号、1 MB 的“一句话”
+# 再往后的同一处不比（支持分照样算整句），核对的时间不会因为它变成几秒（bench/benchmark_check.py）
+MAX_PIECES = 2000
+
+
 def edges(claim_units: Units, alignment: Alignment, units_of_sentence: Callable[[int, int], Units]) -> Iterator[Edge]:
-    """每一段对上的字（至少 MIN_PIECE 个字）前后的“同一处”。"""
-    for piece in alignment.pieces:
+    """每一段对上的字（至少 MIN_PIECE 个字）前后的“同一处”（一句话最多 MAX_PIECES 段）。"""
+    for piece in alignment.pieces[:MAX_PIECES]:
         first, last = unit_range(claim_units, piece.claim)
         source_units = units_of_sentence(piece.source, piece.sentence)
         source_first, source_last = unit_range(source_units, piece.span)
@@ -96,8 +101,8 @@ def edges(claim_units: Units, alignment: Alignment, units_of_sentence: Callable[
 
 def says_something(text: str, span: Span) -> bool:
     """对上的那一段开头（同一个分句里的至多四个字）有内容，不只是“这样”“是这个”这类字。"""
-    clause_end = CLAUSE_BREAK.search(text, span[0])
-    end = min(span[1], clause_end.start() if clause_end else len(text))
+    clause_end = CLAUSE_BREAK.search(text, span[0], span[1])  # 只在这一段里找：一句话可以很长
+    end = clause_end.start() if clause_end else span[1]
     head = text[span[0]:end]
     words = re.findall(r"[A-Za-z]+|[^\W\d_]", head)[:4]
     if words and words[0].isascii():
@@ -138,12 +143,13 @@ def same_place(edge: Edge, alignment: Alignment, claim: Seen, claim_units: Units
     if size >= MIN_PIECE and IDENTIFIER.search(claim, *edge.piece.claim):
         return True
     final = size == 1  # 分句末尾的一个字（edges 只在两边的分句都到了末尾时给出这样的一段）
-    for slot in alignment.slots:
+    touching = alignment.slot_ends.get(edge.piece.claim[0], []) if edge.side == "before" else \
+        alignment.slot_starts.get(edge.piece.claim[1], [])
+    for slot in touching:
         anchored = min(slot.before, slot.after) >= MIN_PIECE or \
             final and slot.after == 1 and slot.before >= LEAD_PIECE
         if slot.where == "mid" and slot.source == edge.piece.source and slot.sentence == edge.piece.sentence \
-                and anchored and (slot.claim[1] == edge.piece.claim[0] if edge.side == "before" else
-                                  slot.claim[0] == edge.piece.claim[1]):
+                and anchored:
             return True
     if size < LEAD_PIECE:
         return False

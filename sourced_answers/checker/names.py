@@ -86,7 +86,8 @@ def chinese_person(text: str) -> bool:
 def chinese_name(claim: Seen, source: Seen, alignment: Alignment, edge: Edge) -> Contradiction | None:
     """对齐时换掉的一段（槽，两头都对上了）两边都像人名、却不是同一个（“由朱亚文主演”对“由黄晓明主演”）；
     或者两边都在书名号里（《茶馆》对《雷雨》）。"""
-    for slot in alignment.slots:
+    start = edge.piece.claim[0]
+    for slot in alignment.slot_ends.get(start, []) + alignment.slot_ends.get(start - 1, []):
         if slot.where != "mid" or slot.source != edge.piece.source or slot.sentence != edge.piece.sentence \
                 or not 0 <= edge.piece.claim[0] - slot.claim[1] <= 1 or min(slot.before, slot.after) < MIN_PIECE:
             continue  # 槽后面紧挨着（最多隔一个书名号）就是这一段对上的字

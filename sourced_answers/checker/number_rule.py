@@ -10,12 +10,13 @@
 举例用的数（“例如 100 元的商品”）不算。不比最接近的一句里别的数：那一句常常说的是另一件事。
 """
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sourced_answers.checker.alignment import Alignment, Units, Window, align, units_of
 from sourced_answers.checker.edges import edges, same_place
+from sourced_answers.checker.polarity import positions
 from sourced_answers.checker.quantities import (
     DATE_UNIT,
     DAY,
@@ -88,10 +89,18 @@ def swapped_numbers(own: Seen, alignment: Alignment, claimed: Sequence[tuple[Qua
     found: list[Swapped] = []
     places = [edge for edge in edges(claim_units, alignment, lambda n, k: index_of(n).sentence_units(k))
               if same_place(edge, alignment, own, claim_units)]
+    # 对上的各段、各处同一处都按在句子里的位置排好：每个数只看它附近的几段（一句很长的话里有成千上万个数）
+    pieces = sorted(alignment.pieces, key=lambda piece: piece.claim)
+    piece_starts = [piece.claim[0] for piece in pieces]
+    places.sort(key=lambda edge: edge.claim)
+    place_starts = [edge.claim[0] for edge in places]
+    longest = max((edge.claim[1] - edge.claim[0] for edge in places), default=0)
     for quantity, span in claimed:
-        if any(copied_with_context(claim_units, piece.claim, span) for piece in alignment.pieces):
+        holder = bisect_right(piece_starts, span[0]) - 1
+        if holder >= 0 and copied_with_context(claim_units, pieces[holder].claim, span):
             continue  # 连同前后的字一字不差地照抄了资料：就是资料的数
-        for edge in places:
+        first = bisect_left(place_starts, span[0] - longest)
+        for edge in places[first:bisect_right(place_starts, span[1])]:
             if not overlaps(span, edge.claim):
                 continue
             there = [(other, where) for other, where in sentence_quantities(index_of, edge.piece.source,
@@ -128,11 +137,16 @@ def copied_with_context(units: Units, piece: Span, span: Span) -> bool:
     return size > number + 1
 
 
+# 比数时的分句：到逗号、句号、分号、问号、叹号、换行为止（冒号不算：“价格：2999 元”是一个分句）
+NUMBER_CLAUSE_BREAK = re.compile(r"[，。,;；！？!?\n]")
+
+
 def clause_span(text: str, span: Span) -> Span:
-    """span 所在的分句。"""
-    left = max((index + 1 for index in range(span[0] - 1, -1, -1) if text[index] in "，。,;；！？!?\n"), default=0)
-    right = next((index for index in range(span[1], len(text)) if text[index] in "，。,;；！？!?\n"), len(text))
-    return left, right
+    """span 所在的分句（标点的位置每段文字只找一遍：一句很长的话里每个数都要找它的分句）。"""
+    starts, _ = positions(NUMBER_CLAUSE_BREAK, text)
+    before = bisect_left(starts, span[0])
+    after = bisect_left(starts, span[1])
+    return (starts[before - 1] + 1 if before else 0), (starts[after] if after < len(starts) else len(text))
 
 
 def covered_units(text: Seen, units: Units, window: Window) -> set[int]:

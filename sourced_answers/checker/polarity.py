@@ -11,6 +11,8 @@
 只用标准库。
 """
 import re
+from bisect import bisect_left
+from functools import lru_cache
 
 # 含否定用字、却不是否定的词（它们里面的“不”“无”“非”“未”不算）
 NOT_NEGATION = re.compile(
@@ -22,9 +24,7 @@ NOT_NEGATION = re.compile(
     # 说程度的（“不够均等”“不太快”“影响不大”）：减弱，不是说反
     r"不够|不太|不大(?!于)|不很|不怎么|不算"
 )
-# 问句：问号结尾的句子、“吗”“呢”结尾的分句，“是否”这类问法
-QUESTION_END = re.compile(r"[？?][ \t\"”’）)]*$")
-QUESTION_CLAUSE = re.compile(r"[吗呢][ \t\"”’）)]*$")
+# 问句：问号结尾的句子、“吗”“呢”结尾的分句（这两种见 ends_with），“是否”这类问法
 QUESTION_WORDS = re.compile(r"是否|能否|可否|是不是|能不能|会不会|要不要|有没有|可不可以|需不需要|该不该")
 # 假设、让步：“即使孩子不和异性交往”“如果不开启”说的不是事实
 HYPOTHETICAL = re.compile(r"即使|即便|如果|假如|假设|要是|倘若|万一|哪怕|就算|若(?!干)")
@@ -71,22 +71,69 @@ def asserted(text: str, position: int, choice: bool = False) -> bool:
     choice 为 True 时选择里的一项也算：“用 VPN 或 ZeroTier”推荐的就是 ZeroTier）。"""
     if not choice and ALTERNATIVE.search(text, max(0, position - 3), position):
         return False
-    sentence_start = max((m.end() for m in SENTENCE_BREAK.finditer(text, 0, position)), default=0)
-    following = SENTENCE_BREAK.search(text, position)
-    sentence_end = following.end() if following else len(text)
-    if QUESTION_END.search(text, sentence_start, sentence_end):
+    sentence_start, sentence_end = sentence_of(text, position)
+    if ends_with(text, sentence_start, sentence_end, "？?"):
         return False
-    clause = clause_around(text, position, position)
-    if HYPOTHETICAL.search(text, sentence_start, position) or HYPOTHETICAL.search(clause):
+    left, right = clause_start(text, position), clause_end(text, position)
+    if found(HYPOTHETICAL, text, sentence_start, position) or found(HYPOTHETICAL, text, left, right):
         return False  # 假设、让步的分句，和它后面说的结果（“如果不开启，系统不会备份”）
-    return not (QUESTION_WORDS.search(clause) or QUESTION_CLAUSE.search(clause))
+    return not (found(QUESTION_WORDS, text, left, right) or ends_with(text, left, right, "吗呢"))
+
+
+# ---------- 分句、句子的边界和一段里有没有某个词：每一处都不随整段文字变长 ----------
+# 一句话可以有 1 MB 长、没有一个标点：每次都从头找标点、在整句里找词，核对就成了平方级。标点的位置和长句里
+# 每个词出现的位置每段文字只找一遍，之后每次都是二分查找。
+
+# 短于这么多个字的一段直接用正则找（和以前一字不差）；更长的用一遍找好的位置
+SHORT_SPAN = 2000
+
+
+@lru_cache(maxsize=64)
+def positions(pattern: re.Pattern[str], text: str) -> tuple[list[int], list[int]]:
+    """pattern 在 text 里每一处（不重叠、从左到右）的开始和结束。"""
+    starts, ends = [], []
+    for match in pattern.finditer(text):
+        starts.append(match.start())
+        ends.append(match.end())
+    return starts, ends
+
+
+def found(pattern: re.Pattern[str], text: str, start: int, end: int) -> bool:
+    """text 的 [start, end) 里有 pattern 的一处。"""
+    if end - start <= SHORT_SPAN:
+        return pattern.search(text, start, end) is not None
+    starts, ends = positions(pattern, text)
+    index = bisect_left(starts, start)
+    return index < len(starts) and ends[index] <= end
+
+
+def ends_with(text: str, start: int, end: int, marks: str) -> bool:
+    """[start, end) 去掉末尾的一个换行、空白、引号和括号之后，最后一个字是 marks 里的一个（问号、“吗”“呢”）。"""
+    position = end
+    if position > start and text[position - 1] == "\n":
+        position -= 1
+    while position > start and text[position - 1] in " \t\"”’）)":
+        position -= 1
+    return position > start and text[position - 1] in marks
+
+
+def sentence_of(text: str, position: int) -> Span:
+    """position 所在的句子（连同结尾的句号、问号）。"""
+    starts, _ = positions(SENTENCE_BREAK, text)
+    index = bisect_left(starts, position)
+    return (starts[index - 1] + 1 if index else 0), (starts[index] + 1 if index < len(starts) else len(text))
+
+
+def clause_end(text: str, position: int) -> int:
+    """从 position 起，这个分句到哪里结束（下一个逗号、句号这类标点的位置，没有时是末尾）。"""
+    starts, _ = positions(CLAUSE_BREAK, text)
+    index = bisect_left(starts, position)
+    return starts[index] if index < len(starts) else len(text)
 
 
 def clause_around(text: str, start: int, end: int) -> str:
     """[start, end) 所在的那个分句（前后到逗号、句号这类标点为止）。"""
-    left = max((m.end() for m in CLAUSE_BREAK.finditer(text, 0, start)), default=0)
-    right = CLAUSE_BREAK.search(text, end)
-    return text[left:right.start() if right else len(text)]
+    return text[clause_start(text, start):clause_end(text, end)]
 
 
 def negations(text: str, span: Span) -> list[tuple[int, int]]:
@@ -106,10 +153,10 @@ def stated(text: str, position: int, end: int | None = None, choice: bool = Fals
     转述别人的说法或反问（“为什么不试试”）。"""
     if not asserted(text, position, choice):
         return False
-    if not choice and ALTERNATIVE_CLAUSE.search(text, *clause_of(text, position)):
+    if not choice and found(ALTERNATIVE_CLAUSE, text, *clause_of(text, position)):
         return False
-    sentence_start = max((m.end() for m in SENTENCE_BREAK.finditer(text, 0, position)), default=0)
-    return REPORTED.search(text, sentence_start, max(position, end or position)) is None
+    sentence_start = sentence_of(text, position)[0]
+    return not found(REPORTED, text, sentence_start, max(position, end or position))
 
 
 def negates_the_piece(text: str, span: Span, negation: tuple[int, int]) -> bool:
@@ -125,10 +172,11 @@ def negates_the_piece(text: str, span: Span, negation: tuple[int, int]) -> bool:
 
 def clause_of(text: str, position: int) -> Span:
     """position 所在的分句的位置。"""
-    following = CLAUSE_BREAK.search(text, position)
-    return clause_start(text, position), following.start() if following else len(text)
+    return clause_start(text, position), clause_end(text, position)
 
 
 def clause_start(text: str, position: int) -> int:
-    """position 所在的分句从哪里开始。"""
-    return max((m.end() for m in CLAUSE_BREAK.finditer(text, 0, position)), default=0)
+    """position 所在的分句从哪里开始（前一个逗号、句号这类标点之后）。"""
+    starts, _ = positions(CLAUSE_BREAK, text)
+    index = bisect_left(starts, position)
+    return starts[index - 1] + 1 if index else 0

@@ -21,6 +21,7 @@ from sourced_answers.checker.polarity import (
     CLAUSE_BREAK,
     EARLIER,
     NEGATIVE_MEANING,
+    clause_end,
     clause_start,
     negates_the_piece,
     negations,
@@ -95,11 +96,6 @@ def clause_negations(text: str, span: Span) -> list[tuple[int, int]]:
     return negations(text, (clause_start(text, span[0]), clause_end(text, span[1])))
 
 
-def clause_end(text: str, position: int) -> int:
-    following = CLAUSE_BREAK.search(text, position)
-    return following.start() if following else len(text)
-
-
 def chain(text: str, span: Span) -> list[tuple[int, int]]:
     """span（对上的一段前面的同一处）里一连串否定了对上的那一段的否定词：最后一个和对上的那一段之间只有“能”“会”
     这类字，前面的每一个和下一个之间也只有这类字（“不能不包括”是两个）。"""
@@ -166,11 +162,16 @@ def normal_word(word: str) -> str:
     return word
 
 
+OPPOSITE_WORDS = frozenset(word for pair in OPPOSITES for word in pair)
+
+
 def opposite(claim: Seen, source: Seen, edge: Edge, claim_units: Units, source_units: Units) -> Contradiction | None:
     """同一处两边是一对反义词，而且一个字的反义词再往外的那个字两边一样（或者都到了边上）：“许多人”对“不少人”里的
     “多”“少”不算，那是两个不同的词“许多”“不少”。两个字的反义词（“增加”对“减少”）本身就是词，前面怎么说都算
     （“会减少”对“及时增加”）。资料这一句里两个词都说了（“长、短喉管”）也不算。"""
     said = adjacent_words(claim, claim_units, edge.claim, edge.side, edge.piece.claim)
+    if not any(word in OPPOSITE_WORDS for word, _, _ in said):
+        return None  # 句子这一边紧挨着的词没有一个在反义词表里（绝大多数）：不必再看资料那一边
     there = adjacent_words(source, source_units, edge.span, edge.side, edge.piece.span)
     for index, ((left, left_span, left_end), (right, right_span, right_end)) in enumerate(zip(said, there,
                                                                                                strict=False)):
@@ -200,6 +201,8 @@ def contradictions(claim: Seen, alignment: Alignment, index_of: SourceIndexes) -
                 not same_place(edge, alignment, claim, claim_units):
             continue
         source = index_of(edge.piece.source).sentences[edge.piece.sentence]
+        if claim[slice(*edge.claim)] == source[slice(*edge.span)]:
+            continue  # 同一处两边一字不差：没有什么不一样
         source_units = index_of(edge.piece.source).sentence_units(edge.piece.sentence)
         hit = polarity(claim, source, edge) or negated_value(claim, source, edge) \
             or opposite(claim, source, edge, claim_units, source_units) \
