@@ -82,6 +82,10 @@ def cv_report(answer: str, sources: list[Source], model: SupportModel) -> Report
             continue
         assert cites_existing(claim, len(sources))
         check, problem = conclude(assess(claim, indexes), indexes, DEFAULT_RULE, model)
+        # 同样的句子的比较结果是共用的（可能来自别的段落、别的回答）：段落号用这一句自己的，和 check_claim 一样
+        check.paragraph = claim.paragraph
+        if problem:
+            problem.paragraph = claim.paragraph
         report.claims.append(check)
         if problem:
             problem.claim = index

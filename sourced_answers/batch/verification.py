@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from sourced_answers.batch.workers import Workers
+from sourced_answers.core.collection import fewer_collections
 from sourced_answers.core.errors import ExitCode, InputError
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
@@ -113,6 +114,13 @@ class Result:
 
 
 def check_line(line: Line, options: Options, judge: Judge | None = None) -> Result:
+    """核对一行：读、核对、写成这一行的输出。读进来的和建出来的对象（一个长回答有几十万个）期间少做垃圾回收，
+    和 check_and_fix 里的是同一个办法（core/collection.py）。"""
+    with fewer_collections():
+        return checked_line(line, options, judge)
+
+
+def checked_line(line: Line, options: Options, judge: Judge | None) -> Result:
     started = time.perf_counter()
     try:
         saved = parse_line(line, options.name)

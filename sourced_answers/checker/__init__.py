@@ -12,7 +12,8 @@
   numerals      数的各种写法（中文数字、序数、日期、年份、分数……）
   quantities    数量（值、单位、位置）
   alignment     对齐：一句话的每一段对上了所引资料的哪几个字、哪几段找不到
-  source_index  每条资料的索引（倒排索引、对齐用的字和窗口、数量）
+  source_index  一条资料的索引（倒排索引、对齐用的字和窗口、数量）
+  indexes       一组资料的索引，最近用过的索引和同一组资料上比较结果的缓存
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
   citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
   polarity      否定的写法，什么地方不是在断言
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from sourced_answers.checker.citation_rules import structure_problems
     from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
     from sourced_answers.checker.features import FEATURES, compare
+    from sourced_answers.checker.indexes import SourceIndexes, written_sentences
     from sourced_answers.checker.locating import Located, Locator, Span, claims_with_positions
     from sourced_answers.checker.places import checked_positions, problem_places
     from sourced_answers.checker.quantities import numbers_in
@@ -81,7 +83,6 @@ if TYPE_CHECKING:
         support,
         support_of,
     )
-    from sourced_answers.checker.source_index import SourceIndexes, written_sentences
     from sourced_answers.checker.structure import Structure, Unit, analyse, checked_indexes
     from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
     from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
@@ -113,8 +114,8 @@ LATER = {
     "empty_report": "rules",
     "support": "rules",
     "support_of": "rules",
-    "SourceIndexes": "source_index",
-    "written_sentences": "source_index",
+    "SourceIndexes": "indexes",
+    "written_sentences": "indexes",
     "analyse": "structure",
     "checked_indexes": "structure",
     "claims_with_positions": "locating",

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from sourced_answers.checker.alignment import UNIT, Alignment
+from sourced_answers.checker.indexes import SourceIndexes
 from sourced_answers.checker.locating import claim_spans
 from sourced_answers.checker.polarity import CHINESE_NEGATION, ENGLISH_NEGATION
 from sourced_answers.checker.reading import Reading
-from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import Structure, checked_indexes
 from sourced_answers.checker.terminal import stripped_positions
 from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, FUNCTION_CHARS, latin_token

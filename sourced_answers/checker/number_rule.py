@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from sourced_answers.checker.alignment import Alignment, Units, Window, align, units_of
 from sourced_answers.checker.edges import edges, same_place
+from sourced_answers.checker.indexes import SourceIndexes
 from sourced_answers.checker.polarity import positions
 from sourced_answers.checker.quantities import (
     DATE_UNIT,
@@ -31,7 +32,6 @@ from sourced_answers.checker.quantities import (
     totals_in,
 )
 from sourced_answers.checker.reading import Reading, Seen
-from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.text import quote
 
 # 数东西用的量词：和通用的“个”算同一种单位（岁、元、米、年这些不算）

@@ -23,12 +23,12 @@ from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
 from sourced_answers.checker.evidence import aligned_spans, located
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
+from sourced_answers.checker.indexes import SourceIndexes
 from sourced_answers.checker.number_rule import check_numbers, not_found, number_message
 from sourced_answers.checker.quantities import Known, quantity_spans
 from sourced_answers.checker.reading import Reading, read_claim
 from sourced_answers.checker.score import CHINESE, SupportModel, support_model
 from sourced_answers.checker.slots import Contradiction, contradictions
-from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.structure import checked_indexes
 from sourced_answers.checker.support_rule import DEFAULT_RULE, RULES, TUTORIAL_THRESHOLD, SupportRule
 from sourced_answers.checker.terminal import strip_terminal

@@ -15,6 +15,7 @@ import re
 
 from sourced_answers.checker.alignment import Alignment, Span, Units, units_of
 from sourced_answers.checker.edges import Contradiction, Edge, edges, same_place, says_something, unit_range
+from sourced_answers.checker.indexes import SourceIndexes
 from sourced_answers.checker.names import chinese_name, name
 from sourced_answers.checker.opposites import OPPOSITES
 from sourced_answers.checker.polarity import (
@@ -28,7 +29,6 @@ from sourced_answers.checker.polarity import (
     stated,
 )
 from sourced_answers.checker.reading import Seen
-from sourced_answers.checker.source_index import SourceIndexes
 from sourced_answers.checker.text import is_chinese_char
 
 # ---------- 否定 ----------
