@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from sourced_answers.checker.alignment import WHOLE, Units, Window, units_of
 from sourced_answers.checker.quantities import Known, Quantity, quantities_in
@@ -38,8 +38,9 @@ ENGLISH_SENTENCE_BREAK = re.compile(r"(?<=\.)\s+")
 Span = tuple[int, int]
 
 
+@lru_cache(maxsize=1024)
 def bare(text: str) -> str:
-    """比较标题用的写法：读出来、去掉标点和空白、小写。"""
+    """比较标题用的写法：读出来、去掉标点和空白、小写（一批记录里同样的标题、同样的句子只读一次）。"""
     return NOT_WORD.sub("", read(text, track=False).text.lower())
 
 
