@@ -152,6 +152,8 @@ EXAMPLES: list[dict[str, Any]] = [
         "Pick at least two bays so that you can mirror your data with RAID 1 [1].\n\n"
         "RAID 5 needs at least three disks and survives the failure of one disk [2].")},
     {"id": "en-wrong-number", "sources": NAS_EN, "expect": ("number_mismatch",),
+     "miss": "英文句子的数不单独下结论：同一处换了数、找不到的数在英文的留出数据（AttributionBench）上不够准；"
+             "two 在资料别处出现过，支持分也看不出",
      "answer": "RAID 5 needs at least two disks and survives the failure of one disk [2]."},
     {"id": "en-table", "sources": NAS_EN, "expect": "pass", "answer": (
         "| Level | Disks |\n|---|---|\n| RAID 5 | needs at least three disks [2] |")},
@@ -165,13 +167,15 @@ EXAMPLES: list[dict[str, Any]] = [
         "When choosing a home NAS, consider the following [1]:\n\n"
         "- pick at least two bays so that you can mirror your data with RAID 1\n"
         "- turn on two-factor authentication for the admin account and disable the default admin user")},
-    {"id": "en-title-line-no-colon-wrong-disks", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
-        "[2] RAID 1 vs RAID 5 explained\n- RAID 1 needs six disks\n- RAID 5 needs at least three disks")},
+    {"id": "en-title-line-no-colon-wrong-disks", "sources": NAS_EN, "expect": ("weak_support",), "answer": (
+        "[2] RAID 1 vs RAID 5 explained\n- RAID 1 is faster than any other level for every workload\n"
+        "- RAID 5 needs at least three disks")},
     {"id": "en-title-line-no-colon", "sources": NAS_EN, "expect": "pass", "answer": (
         "[1] How to choose a home NAS\n\n- pick at least two bays so that you can mirror your data with RAID 1\n"
         "- 8GB of RAM is a sensible start if you plan to run Docker containers")},
-    {"id": "en-nested-lead-in-items", "sources": NAS_EN, "expect": ("number_mismatch",), "answer": (
-        "1. **RAID levels** [2]:\n   - RAID 1 mirrors the same data on two disks\n   - RAID 5 needs at least five disks")},
+    {"id": "en-nested-lead-in-items", "sources": NAS_EN, "expect": ("weak_support",), "answer": (
+        "1. **RAID levels** [2]:\n   - RAID 1 mirrors the same data on two disks\n"
+        "   - RAID 5 works best with cheap USB sticks")},
     {"id": "en-lead-in-items-cite-themselves", "sources": NAS_EN, "expect": "pass", "answer": (
         "Storage Notes explains what each level gives you [2]:\n"
         "- RAID 1 mirrors the same data on two disks [2]\n- RAID 5 needs at least three disks [2]")},

@@ -107,7 +107,7 @@ def row_of(example: Example) -> base.Row | None:
     支持分被标出；交给英文模型的那些和中文的拟合一样也进训练集。"""
     sources = [Source(text=example.source)]
     problems, _, _, structure = structure_problems(example.answer, len(sources))
-    row = base.Row(example.position, example.label, certain=bool(problems))
+    row = base.Row(example.position, example.label, certain=bool(problems), features=FEATURES)
     indexes = SourceIndexes(sources)
     for claim in structure.claims:
         if not cites_existing(claim, len(sources)):
@@ -117,7 +117,7 @@ def row_of(example: Example) -> base.Row | None:
             return None
         if found.calibration != ENGLISH:
             continue
-        row.certain |= bool(found.number_problem)
+        row.certain |= base.decided(found, indexes)
         for support in found.supports:
             row.claims.append(([support.features[name] for name in FEATURES], found.eligible))
     return row

@@ -105,11 +105,14 @@ def test_smollm_raid_list_is_checked_against_the_source_that_introduces_it():
     # SmolLM2-135M 真实写出的形态：带引用的引出行，空一行，下面是没有引用的列表
     answer = ("[2] RAID levels explained:\n\n- RAID 0 stripes data across disks for speed\n"
               "- RAID5 uses two drives\n")
-    [problem] = check_answer(answer, ENGLISH).problems
+    report = check_answer(answer, ENGLISH)
+    assert "uncited_paragraph" not in {problem.kind for problem in report.problems}
+    item = next(check for check in report.claims if check.sentence == "- RAID5 uses two drives")
+    assert item.citations == [2] and item.calibration == "en"
+    # 英文句子的数不单独下结论（同一处换了数的规则在英文的留出数据上不够准，docs/checker.md）：同样的形态在中文里照样拦下
+    [problem] = check_answer("[2] RAID 的几种级别：\n\n- RAID5 至少两块盘\n", NAS).problems
     assert problem.kind == "number_mismatch" and problem.citations == [2]
-    assert problem.sentence == "- RAID5 uses two drives"
-    assert "在同一处说的是“three disks”，回答写成“two drives”" in problem.message
-    assert "at least three disks" in problem.evidence
+    assert "在同一处说的是“三块”，回答写成“两块”" in problem.message
 
 
 def test_numbers_that_contradict_the_source_are_flagged_despite_high_overlap():

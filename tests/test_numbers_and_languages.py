@@ -121,11 +121,16 @@ def test_example_amounts_are_not_compared_as_facts():
 
 # ---------- 最相关的那一句说了别的数 ----------
 
-def test_english_number_stated_differently_by_the_best_sentence_is_a_mismatch():
+def test_english_numbers_lower_the_score_instead_of_deciding():
+    """英文句子的数不单独下结论：“找不到的数”“同一处换了数”在英文的留出数据上都不够准（docs/checker.md），
+    资料里找不到的数拉低英文的支持分（missing_numbers）。说对了的数不影响。"""
     source = ("RAID 5 needs at least three drives and survives the failure of one drive. "
               "RAID 6 needs at least four drives and survives the failure of two drives.")
-    assert kinds("RAID 5 needs at least four drives and survives one failure [1].", source) == ["number_mismatch"]
     assert kinds("RAID 6 needs at least four drives and survives two failures [1].", source) == []
+    right = check_answer("RAID 6 needs at least four drives and survives two failures [1].", [Source(text=source)])
+    wrong = check_answer("RAID 6 needs at least nine drives and survives two failures [1].", [Source(text=source)])
+    assert "number_mismatch" not in {problem.kind for problem in wrong.problems}
+    assert wrong.claims[0].score < right.claims[0].score
 
 
 # ---------- 跨语言 ----------
@@ -351,10 +356,11 @@ def test_a_list_enumerator_at_the_start_is_not_a_quantity():
         assert kinds(f"{marker}选购家用 NAS 时至少选两盘位，方便做 RAID1 镜像 [1]。", source) == [], marker
 
 
-def test_a_year_swapped_in_copied_wording_is_a_mismatch_in_chinese_and_english():
+def test_a_year_swapped_in_copied_wording_is_a_mismatch():
     assert kinds("这家公司成立于1990年，总部在上海 [1]。", "这家公司成立于1991年，总部在上海。") == ["number_mismatch"]
-    assert kinds("Apple released the first iPhone in 2008 [1].", "Apple released the first iPhone in 2007.") == [
-        "number_mismatch"]
+    # 英文句子的数不单独下结论（见上）：换了年份的英文句子只记在对齐里（unmatched 里没有它：年份的字对上了“in”）
+    assert "number_mismatch" not in kinds("Apple released the first iPhone in 2008 [1].",
+                                          "Apple released the first iPhone in 2007.")
 
 
 def test_a_correct_number_is_not_flagged_because_the_most_similar_sentence_states_another():

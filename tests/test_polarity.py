@@ -67,8 +67,11 @@ def test_only_the_same_place_counts_when_the_source_says_both():
     "RAID is a backup, so keep another copy of important files [1].",
     "The NAS has no built-in drives and works out of the box [1].",
 ])
-def test_english_flips_are_found_the_same_way(answer):
+def test_english_flips_are_found_the_same_way_but_only_recorded(answer):
+    """英文句子的同一处说反了照样找得到（claims 里的 contradicts，--judge 时一定问），但不单独下结论：这条规则在
+    英文的留出数据（AttributionBench test、ood）上不够准（docs/checker.md）。"""
     assert contradicts(answer, ENGLISH) == [True]
+    assert not {problem.kind for problem in check_answer(answer, [ENGLISH]).problems} & CONTRADICTIONS
 
 
 @pytest.mark.parametrize("answer", [
@@ -210,11 +213,17 @@ def test_a_negation_in_the_source_title_or_a_heading_is_not_a_contradiction():
     ("管理员账号开启两步验证没有必要", "管理员账号要开启两步验证。"),
     ("定期做恢复演练没什么用", "备份要定期做恢复演练，才知道备份能不能用。"),
     ("硬盘的缓存大小与读写速度无关", "硬盘的缓存大小会影响读写速度。"),
-    ("Regular restore drills are not necessary", "Backups need regular restore drills."),
-    ("Enabling two-factor authentication has no effect", "Enabling two-factor authentication blocks most attacks."),
 ])
 def test_a_negation_removed_from_a_double_negative_or_added_to_a_copied_duty_is_a_flip(claim, source):
     assert contradiction_kinds(claim, source) == {"polarity_mismatch"}
+
+
+@pytest.mark.parametrize("claim, source", [
+    ("Regular restore drills are not necessary", "Backups need regular restore drills."),
+    ("Enabling two-factor authentication has no effect", "Enabling two-factor authentication blocks most attacks."),
+])
+def test_an_english_verdict_added_to_a_copied_duty_is_recorded_as_a_flip(claim, source):
+    assert contradicts(f"{claim} [1].", Source(title="t", text=source)) == [True]
 
 
 @pytest.mark.parametrize("claim, source", [

@@ -93,7 +93,8 @@ def test_a_list_under_a_source_title_line_inherits_its_number():
 # ---------- 写着资料编号和标题、没有冒号的一行，列表项引出的列表 ----------
 
 WRONG_DISKS = ("RAID1 需要六块盘", "RAID5 至少五块盘")  # 资料 [2]：RAID1 是两块盘（六块盘哪里都没说），RAID5 至少三块盘
-WRONG_DISKS_EN = ("RAID 1 needs six disks", "RAID 5 needs at least five disks")
+# 英文句子的数不单独下结论（只拉低支持分，见 docs/checker.md）：英文的错项用资料里没有的说法
+WRONG_DISKS_EN = ("RAID 1 is faster than any other level for every workload", "RAID 5 works best with cheap USB sticks")
 
 
 def flagged_against_source(answer, sources, items):

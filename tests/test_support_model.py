@@ -49,7 +49,7 @@ def test_the_recorded_fitting_settings_are_compared_too(refitted):
 
 def test_the_shipped_model_reads_the_features_the_checker_computes():
     model = support_model()
-    assert model.features == FEATURES
+    assert model.features == fit_support_score.MODEL_FEATURES
     assert 0 < model.cut < 1 and model.judge_band[0] <= model.cut < model.judge_band[1]
 
 

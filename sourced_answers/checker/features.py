@@ -10,18 +10,21 @@
   missing_content 资料里找不到的内容词有几个（取对数）
   unmatched_content  对齐（alignment.py）之后没对上资料的字里有几个是内容（取对数）：照抄了资料、又另加了一句
                   （“……，具有一定的创新性”）的句子，每个词资料里都有，可另加的那几个字没有一处对得上
-  polarity_flip   句子和资料里最接近的一句在同一处说反了（polarity.py；1 或 0）
+  missing_numbers 句子里的数量（值和单位，年份除外）有几个在这条资料里找不到（取对数）。中文句子里这样的数由确定的
+                  规则标出（number_rule.py）；英文句子里“找不到的数”在没见过的数据上不够准，不单独下结论，只由它
+                  拉低支持分
 
 拟合时还比较过别的特征（单句的重合度、整条资料的重合度、二到四“字”片段的重合度、共有的最长一段、
 问句式的资料、否定词、原来的手写规则、句子和资料的长度），在 dev 调参的一半上加进去都没有让结果更好，所以没有用
 （长度还会让这个在中文网页上拟合的模型在很短的资料、很短的英文句子上外推得很离谱）。见 docs/checker.md。
-数字不在这里：数字由 rules.py 里确定的规则核对。
+同一处换了数由 number_rule.py 里确定的规则核对。
 """
 import math
 import re
 from dataclasses import dataclass, field
 
 from sourced_answers.checker.alignment import EMPTY, Alignment, align, unmatched_content
+from sourced_answers.checker.quantities import YEAR_UNIT, found_in, quantities_in
 from sourced_answers.checker.reading import Reading, Seen
 from sourced_answers.checker.source_index import SourceIndex, grams_of
 from sourced_answers.checker.tokens import ClaimWords, plain_units
@@ -35,7 +38,8 @@ RUN_BREAK = 2
 TUTORIAL_DROPPED = re.compile(r"[\s\[\]\d，。、；：（）“”,.;:()!?！？-]")
 TUTORIAL_MIN_BIGRAMS = 8
 
-FEATURES = ("window_recall", "unit_recall", "weakest_third", "novel_run", "missing_content", "unmatched_content")
+FEATURES = ("window_recall", "unit_recall", "weakest_third", "novel_run", "missing_content", "unmatched_content",
+            "missing_numbers")
 
 
 @dataclass
@@ -114,7 +118,17 @@ def features_of(body: Seen, words: ClaimWords, index: SourceIndex, overlap: floa
         "novel_run": math.log1p(longest_novel),
         "missing_content": math.log1p(missing),
         "unmatched_content": math.log1p(unmatched_content(body, alignment)),
+        "missing_numbers": math.log1p(missing_numbers(body, index)),
     }
+
+
+def missing_numbers(body: Seen, index: SourceIndex) -> int:
+    """句子里的数量（举例的不算、年份不算）有几个在这条资料里找不到（写法不论）。"""
+    found = quantities_in(body, claim=True)
+    if not found:
+        return 0
+    known = index.quantities
+    return sum(quantity[1] != YEAR_UNIT and not found_in(quantity, known) for quantity in found)
 
 
 def tutorial_bigrams(text: str) -> set[str]:
