@@ -31,8 +31,7 @@ from sourced_answers.checker.tokens import ENGLISH_STOPWORDS, FUNCTION_CHARS
 UNIT = re.compile(rf"[{CJK}]|[A-Za-z]+(?:['’][A-Za-z]+)*|[0-9]+(?:\.[0-9]+)?|[^\W_]")
 # 分句的界线：这些标点把“字”隔成不同的分句（槽不跨过它）
 CLAUSE_BREAK = re.compile(r"[，。,;；：:！？!?、\n]|\.(?=\s|$)")
-# 接着上一块时，两边最多各隔几个字再对上
-GAP = 4
+GAP = 4  # 接着上一块时，两边最多各隔几个字再对上
 # 最短的一块（两个字）；一个字只在句子末尾、两边换掉的字一样多（最多 SINGLE_GAP 个）时算对上（“第一名”的“名”）
 MIN_BLOCK = 2
 SINGLE_GAP = 2
@@ -251,10 +250,10 @@ def resync(units: Units, start: int, window: Window, near: int) -> tuple[int, in
     return best
 
 
-def clause_end(units: Units, start: int) -> int:
-    """从第 start 个字起，这个分句在第几个字结束（下一个分句的第一个字，或者 len）。"""
+def clause_end(units: Units, start: int, limit: int) -> int:
+    """第 start 个字所在的分句在第几个字结束（最多看 limit 个字，更远时是 start + limit + 1）。"""
     end = start + 1
-    while end < len(units.codes) and not units.breaks[end]:
+    while end < len(units.codes) and not units.breaks[end] and end <= start + limit:
         end += 1
     return end
 
@@ -291,11 +290,12 @@ def align_units(units: Units, window: Window) -> tuple[Blocks, Slots]:
             near = at + length
         elif near >= 0 and blocks and blocks[-1][1] == position:
             # 上一块之后这个分句剩下的几个字，对资料里那一句剩下的几个字（“力度减弱”对“力度加大”）
-            end = clause_end(units, position)
+            end = clause_end(units, position, GAP)
             stop = text.find(SEPARATOR, near)
             part = window.part_at(near)
             source_end = near
-            while source_end < stop and (source_end == near or not part.units.breaks[source_end - part.offset]):
+            while source_end < stop and source_end - near <= GAP + 2 and (source_end == near or not part.units.breaks[
+                    source_end - part.offset]):
                 source_end += 1
             if end - position <= GAP and source_end - near <= GAP + 2:
                 slots.append((position, end, near, source_end, "tail"))

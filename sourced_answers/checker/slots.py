@@ -48,13 +48,14 @@ def polarity(claim: Seen, source: Seen, edge: Edge) -> Contradiction | None:
         negated, negating, piece, other, other_span, others = source, there, edge.piece.span, claim, edge.claim, said
     negation = (negating[0][0], negating[-1][1])
     other_piece = edge.piece.span if other is source else edge.piece.claim
-    around = ((clause_start(other, other_span[1]), other_span[1]), (other_piece[1], clause_end(other, other_piece[1])))
+    around = (near_clause(other, other_span[1], other_span[1]), near_clause(other, other_piece[1], other_piece[1]))
+    around = ((around[0][0], other_span[1]), (other_piece[1], around[1][1]))
     if any([n for n in negations(other, part) if n not in others] or NEGATIVE_MEANING.search(other, *part)
            for part in around):
         return None  # 另一边这个分句里（对上的一段前后）还有别的否定（别的写法、“X 不是好办法”）或委婉的说法：说不清
     if not says_something(negated, piece) or not stated(negated, negation[0], negation[1]):
         return None
-    if EARLIER.search(negated, clause_start(negated, negation[0]), negation[1]):
+    if EARLIER.search(negated, near_clause(negated, *negation)[0], negation[1]):
         return None  # 说的是以前、还没有（“之前没有这个条例”“尚无存款保险制度”对“制定了这个条例”）：不是说反
     if not stated(other, other_span[1]):
         return None
@@ -84,16 +85,26 @@ def negated_value(claim: Seen, source: Seen, edge: Edge) -> Contradiction | None
     said = NEGATED_VALUE.match(claim, end)
     if said is None or not stated(claim, end, said.end()) or not stated(source, edge.piece.span[1]):
         return None  # 资料那一处是问句（“有什么用呢”）、假设、转述：不是在断言
-    source_clause = (clause_start(source, edge.piece.span[0]), clause_end(source, edge.piece.span[1]))
+    source_clause = near_clause(source, *edge.piece.span)
     if negations(source, source_clause) or NEGATIVE_MEANING.search(source, *source_clause):
         return None
     return Contradiction("polarity", shortened(claim, (edge.piece.claim[0], said.end()), 16), edge.piece.source,
                          edge.piece.sentence, shortened(source, source_clause, 16))
 
 
+# 看一处的分句时最多往两边各看这么多个字：真的分句远远没有这么长，一整篇没有标点的“分句”里隔得更远的字说明不了什么
+# （每一处都看整个分句，一句很长的话就成了平方级）
+NEAR = 200
+
+
+def near_clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) 所在的分句，两边各最多 NEAR 个字。"""
+    return max(clause_start(text, start), start - NEAR), min(clause_end(text, end), end + NEAR)
+
+
 def clause_negations(text: str, span: Span) -> list[tuple[int, int]]:
     """span 所在的分句里的否定词。"""
-    return negations(text, (clause_start(text, span[0]), clause_end(text, span[1])))
+    return negations(text, near_clause(text, *span))
 
 
 def chain(text: str, span: Span) -> list[tuple[int, int]]:
