@@ -459,3 +459,15 @@ def test_no_door_writes_around_the_masker():
 def test_the_door_check_notices_each_way_around_the_masker(written):
     assert unmasked_writes(f"import json, sys\n{written}\n") != []
     assert unmasked_writes(f"import json, sys\n{written}  # 不经过遮挡：测试\n") == []
+
+
+def test_a_key_ending_in_a_quote_is_masked_where_a_field_stops_just_before_the_quote():
+    """“资料里找不到的字”不带标点：回答里的 sk-…" 只截到引号之前，编码成 JSON 时后面跟着的正是字符串的引号，
+    读的人看到的就是整个密钥。去掉两头引号这类字符的那一段也要遮，而且 JSON 仍然合法。"""
+    from sourced_answers.core.secrets import secrets_to_mask
+
+    key = 'sk-000000000"'
+    secrets = secrets_to_mask({"ANS_API_KEY": key})
+    assert secrets == (key, "sk-000000000")
+    encoded = masked_json({"unmatched": [{"text": "调试信息 sk-000000000"}], "answer": f"调试信息 {key}"}, secrets)
+    assert json.loads(encoded) == {"unmatched": [{"text": f"调试信息 {REDACTED}"}], "answer": f"调试信息 {REDACTED}"}

@@ -41,9 +41,18 @@ KEY_VARIABLES: dict[Variable, int] = {METASO_API_KEY: METASO_MIN_LENGTH, ANS_API
                                       ANS_JUDGE_API_KEY: MODEL_MIN_LENGTH, ANS_SERVER_KEY: SERVER_MIN_LENGTH}
 
 
+# 输出的格式自己会写在一段文字两头的字符（JSON 和 HTML 的引号、尖括号、& 和反斜杠、Markdown 的反引号）
+DELIMITERS = "\"'`<>&\\"
+
+
 def secrets_to_mask(environ: Mapping[str, str]) -> tuple[str, ...]:
     """任何输出（终端、日志、--json、审阅页、汇总、缓存、报错）里都要遮掉的密钥：环境里每一个本程序认得的密钥，
     不管这次运行发不发它——分享出去的页面里有一个密钥，比多遮掉一个词糟得多，而且每种输出都一样对待密钥。
-    太短的值不遮（会误伤正常文字；真要用它时 check_secret 会拒绝它）。每个入口只调用这一个函数。"""
-    keys = (maskable(environ.get(variable.name, "").strip(), minimum) for variable, minimum in KEY_VARIABLES.items())
+    太短的值不遮（会误伤正常文字；真要用它时 check_secret 会拒绝它）。每个入口只调用这一个函数。
+    密钥两头是引号这类字符时，去掉它们的那一段也遮：一段文字只截到密钥的引号之前（“资料里找不到的字”不带标点），
+    编码成 JSON 时后面跟着的正是字符串的引号，读的人看到的就是整个密钥。"""
+    keys: list[str] = []
+    for variable, minimum in KEY_VARIABLES.items():
+        key = maskable(environ.get(variable.name, "").strip(), minimum)
+        keys += [key, maskable(key.strip(DELIMITERS), minimum)] if key else []
     return tuple(dict.fromkeys(key for key in keys if key))
