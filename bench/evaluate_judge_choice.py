@@ -40,6 +40,7 @@ from sourced_answers.checker import (
     checked_indexes,
     cites_existing,
     conclude,
+    repeated_problems,
     structure_problems,
     support_model,
 )
@@ -75,6 +76,7 @@ class Outcome:
 def cv_report(answer: str, sources: list[Source], model: SupportModel) -> Report:
     """和 checker.check_answer 一样核对，只是支持分用 model 的权重。CiteCheck 的回答只引用存在的 [1]。"""
     problems, unused, cited, structure = structure_problems(answer, len(sources))
+    problems += repeated_problems(structure)
     indexes = SourceIndexes(sources)
     report = Report(problems, unused, cited)
     for claim, index in zip(structure.claims, checked_indexes(structure.claims), strict=True):

@@ -147,7 +147,12 @@ EXAMPLES: list[dict[str, Any]] = [
         "RAID5 至少三块盘，可以容忍一块盘损坏 [2]。\n\n参考资料：[1] [2]")},
     {"id": "zh-small-model-repeats", "sources": NAS, "expect": "flag", "answer": (
         "NAS 是一种存储设备 [1][2][3][4][5]。NAS 是一种存储设备 [1][2][3][4][5]。NAS 可以存储数据 [1]。")},
+    # 卡在循环里：每一句都引对了，同一段却写了八遍
+    {"id": "zh-loop-cited", "sources": NAS, "expect": ("repeated",), "answer": (
+        "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。\n\n" * 8)},
     # ---------- 英文 ----------
+    {"id": "en-loop-cited", "sources": NAS_EN, "expect": ("repeated",), "answer": (
+        "RAID 5 needs at least three disks and survives the failure of one disk [2].\n\n" * 5)},
     {"id": "en-good", "sources": NAS_EN, "expect": "pass", "answer": (
         "Pick at least two bays so that you can mirror your data with RAID 1 [1].\n\n"
         "RAID 5 needs at least three disks and survives the failure of one disk [2].")},

@@ -53,12 +53,14 @@ def test_a_record_saved_before_the_index_existed_is_checked_again_and_gets_it(tm
                          "sentence": f"{sentence} [2]", "citations": [2]}],
            "claims": [], "unused": [], "passed": False}
     [record] = verify_json(tmp_path, old)
-    [problem] = record["problems"]
+    [problem] = [p for p in record["problems"] if p["kind"] != "repeated"]
     assert problem["claim"] == 0 and problem["message"] != "过时的说明"
+    # 同一句话写了两遍（引用不同也是两遍）：第二句另有一个 repeated
+    assert [(p["kind"], p["claim"]) for p in record["problems"] if p["kind"] == "repeated"] == [("repeated", 1)]
     page = tmp_path / "review.html"
     result = run_cli("--verify", write_input(tmp_path, old), "--html", str(page), env=cli_env())
     assert result.returncode == 1
     items = reading(page.read_text(encoding="utf-8"))
     assert [(kind, "flagged" in css) for kind, css, _ in items] == [("claim", True), ("reason", False),
-                                                                    ("claim", False)]
+                                                                    ("claim", True), ("reason", False)]
     assert "过时的说明" not in page.read_text(encoding="utf-8")

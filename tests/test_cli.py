@@ -287,10 +287,22 @@ def test_empty_answer_is_a_service_failure(fake_metaso, model_server):
         assert "空回答" in result.stderr
 
 
-def test_truncated_answer_is_checked_with_a_warning(fake_metaso, model_server):
-    result = run_cli(QUESTION, env=cli_env(fake_metaso, model_server, ANS_MODEL="cut-short"))
-    assert result.returncode == 0
+def test_a_truncated_answer_never_passes(fake_metaso, model_server, tmp_path):
+    """到了长度上限的回答每一句都引对了也不通过：结论、--json、审阅页都说它被截断了，退出码 1。"""
+    page = tmp_path / "page.html"
+    result = run_cli(QUESTION, "--json", "--html", str(page), env=cli_env(fake_metaso, model_server, ANS_MODEL="cut-short"))
+    assert result.returncode == 1
     assert "截断" in result.stderr
+    record = json.loads(result.stdout)
+    assert record["truncated"] is True and record["passed"] is False
+    [problem] = [p for p in record["problems"] if p["kind"] == "truncated"]
+    assert "被截断了，停在“…" in problem["message"]
+    assert "被截断了" in page.read_text(encoding="utf-8")
+    # 存下来的记录再核对一遍（--verify）：照样不通过
+    saved = tmp_path / "saved.json"
+    saved.write_text(result.stdout, encoding="utf-8")
+    again = run_cli("--verify", str(saved), "--json", env=cli_env(None, None))
+    assert again.returncode == 1 and "truncated" in {p["kind"] for p in json.loads(again.stdout)["problems"]}
 
 
 def test_usage_errors_exit_2_in_chinese(fake_metaso, model_server):

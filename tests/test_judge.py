@@ -116,7 +116,8 @@ def test_a_sentence_written_twice_is_asked_once(tmp_path, model_server):
     answer = UNSURE_FLAGGED + "\n\n" + UNSURE_FLAGGED
     data = json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)
     assert len(data["judge"]["calls"]) == 1
-    assert [(p["kind"], p["paragraph"]) for p in data["problems"]] == [("judge_unsupported", 1),
+    # 同一段话写了两遍本身也是一个问题（repeated），评判模型的意见在两处各换成一个 judge_unsupported
+    assert [(p["kind"], p["paragraph"]) for p in data["problems"]] == [("repeated", 2), ("judge_unsupported", 1),
                                                                        ("judge_unsupported", 2)]
 
 
@@ -126,7 +127,8 @@ def test_two_identical_sentences_in_one_paragraph_are_asked_once_and_flagged_eac
     answer = UNSURE_FLAGGED + UNSURE_FLAGGED
     data = json.loads(verify(tmp_path, model_server, "judge-no", answer, "--json").stdout)
     assert len(data["judge"]["calls"]) == 1
-    assert [(p["kind"], p["claim"]) for p in data["problems"]] == [("judge_unsupported", 0), ("judge_unsupported", 1)]
+    assert [(p["kind"], p["claim"]) for p in data["problems"]] == [("repeated", 1), ("judge_unsupported", 0),
+                                                                   ("judge_unsupported", 1)]
     assert [c["status"] for c in data["claims"]] == ["judge_unsupported", "judge_unsupported"]
 
 

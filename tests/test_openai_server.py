@@ -205,9 +205,18 @@ def test_a_stream_is_server_sent_events_ending_with_done(served):
     assert [json.loads(line[6:])["object"] for line in events[:-1]] == ["chat.completion.chunk"] * (len(events) - 1)
 
 
-def test_models_lists_what_the_model_server_has(client):
+def test_models_lists_what_the_model_server_has_and_excerpts(client):
     names = [model.id for model in client.models.list()]
-    assert sorted(names) == sorted(SCRIPTS)
+    assert sorted(names) == sorted([*SCRIPTS, "excerpts"])
+
+
+def test_the_excerpts_model_answers_with_the_sources_own_sentences(client, backends):
+    """聊天程序里选 excerpts：不请模型写，从资料里摘出最相关的几句原话，说清楚是摘录，核对照常。"""
+    before = len(backends.model.requests)
+    reply = client.chat.completions.create(model="excerpts", messages=[{"role": "user", "content": "家用 NAS 怎么选"}])
+    content = reply.choices[0].message.content
+    assert "摘录" in content and "至少选两盘位" in content and "✓ 引用核对通过" in content
+    assert len(backends.model.requests) == before  # 没有请模型
 
 
 def test_verify_returns_the_verify_json_record(served, tmp_path):

@@ -190,7 +190,7 @@ def test_the_fix_hint_looks_at_a_bounded_number_of_problems(monkeypatch):
     best = repair.Sources.best
     monkeypatch.setattr(repair.Sources, "best", lambda self, claim: looked.append(claim) or best(self, claim))
     fixable = repairable(answer, NAS, DEFAULT_RULE, report)
-    assert len(report.problems) == HINT_BUDGET * 8
+    assert len([p for p in report.problems if p.kind == "uncited_paragraph"]) == HINT_BUDGET * 8
     assert 0 < fixable.count <= HINT_BUDGET and fixable.more
     assert len(looked) <= 2 * HINT_BUDGET
 
@@ -276,7 +276,8 @@ def test_a_sentence_cited_right_is_not_repaired_because_its_twin_is_cited_wrong(
     assert "其中 1 处" in hint.stdout, hint.stdout
     fixed = json.loads(run_cli("--verify", str(saved), "--fix", "--json", env=cli_env()).stdout)
     assert [(r["kind"], r["before"] != r["after"]) for r in fixed["repairs"]] == [("recite", True)]
-    assert fixed["passed"]
+    # 改引之后引用都对了；同一句话写了两遍仍是一个问题（修正不删句子）
+    assert [p["kind"] for p in fixed["problems"]] == ["repeated"]
 
 
 def test_model_rewrite_of_a_wrong_number(model_server):

@@ -528,12 +528,13 @@ def test_same_words_with_a_different_citation_are_two_sentences(tmp_path):
     sentence = "RAID5 至少三块盘，可以容忍一块盘损坏"
     record = {"question": "q", "sources": NAS, "answer": f"{sentence} [2]。{sentence} [4]。"}
     problems = problems_of(tmp_path, record)
-    assert [(p["kind"], p["citations"]) for p in problems] == [("weak_support", [4])]
+    # 同一句话写了两遍，这本身也是一个问题（repeated），记在第二句上
+    assert [(p["kind"], p["citations"]) for p in problems] == [("repeated", [4]), ("weak_support", [4])]
     _, page = review(tmp_path, record)
     items = reading(page.read_text(encoding="utf-8"))
     claims = [(position, item) for position, item in enumerate(items) if item[0] == "claim"]
     reasons = [position for position, item in enumerate(items) if item[0] == "reason"]
-    assert len(claims) == 2 and len(reasons) == 1
+    assert len(claims) == 2 and len(reasons) == 2
     (first, (_, first_css, _)), (second, (_, second_css, _)) = claims
     assert "flagged" not in first_css and "flagged" in second_css
     assert second < reasons[0]
@@ -553,13 +554,15 @@ def test_of_two_identical_sentences_the_one_cited_wrong_is_the_one_flagged(tmp_p
     sentence = "RAID5 至少三块盘，可以容忍一块盘损坏"
     record = {"question": "q", "sources": NAS, "answer": f"{sentence} [4]。{sentence} [2]。"}
     data = json.loads(run_cli("--verify", write_input(tmp_path, record), "--json", env=cli_env()).stdout)
-    [problem] = data["problems"]
+    [problem] = [p for p in data["problems"] if p["kind"] != "repeated"]
     assert problem["kind"] == "weak_support" and problem["claim"] == 0
     assert data["claims"][0]["citations"] == [4] and data["claims"][1]["status"] == "supported"
+    # 第二句引对了，但同一句话写了两遍：它带着 repeated（审阅页上标它、原因是“写了 2 遍”）
+    assert [(p["kind"], p["claim"]) for p in data["problems"] if p["kind"] == "repeated"] == [("repeated", 1)]
     _, page = review(tmp_path, record)
     items = reading(page.read_text(encoding="utf-8"))
     assert [(kind, "flagged" in css) for kind, css, _ in items] == [("claim", True), ("reason", False),
-                                                                    ("claim", False)]
+                                                                    ("claim", True), ("reason", False)]
 
 
 def test_a_copied_tag_is_flagged_on_the_sentence_it_names_not_on_its_twin(tmp_path):
@@ -571,8 +574,9 @@ def test_a_copied_tag_is_flagged_on_the_sentence_it_names_not_on_its_twin(tmp_pa
     assert problem["sentence"] == f"{tagged} [2][4]" and problem["claim"] == 0
     _, page = review(tmp_path, record)
     items = reading(page.read_text(encoding="utf-8"))
+    # 第二句（同一句话的第二遍）另带一个 repeated
     assert [(kind, "flagged" in css) for kind, css, _ in items] == [("claim", True), ("reason", False),
-                                                                    ("claim", False)]
+                                                                    ("claim", True), ("reason", False)]
 
 
 def test_each_of_two_identical_sentences_shows_its_own_score(tmp_path):

@@ -3,22 +3,24 @@
 命令行的 run_question、OpenAI 兼容的服务、MCP 服务都调用这里的 answer：步骤只写在这一处。输出（文字、JSON、审阅页、
 流式显示）是调用方的事：answer 只把模型边生成边给出的文字交给 show（思考过程不给），最后返回核对过的结果和记录。
 """
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sourced_answers.checker import Reply, Source, ThinkFilter
+from sourced_answers.checker import Reply, Source, ThinkFilter, split_reply
 from sourced_answers.core.errors import ModelError
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import JudgeSettings, ModelSettings, Settings
+from sourced_answers.core.settings import EXCERPTS, JudgeSettings, ModelSettings, Settings
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.model_client import chat
-from sourced_answers.model.preflight import check_before_paying
+from sourced_answers.model.preflight import check_before_paying, check_judge
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import Record, checked_record
 from sourced_answers.outputs.render import REASONING_ABOVE
 from sourced_answers.search.gather import DemoPool, MetasoSession
-from sourced_answers.steps.check_steps import Checked, answer_of, check_reply, judge_asker, rewriter
+from sourced_answers.steps.check_steps import Checked, answer_of, check_and_fix, check_reply, judge_asker, rewriter
+from sourced_answers.steps.excerpts import excerpt_answer
 
 Log = Callable[[str], None]
 Show = Callable[[str], None]
@@ -48,28 +50,55 @@ def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPoo
     run, model = settings.run, settings.model
     question = run.question or ""
     query = run.query or question  # 对话里的追问：搜索的是接上了上文的问题
-    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）
+    excerpting = model.name == EXCERPTS
+    # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）；摘录不请模型，只查评判模型
     deadline = run.deadline()  # 预检的时间也算在 --timeout 里
-    check_before_paying(model, [model.name], settings.judge, deadline)
+    if excerpting:
+        check_judge(settings.judge, model.url, deadline)
+    else:
+        check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
     with MetasoSession(settings.search, log, deadline, demo) as metaso:
         sources = metaso.gather(query)
-    # 2. 请模型回答
-    messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
-                                   model.prompt_budget, run.history)
-    if note:
-        log(note)
-    reply, result = ask_model(messages, model, show, deadline, log)
+    # 2. 请模型回答（摘录：从资料里摘出最相关的几句原话）
+    if excerpting:
+        reply, result = excerpted(question, sources, show, log)
+    else:
+        messages, note = answer_prompt(question, sources, model.max_tokens, model.context_window, model.token_rate,
+                                       model.prompt_budget, run.history)
+        if note:
+            log(note)
+        reply, result = ask_model(messages, model, show, deadline, log)
     # 3. 核对；--fix 修正，--judge 请评判模型再看一遍（模型没有给出回答、只有没结束的思考时不核对）
-    checked = check_reply(reply, model.name, sources, settings.check,
-                          rewriter(question, sources, model, deadline, log), log,
-                          judge_asker(settings.judge, model, deadline))
+    judge = judge_asker(settings.judge, model, deadline)
+    if excerpting:  # 摘录没有思考过程；一句也没摘到时核对一个空的回答（不通过）。修正只改引用标记
+        checked = check_and_fix(reply.answer, sources, settings.check, None, log, judge)
+        checked.label = f"（{EXCERPTS_NOTE}）" if reply.answer else ""
+    else:
+        checked = check_reply(reply, model.name, sources, settings.check,
+                              rewriter(question, sources, model, deadline, log), log, judge, result.truncated)
     # 服务报告的、实际回答的模型（可能和请求的名字不一样），回答是否被 --max-tokens 截断（和 --eval 的记录一样），
     # 没有结束的思考（不核对，但花钱得到的文字不丢）
     about = {"served_model": result.served_model, "truncated": result.truncated,
              "unfinished_reasoning": checked.unfinished}
     record = checked_record(checked, question, model.name, about)
     return Answered(checked, record, result, sources, metaso.savings(), query)
+
+
+EXCERPTS_NOTE = "摘录：下面每一句都是资料的原话，按和问题的相关程度挑出来的，不是模型写的回答"
+NO_EXCERPTS = "资料里没有找到回答这个问题的句子"
+
+
+def excerpted(question: str, sources: list[Source], show: Show | None, log: Log) -> tuple[Reply, ChatResult]:
+    """摘录（steps/excerpts.py）当作回答：说清楚它是摘录；一句也挑不出来时说资料里没有，回答是空的（不通过）。"""
+    started = time.monotonic()
+    text = excerpt_answer(question, sources)
+    if not text:
+        log(NO_EXCERPTS)
+    if show is not None and text:
+        show(f"（{EXCERPTS_NOTE}）\n\n{text}\n\n")
+    result = ChatResult(text, "stop", None, time.monotonic() - started, served_model=EXCERPTS)
+    return split_reply(text), result
 
 
 def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, deadline: Deadline,

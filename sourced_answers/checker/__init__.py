@@ -16,6 +16,7 @@
   indexes       一组资料的索引，最近用过的索引和同一组资料上比较结果的缓存
   features      句子和一条资料的比较：重合度、证据，以及支持分的特征
   citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
+  completeness  回答本身完不完整：被长度上限截断了、同一段同一句一字不差地重复
   polarity      否定的写法，什么地方不是在断言
   opposites     反义词表
   edges         同一处：对上的一段前后紧挨着的几个字，是不是确实是同一处
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from sourced_answers.checker.calibration import calibration_of
     from sourced_answers.checker.citation_rules import structure_problems
     from sourced_answers.checker.citations import citation_marks, citations_in, strip_citation_marks, without_citations
+    from sourced_answers.checker.completeness import repeated_problems, truncated_problem
     from sourced_answers.checker.features import FEATURES, compare
     from sourced_answers.checker.indexes import SourceIndexes, written_sentences
     from sourced_answers.checker.locating import Located, Locator, Span, claims_with_positions
@@ -85,7 +87,7 @@ if TYPE_CHECKING:
     )
     from sourced_answers.checker.structure import Structure, Unit, analyse, checked_indexes
     from sourced_answers.checker.thinking import Reply, ThinkFilter, split_reply, strip_think, without_thinking
-    from sourced_answers.checker.tokens import claim_words, token_set, tokens_with_spans, too_short
+    from sourced_answers.checker.tokens import claim_words, language_of, token_set, tokens_with_spans, too_short
 
 # 第一次用到时才导入的名字 → 它所在的模块
 LATER = {
@@ -96,6 +98,8 @@ LATER = {
     "strip_citation_marks": "citations",
     "without_citations": "citations",
     "compare": "features",
+    "repeated_problems": "completeness",
+    "truncated_problem": "completeness",
     "FEATURES": "features",
     "checked_positions": "places",
     "problem_places": "places",
@@ -130,6 +134,7 @@ LATER = {
     "ThinkFilter": "thinking",
     "without_thinking": "thinking",
     "claim_words": "tokens",
+    "language_of": "tokens",
     "token_set": "tokens",
     "tokens_with_spans": "tokens",
     "too_short": "tokens",
@@ -151,11 +156,11 @@ __all__ = [
     "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks", "citations_in",
     "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare", "conclude",
     "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
-    "format_citations", "has_chinese", "LINE_UNSAFE_CLASS", "Located", "Locator", "MARKS_CLASS", "MODEL_FILE",
-    "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote", "read_claim", "Reply", "Report",
-    "Risk", "risks_in", "RULES", "seen", "Source", "SourceIndexes", "SourceTerms", "Span", "split_reply",
-    "strip_citation_marks", "strip_terminal", "strip_think", "stripped_positions", "Structure", "structure_problems",
-    "support", "support_model", "support_of", "SupportModel", "SupportRule", "TerminalFilter", "ThinkFilter",
-    "token_set", "tokens_with_spans", "too_short", "TUTORIAL_THRESHOLD", "Unit", "without_citations",
-    "without_thinking", "written_sentences",
+    "format_citations", "has_chinese", "language_of", "LINE_UNSAFE_CLASS", "Located", "Locator", "MARKS_CLASS",
+    "MODEL_FILE", "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote", "read_claim",
+    "repeated_problems", "Reply", "Report", "Risk", "risks_in", "RULES", "seen", "Source", "SourceIndexes",
+    "SourceTerms", "Span", "split_reply", "strip_citation_marks", "strip_terminal", "strip_think",
+    "stripped_positions", "Structure", "structure_problems", "support", "support_model", "support_of", "SupportModel",
+    "SupportRule", "TerminalFilter", "ThinkFilter", "token_set", "tokens_with_spans", "too_short",
+    "truncated_problem", "TUTORIAL_THRESHOLD", "Unit", "without_citations", "without_thinking", "written_sentences",
 ]

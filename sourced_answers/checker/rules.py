@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from sourced_answers.checker.alignment import EMPTY, Alignment, align
 from sourced_answers.checker.calibration import calibration_of
 from sourced_answers.checker.citation_rules import structure_problems
+from sourced_answers.checker.completeness import repeated_problems
 from sourced_answers.checker.evidence import aligned_spans, located
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
 from sourced_answers.checker.indexes import SourceIndexes
@@ -347,6 +348,7 @@ def check_answer(answer: str, sources: Sequence[Source], rule: SupportRule = DEF
     if not reply.answer:
         return empty_report(reply, len(sources))
     problems, unused, cited, structure = structure_problems(answer, len(sources))
+    problems += repeated_problems(structure)  # 小模型卡在循环里：同一段、同一句一字不差地写了好几遍
     if not structure.units:  # 只有短标题、分隔线、代码块：没有一句可以核对的话，也不能算通过
         problems.append(Problem("empty_answer", "回答里只有标题、分隔线或代码块，没有一句可以核对的话"))
     checks, found = check_claims(structure.claims, sources, rule, indexes)

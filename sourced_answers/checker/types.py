@@ -18,6 +18,8 @@ PROBLEM_KINDS: dict[str, str] = {
     "name_mismatch": "名称不符",
     "cross_language": "跨语言",
     "empty_answer": "空回答",
+    "truncated": "被截断",
+    "repeated": "重复",
     "title_only": "只是标题",
     "judge_unsupported": "评判不支持",
 }

@@ -1,10 +1,8 @@
 """一次运行的全部设置：环境变量和命令行参数（或 Python API 的关键字）在这里读一次、检查一次，变成按阶段分开的
 Settings 往下传。命令行（build_settings）和 Python API（cli/python_api.py）都走 settings_from：声明过的设置由
 core.options.fill 原样放进字段，这里只写参数之间的冲突和由别的值、环境变量算出来的（地址、密钥、要写的文件）。
-
 这里之下的代码不读 os.environ；quickstart、基准和测试要换设置时，直接构造 Settings 或传入另一份环境变量。
-用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。
-"""
+用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。"""
 import argparse
 import ipaddress
 import re
@@ -34,6 +32,7 @@ from sourced_answers.core.settings import (
     DEFAULT_METASO_BASE,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
+    EXCERPTS,
     SERVE_DEFAULTS,
     ApiKey,
     CheckSettings,
@@ -132,6 +131,8 @@ def check_flags(args: Given) -> None:
         raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
+    if getattr(args, "excerpts", False) and (args.local_model or args.model):  # 只有命令行有 --excerpts
+        raise UsageError(f"--excerpts 不请模型写（就是 --model {EXCERPTS}），不要再加 --local-model、--model")
     if args.local_model and not names_only_the_bundled_model(args):
         raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{bundled_model_name()}）一个模型，不能同时问"
                          "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
@@ -169,8 +170,7 @@ def check_flags(args: Given) -> None:
         raise UsageError(f"请给出要问的问题，例如：{args.prog} \"家用 NAS 怎么选\"")
 
 
-# 模型名里不能有的：控制字符、格式字符（双向控制符、零宽字符）、行分隔符和段分隔符（U+2028、U+2029：按 Unicode
-# 分行的程序会把它当换行）、代理码位、私用区
+# 模型名里不能有的：控制、格式字符（双向控制符、零宽字符）、U+2028、U+2029（会被当换行）、代理码位、私用区
 NAME_PROBLEM_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 MAX_NAME = 200
 
@@ -334,7 +334,8 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     serving = args.serve is not None or args.mcp
     question = clean_question(args.question) if not (args.verify or args.eval or serving) else None
     serve = serve_settings(args, environ)
-    model = bundled_model_name() if args.local_model else model_from(environ, args.model)
+    model = EXCERPTS if getattr(args, "excerpts", False) else \
+        bundled_model_name() if args.local_model else model_from(environ, args.model)
     if args.eval and not args.local_model:
         models = eval_models(args.models or model)
     else:

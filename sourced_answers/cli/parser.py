@@ -56,6 +56,9 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                                 f"（默认 {SEARCH.max_chars}）")
     answering.add_argument("--model", default=None, metavar="MODEL",
                            help=f"模型名（默认取 ANS_MODEL，再默认 {DEFAULT_MODEL}）")
+    answering.add_argument("--excerpts", action="store_true",
+                           help="不请模型写：从读到的网页里摘出和问题最相关的几句原话，带着编号 [n]，核对照常"
+                                "（没有会写中文的模型时用它；同 --model excerpts）")
     answering.add_argument("--local-model", action="store_true",
                            help="不用 Ollama：程序在本机启动自带的 llama.cpp + SmolLM2-135M"
                                 f"（很小、只会英文），用完关掉。先用同一个命令加 {INSTALL_FLAG} 装一次")

@@ -19,7 +19,7 @@ from sourced_answers.cli.context import Environment
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.environment import OLLAMA_URL
 from sourced_answers.core.errors import ExitCode, LocalModelError, UsageError
-from sourced_answers.core.settings import ApiKey
+from sourced_answers.core.settings import DEFAULT_MODEL, EXCERPTS, ApiKey
 from sourced_answers.core.strings import literal
 from sourced_answers.model import llama_server
 from sourced_answers.model.local_serving import asks_local_model
@@ -27,7 +27,6 @@ from sourced_answers.model.preflight import probe_models
 from sourced_answers.search import metaso_client
 
 DEFAULT_QUESTION = "家用 NAS 怎么选"
-ENGLISH_QUESTION = "How should I choose a home NAS?"
 PROG = "bash quickstart.sh"
 
 
@@ -71,7 +70,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     if not metaso_client.api_key(environ, required=False) and not options.demo and not options.verify:
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（虚构的 NAS 页面）")
         args.append("--demo")
-    if options.local_model:
+    if options.local_model or options.excerpts or options.model == EXCERPTS:  # 用户自己选了本机的模型或者摘录
         return program(args)
     try:
         url = model_url_from(environ)  # 和主程序一样理解 OLLAMA_URL（“localhost:11434”就是 http://localhost:11434）
@@ -87,6 +86,15 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
         # 用户自己设了 OLLAMA_URL，那里也有服务在回答，只是地址像是写错了：不悄悄换成本机的小模型，
         # 由主程序在付费之前说明该写哪个地址
         return program(args)
+    question = args[0] if default_question else (options.question or "")
+    if options.eval is None and not english(question):
+        # 自带的小模型只会英文：给它中文问题，它只会把问题重复二十遍。不装、不启动它，改用摘录（不请模型写）
+        log(f"{url} 上没有模型服务，自带的 SmolLM2-135M 只会英文：这个问题改用摘录（--excerpts，从读到的网页里"
+            "摘出最相关的几句原话，不请模型写）。想要模型写出来的回答：装 Ollama（https://ollama.com），"
+            f"ollama pull {DEFAULT_MODEL} 之后再运行一次")
+        if options.model or options.models:
+            log(f"⚠ 摘录不请模型：不用 {literal(options.model or options.models)}")
+        return program(without_model_flags(args) + ["--excerpts"])
     log(f"{url} 上没有模型服务：改用本机的 llama.cpp + SmolLM2-135M（--local-model；很小、只会英文，"
         "用来看核对怎样拦下不合格的回答）")
     try:
@@ -96,12 +104,17 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     except LocalModelError as error:
         log(f"✗ {error}")
         return ExitCode.SERVICE
-    if default_question:  # 小模型只会英文：默认的问题换成英文的
-        args[0] = ENGLISH_QUESTION
     if options.model or options.models:
         log(f"⚠ 本机的模型只有 SmolLM2-135M：不用 {literal(options.model or options.models)}")
         args = without_model_flags(args)
     return program(args + ["--local-model"])
+
+
+def english(question: str) -> bool:
+    """问题是英文的（自带的小模型能回答）：按内容判断，和核对判断句子的语言是同一个办法。"""
+    from sourced_answers.checker import language_of, seen
+
+    return language_of(seen(question)) == "en"
 
 
 def without_model_flags(args: list[str]) -> list[str]:

@@ -17,6 +17,8 @@ from sourced_answers.core.retrying import Deadline
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5:1.5b"
+# 不请模型写的“模型”：从读到的网页里摘出和问题最相关的几句原话（--excerpts，聊天程序里选这个模型名）
+EXCERPTS = "excerpts"
 DEFAULT_METASO_BASE = "https://metaso.cn/api/v1"
 # 密钥最长多少个字符（秘塔的、模型服务的都一样）：秘塔的密钥四十来个字符，网关发的 JWT 令牌也就一两千；HTTP 服务
 # 一行请求头通常最多收 8 KB，更长的值发出去只会换来服务的英文报错（“431 Line too long”），所以发之前就拒绝

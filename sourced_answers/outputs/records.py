@@ -76,7 +76,8 @@ def checked_record(checked: Checked, question: str | None, model: str | None,
 def check_saved(saved: SavedAnswer, check: CheckSettings, judge: Judge | None = None) -> tuple[Checked, Record]:
     """核对一条保存下来的回答——每个入口都走这一个函数：--verify（任何 --jobs）、verify_record、Dask 任务。
     返回核对结果和 --verify --json 打印的那条记录。judge：评判模型（None 时不问）。"""
-    checked = check_and_fix(saved.answer, saved.sources, check, judge=judge)
+    truncated = bool(saved.about.get("truncated"))  # 回答问题时记下的：到了长度上限被截断了
+    checked = check_and_fix(saved.answer, saved.sources, check, judge=judge, truncated=truncated)
     return checked, checked_record(checked, saved.question, saved.model, saved.about)
 
 

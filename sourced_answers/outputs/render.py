@@ -205,6 +205,8 @@ def answer_parts(checked: Checked, answer_shown: bool = False) -> list[str]:
     """模型写的部分：回答（流式时已经显示过，不再给）、标明了的没结束的思考、（流式而且 --fix 改了时）修正后的回答。"""
     fix = checked.fix
     parts = [] if answer_shown or not checked.answer else [checked.answer]
+    if parts and checked.label:
+        parts.insert(0, checked.label)
     if checked.unfinished:
         parts.append(f"{UNFINISHED_NOTE}\n{checked.unfinished}")
     if answer_shown and fix and fix.answer != fix.original:

@@ -6,7 +6,7 @@
       search_results（标题、链接、日期）和 verification（--json 的 passed、problems、claims、unused）。
       stream: true 时是 OpenAI 格式的 SSE：边生成边发回答，再发来源和结论，最后一块带着 citations、
       search_results、verification，然后是 data: [DONE]。
-  GET  /v1/models             模型服务里有的模型（请求里的 model 就是从这里挑一个）。
+  GET  /v1/models             模型服务里有的模型（请求里的 model 就是从这里挑一个），和不请模型写的 excerpts（摘录）。
   POST /v1/verify             一个保存下来的回答（--verify 读的格式），回 --verify --json 的那条记录。
 
 出错时回 OpenAI 的错误对象 {"error": {"message", "type", "code"}}：400 请求不对，401 服务的密钥不对，404 没有这个地址，
@@ -34,7 +34,7 @@ from sourced_answers.core.errors import AppError
 from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
-from sourced_answers.core.settings import ServeSettings, Settings
+from sourced_answers.core.settings import EXCERPTS, ServeSettings, Settings
 from sourced_answers.core.strings import json_value
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
@@ -276,10 +276,9 @@ class Service:
     async def models(self, request: Request) -> Response:
         model = self.settings.model
         found = await in_background(probe_models, model.url, 5.0, model.key)
-        if found.models is None:
-            raise RequestProblem(503, f"模型服务 {model.url} 现在连不上或者没有给出模型列表", "server_error",
-                                 "model_unreachable")
-        names = list(dict.fromkeys(found.models or [model.name]))
+        # 摘录（excerpts）总在列表里：不请模型写，模型服务连不上时也能用
+        names = list(dict.fromkeys([*(found.models or [model.name]), EXCERPTS])) if found.models is not None \
+            else [EXCERPTS]
         return MaskedJSON({"object": "list", "data": [
             {"id": name, "object": "model", "created": 0, "owned_by": OWNER} for name in names]}, self.secrets)
 

@@ -19,9 +19,11 @@ from sourced_answers.checker import (
     Source,
     SourceIndexes,
     SupportRule,
+    analyse,
     check_answer,
     empty_report,
     split_reply,
+    truncated_problem,
 )
 from sourced_answers.core.collection import fewer_collections
 from sourced_answers.core.errors import ExitCode, ModelError
@@ -79,7 +81,8 @@ class Judge:
 class Checked:
     """核对（和修正、评判）之后的回答。fixable：没用 --fix 时能确定性修正的处数（结论后面提示一句）。
     unfinished：模型回复里没有结束的思考（没有时为 None），标明了显示、保存，不核对；
-    no_answer：模型没有给出回答时的说明（这时只有 unfinished，退出码 3）。"""
+    no_answer：模型没有给出回答时的说明（这时只有 unfinished，退出码 3）；
+    label：回答不是模型写的时，显示在它前面的一句说明（摘录）。"""
     answer: str
     report: Report
     fix: Fixed | None = None
@@ -88,6 +91,7 @@ class Checked:
     sources: list[Source] = field(default_factory=list)
     unfinished: str | None = None
     no_answer: str | None = None
+    label: str = ""
 
     @property
     def step_error(self) -> str | None:
@@ -102,8 +106,10 @@ class Checked:
 
 
 def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, rewrite: Rewriter | None = None,
-                  log: Log = lambda message: None, judge: Judge | None = None) -> Checked:
+                  log: Log = lambda message: None, judge: Judge | None = None, truncated: bool = False) -> Checked:
     """核对；check.fix 时修正（rewrite 为 None 时只做确定性修正）；judge 不为 None 时请评判模型。
+    truncated：回答到了长度上限被截断了（模型服务说的，或者保存的记录写着）：半个回答不是核对过的回答，
+    多一个 truncated 问题，修正之后也留着（修正补不上没写完的部分）。
     核对和修正期间少做垃圾回收（core/collection.py）：每道门都经过这里。"""
     indexes = SourceIndexes(sources)  # 每条资料的索引只建一次，核对和修正都用它
     rule = check.support_rule
@@ -122,6 +128,8 @@ def check_and_fix(answer: str, sources: Sequence[Source], check: CheckSettings, 
         elif not report.passed:
             fixable = repairable(answer, sources, rule, report, indexes)
     judged = judge_report(report, sources, rule, judge, log) if judge else None
+    if truncated:
+        report.problems.append(truncated_problem(answer, analyse(answer)))
     return Checked(answer, report, fix, fixable, judged, list(sources))
 
 
@@ -160,12 +168,12 @@ def answer_of(result: ChatResult, model: str, max_tokens: int, log: Log) -> Repl
 
 def check_reply(reply: Reply, model: str, sources: Sequence[Source], check: CheckSettings,
                 rewrite: Rewriter | None = None, log: Log = lambda message: None,
-                judge: Judge | None = None) -> Checked:
+                judge: Judge | None = None, truncated: bool = False) -> Checked:
     """核对模型的一条回复：有回答就照常核对（修正、评判）。思考之外什么也没有、只有没结束的思考时，模型没有给出回答：
     那段文字不是回答（模型还没想完，里面的引用可能是它还在斟酌的），不核对、不修正、不评判，
     标明了保留下来，退出码 3。"""
     if reply.answer:
-        checked = check_and_fix(reply.answer, sources, check, rewrite, log, judge)
+        checked = check_and_fix(reply.answer, sources, check, rewrite, log, judge, truncated)
     else:
         checked = Checked("", empty_report(reply, len(sources)), sources=list(sources),
                           no_answer=f"模型 {model} 没有给出回答：回复停在没有结束的思考里（有 <think>，没有 </think>）")
