@@ -102,7 +102,8 @@ class Options:
 
 @dataclass
 class Result:
-    """一行的结果：要打印的文字、结论、问题种类、用时；出错时 error 是说明（这一行之后就停）。"""
+    """一行的结果：要打印的文字、结论、每个问题的种类（有几个问题就有几项）、用时；
+    出错时 error 是说明（这一行之后就停）。"""
     line: int | None
     output: str = ""
     passed: bool = False
@@ -134,7 +135,7 @@ def checked_line(line: Line, options: Options, judge: Judge | None) -> Result:
     else:
         header = f"── 第 {saved.line} 行 ──\n" if saved.line and options.several else ""
         output = header + render_result(checked) + "\n"
-    return Result(saved.line, output, checked.report.passed, sorted({p.kind for p in checked.report.problems}),
+    return Result(saved.line, output, checked.report.passed, [p.kind for p in checked.report.problems],
                   round(time.perf_counter() - started, 4), record if options.keep_records else None,
                   step_error=checked.step_error)
 
