@@ -244,9 +244,9 @@ def run_lines(settings: Settings, reading: Reading, workers: Workers, judge: Jud
         if progress:
             progress.close()
     summary.seconds = time.perf_counter() - started
-    if options.several:
-        for text in summary.lines():
-            log(text)
+    # 一个 JSON 对象也给汇总：和只有一行的 JSON Lines 是同一条记录，说的也一样（--summary 的文件本来就照写）
+    for text in summary.lines():
+        log(text)
     if run.summary:
         write_file(run.summary, masked_json(summary.to_dict(), run.secrets, indent=2))
     if step_error:
