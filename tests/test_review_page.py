@@ -82,7 +82,8 @@ def parse(text):
 
 
 class Reading(HTMLParser):
-    """按文档顺序读出回答里的句子和原因：[["claim", class, 文字] 或 ["reason", id, 文字]]。"""
+    """按文档顺序读出回答里的句子和原因：[["claim", class, 文字]、["reason", id, 文字]，或者同样的问题在别处写的
+    ["same", 链到的原因, 文字]]。"""
     VOID = {"br", "img", "hr", "meta", "input", "wbr"}
 
     def __init__(self):
@@ -101,9 +102,15 @@ class Reading(HTMLParser):
         if tag == "span" and "claim" in css:
             self.items.append(["claim", " ".join(css), ""])
             self.depth = 1
+        elif tag == "div" and "reason" in css and "same" in css:
+            self.items.append(["same", None, ""])
+            self.depth = 1
         elif tag == "div" and "reason" in css:
             self.items.append(["reason", attrs.get("id"), ""])
             self.depth = 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag):
         if self.depth and tag not in self.VOID:
@@ -112,6 +119,29 @@ class Reading(HTMLParser):
     def handle_data(self, data):
         if self.depth:
             self.items[-1][2] += data
+
+
+class SameLinks(HTMLParser):
+    """“同第 N 段”那几行链到的原因（按文档顺序）。"""
+
+    def __init__(self):
+        super().__init__()
+        self.targets = []
+        self.inside = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "div" and {"reason", "same"} <= set((attrs.get("class") or "").split()):
+            self.inside = 1
+        elif self.inside and tag == "a":
+            self.targets.append(attrs["href"].removeprefix("#"))
+            self.inside = 0
+
+
+def same_links(text):
+    parser = SameLinks()
+    parser.feed(text)
+    return parser.targets
 
 
 def reading(text):
@@ -199,20 +229,35 @@ def test_every_link_to_a_reason_or_evidence_has_one_target(tmp_path):
     assert {"why-0", "ev-1"} <= links and links <= set(ids)
 
 
-def test_identical_uncited_items_each_get_their_own_reason_once(tmp_path):
-    """三个一样的、没有引用的列表项是三个问题：每项标一次、各有一段原因（不是每项都挂上全部三个）。
-    整段没有引用的段落：里面的每一句都标出来，原因只写一次。"""
+def test_identical_uncited_items_are_explained_once_naming_every_item(tmp_path):
+    """三个一样的、没有引用的列表项是三个问题（--json 里三项），页面上说一次：每项都标出来，原因只在第一项下面，
+    说出所有的项；另外两项下面一行“同第 2 段第 1 项”链到它。整段没有引用的段落：每一句都标出来，原因只写一次。"""
     answer = ("家用 NAS 至少选两盘位 [1]。\n\n- NAS 两盘位\n- NAS 两盘位\n- NAS 两盘位\n\n"
               "第一句没有引用。第二句也没有。")
     result, page = review(tmp_path, {"answer": answer, "sources": NAS})
-    problems = [p for p in json.loads(run_cli("--verify", write_input(tmp_path, {"answer": answer, "sources": NAS}),
-                                              "--json", env=cli_env()).stdout)["problems"]]
+    problems = problems_of(tmp_path, {"answer": answer, "sources": NAS})
     assert [p["kind"] for p in problems].count("uncited_paragraph") == 4
     text = page.read_text(encoding="utf-8")
-    elements = parse(text)
-    assert elements.count("claim flagged") == 5
-    assert text.count("第 2 段第 1 项没有引用") == 1 and text.count("第 2 段第 3 项没有引用") == 1
-    assert text.count("第 3 段没有引用") == 1  # 那一段的两句链到同一个原因
+    assert parse(text).count("claim flagged") == 5
+    items = reading(text)
+    reasons = [words for kind, _, words in items if kind == "reason"]
+    assert reasons == ["⚠ 没有引用（第 2 段第 1–3 项）：“- NAS 两盘位”", "⚠ 没有引用：“第一句没有引用。第二句也没有。”"]
+    assert [words for kind, _, words in items if kind == "same"] == ["⚠ 没有引用：同第 2 段第 1 项"] * 2
+    first_item = next(anchor for kind, anchor, _ in items if kind == "reason")
+    assert same_links(text) == [first_item] * 2
+
+
+def test_identical_problems_in_several_paragraphs_are_explained_once(tmp_path):
+    """打转的回答：四段一样的、对不上资料的话。原因写一次（说出第 1–4 段），并排的对照也只放一次；
+    别的三段下面一行“同第 1 段”。"""
+    looping = "\n\n".join(["群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"] * 4)
+    _, page = review(tmp_path, {"answer": looping, "sources": NAS})
+    text = page.read_text(encoding="utf-8")
+    items = reading(text)
+    [reason] = [words for kind, _, words in items if kind == "reason"]
+    assert reason.startswith("⚠ 对不上（第 1–4 段）：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]” 和资料 [1]")
+    assert [kind for kind, _, _ in items] == ["claim", "reason", "claim", "same", "claim", "same", "claim", "same"]
+    assert text.count('<div class="compare">') == 1
 
 
 def test_a_better_source_is_linked(tmp_path):
@@ -297,7 +342,9 @@ def test_each_reason_stands_right_under_its_sentence(tmp_path):
     text = page.read_text(encoding="utf-8")
     items = reading(text)
     reasons = [(position, item) for position, item in enumerate(items) if item[0] == "reason"]
-    assert len(reasons) == len(problems) == 7
+    assert len(problems) == 7 and len(reasons) == 6  # 两个一样的列表项说一次
+    for position, _ in (item for item in enumerate(items) if item[1][0] == "same"):
+        assert "flagged" in sentence_above(items, position)[0]
     for position, (_, anchor, _) in reasons:
         problem = problems[int(anchor.removeprefix("why-"))]
         css, sentence = sentence_above(items, position)
@@ -319,14 +366,17 @@ def test_a_paragraph_without_citations_has_one_reason_however_many_lines(tmp_pat
     items = reading(text)
     assert [kind for kind, _, _ in items] == ["claim", "claim", "claim", "claim", "reason"]
     assert all("flagged" in css for _, css, _ in items[1:4])
-    assert text.count("第 2 段没有引用") == 1
+    assert items[4][2] == "⚠ 没有引用：“第一行没有引用。 第二行也没有引用。 第三行还是没有。”"
 
 
-def test_one_reason_per_problem_on_a_page_of_several_answers(tmp_path):
+def test_one_reason_per_problem_said_on_a_page_of_several_answers(tmp_path):
+    """每个回答各说各的：两个回答里一样的列表项不合成一个原因（锚点也各有前缀）。"""
     second = {"answer": GOOD_ANSWER + "\n\n- NAS 两盘位\n- NAS 两盘位", "sources": NAS}
     expected = len(problems_of(tmp_path, MANY_PROBLEMS)) + len(problems_of(tmp_path, second))
     _, page = review(tmp_path, MANY_PROBLEMS, second)
-    assert parse(page.read_text(encoding="utf-8")).count("reason") == expected == 9
+    elements = parse(page.read_text(encoding="utf-8"))
+    assert expected == 9 and elements.count("reason") == 9  # 每个问题一个：说它的原因，或者“同第 N 段”
+    assert elements.count("reason same") == 2
 
 
 def test_every_reason_names_its_problem_in_chinese(tmp_path):
@@ -334,8 +384,12 @@ def test_every_reason_names_its_problem_in_chinese(tmp_path):
     _, page = review(tmp_path, MANY_PROBLEMS)
     for _, anchor, text in (item for item in reading(page.read_text(encoding="utf-8")) if item[0] == "reason"):
         problem = problems[int(anchor.removeprefix("why-"))]
-        assert text.startswith(f"⚠ {PROBLEM_KINDS[problem['kind']]}：")
-        assert " ".join(problem["message"].split("\n")) in text
+        name = PROBLEM_KINDS[problem["kind"]]
+        assert text.startswith((f"⚠ {name}：", f"⚠ {name}（第 "))
+        # 说明去掉开头的地方和种类名（以前是“没有引用：第 3 段没有引用：……”，同样的字说了两遍）
+        said = re.sub(r"^第 \d+ 段(第 \d+ 项)?", "", " ".join(problem["message"].split("\n")))
+        said = said.removeprefix(name).removeprefix("：")
+        assert said in text and f"：{name}：" not in text and "没有引用：第 " not in text
 
 
 def test_no_figure_is_printed_twice(tmp_path):
@@ -343,7 +397,7 @@ def test_no_figure_is_printed_twice(tmp_path):
     _, page = review(tmp_path, MANY_PROBLEMS)
     text = page.read_text(encoding="utf-8")
     reasons = [text for kind, _, text in reading(text) if kind == "reason"]
-    assert len(reasons) == 7
+    assert len(reasons) == 6
     for reason in reasons:
         own = reason.split("可能更合适的资料")[0]  # 更合适的资料有它自己的数字
         assert own.count("重合度") <= 1
