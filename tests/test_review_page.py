@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
@@ -799,3 +800,71 @@ def test_the_side_by_side_comparison_fits_a_phone_and_a_desktop_window(tmp_path,
     assert seen["390"]["tops"][0] < seen["390"]["tops"][1]  # 上下排
     for width, figures in seen.items():
         assert figures["scroll"] <= figures["client"] and figures["marks"] >= 3, (width, figures)
+
+
+# ---------- 资料那一边的摘录：截在字和单词的边上 ----------
+
+def excerpt_of(text, matched):
+    """资料 text 里对上了 matched 那几个字时，并排的资料那一边（去掉标记，只看字）。"""
+    from sourced_answers.outputs.review_alignment import source_excerpt
+    start = text.index(matched)
+    found = source_excerpt({"evidence": [{"field": "text", "source": 1, "start": start, "end": start + len(matched)}]},
+                           [{"text": text}])
+    return re.sub(r"<[^>]+>", "", found[1])
+
+
+def test_an_english_excerpt_is_cut_between_words_and_marked_with_an_ellipsis():
+    """以前截在“spreads”中间，摘录以“…ds data and parity”开头。"""
+    text = ("RAID 5 needs at least three disks. It spreads data and parity across all disks and survives the "
+            "failure of one disk, and a second failure during the rebuild loses the data on every disk of the array.")
+    assert excerpt_of(text, "survives the failure") == (
+        "…data and parity across all disks and survives the failure of one disk, and a second failure…")
+
+
+def test_a_latin_word_inside_chinese_is_not_cut_but_chinese_is_cut_at_a_character():
+    # 往前 40 个字正好落在“DS224plus”的第 4 个字母上：整个词不要，从它后面开始
+    filler = " 这样的两盘位机型，放在家里的书架上刚好，平时很安静，功耗也低，价格也合适，"
+    text = "家用 NAS 可以先看 Synology DS224plus" + filler[:34] + "它支持 RAID1 镜像。"
+    assert text.index("它支持") - 40 == text.index("DS224plus") + 3
+    assert excerpt_of(text, "它支持 RAID1 镜像") == "…" + (filler[:34] + "它支持 RAID1 镜像。").lstrip()
+    chinese = "家用 NAS 选购要点很多，" + "硬盘位、处理器、内存、网口、功耗和噪音都要看，" * 2 + "至少选两盘位。"
+    assert excerpt_of(chinese, "至少选两盘位") == "…" + chinese[chinese.index("至少选两盘位") - 40:]
+
+
+def test_an_accent_is_not_cut_off_its_letter():
+    # “café”写成 e 加上组合用的尖音符：往前 40 个字正好落在尖音符上（以前摘录以一个孤零零的“\u0301”开头）
+    text = "Le NAS est au cafe\u0301 du coin, pre\u0300s de la gare, et la nuit il sauvegarde les photos."
+    assert text.index("il sauvegarde") - 40 == text.index("\u0301")
+    shown = excerpt_of(text, "il sauvegarde les photos")
+    assert shown == "…du coin, pre\u0300s de la gare, et la nuit il sauvegarde les photos."
+    assert not unicodedata.combining(shown[1])
+
+
+@pytest.mark.slow
+def test_the_time_in_the_header_stays_on_one_line_on_a_phone_and_a_desktop(tmp_path, browser):
+    """390 像素宽时“生成时间：2026-12-07 00:51”以前折成两行（日期在一行末尾、钟点在下一行开头）。"""
+    result, page = review(tmp_path, BADGE_RECORD)
+    assert result.returncode == 1
+    lines_of_the_time = """<script>
+    window.addEventListener("load", () => {
+      const result = {};
+      for (const frame of document.querySelectorAll("iframe")) {
+        const doc = frame.contentDocument;
+        const meta = doc.querySelector("header .meta");
+        const walker = doc.createTreeWalker(meta, NodeFilter.SHOW_TEXT);
+        const range = doc.createRange();
+        let node, started = false;
+        while ((node = walker.nextNode())) {
+          const at = node.data.indexOf("生成时间");
+          if (!started && at >= 0) { range.setStart(node, at); started = true; }
+          if (started) range.setEnd(node, node.data.length);
+        }
+        const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.bottom)));
+        result[frame.dataset.width] = {lines: lines.size, text: range.toString()};
+      }
+      document.body.dataset.measured = JSON.stringify(result);
+    });
+    </script>"""
+    for width, seen in measured_widths(browser, tmp_path, page, lines_of_the_time, (1280, 390, 320)).items():
+        assert re.fullmatch(r"生成时间：\d{4}-\d{2}-\d{2} \d{2}:\d{2}", seen["text"]), seen
+        assert seen["lines"] == 1, (width, seen)

@@ -56,6 +56,7 @@ from sourced_answers.checker.text import (
     display_width,
     format_citations,
     has_chinese,
+    in_word,
     one_line,
     quote,
 )
@@ -151,7 +152,8 @@ __all__ = [
     "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks", "citations_in",
     "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare", "conclude",
     "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
-    "format_citations", "has_chinese", "LINE_UNSAFE_CLASS", "Located", "Locator", "MARKS_CLASS", "MODEL_FILE",
+    "format_citations", "has_chinese", "in_word", "LINE_UNSAFE_CLASS", "Located", "Locator", "MARKS_CLASS",
+    "MODEL_FILE",
     "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote", "read_claim", "Reply", "Report",
     "Risk", "risks_in", "RULES", "seen", "Source", "SourceIndexes", "SourceTerms", "Span", "split_reply",
     "strip_citation_marks", "strip_terminal", "strip_think", "stripped_positions", "Structure", "structure_problems",

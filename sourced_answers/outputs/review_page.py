@@ -38,7 +38,8 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-sr
 # overflow-wrap:anywhere：没有空格的长串（几千个字的标题、链接、没有标点的回答、资料正文）在任何地方都能折行，
 # 页面不会比窗口宽，也不会把字挤出去（tests/test_review_page.py 在 800 和 375 像素宽的浏览器里量）。
 # 标签和支持分（.tag、.score）正相反：一个不拆开的小块（inline-block、nowrap），放不下就整个换到下一行，
-# 手机宽的屏幕上不会折成“只有 / 搜索摘要”（测试在 320 到 414 像素宽的 Chromium 里量）
+# 手机宽的屏幕上不会折成“只有 / 搜索摘要”（测试在 320 到 414 像素宽的 Chromium 里量）。页头的生成时间（.when）也一样：
+# 放不下就整个换行，不折成“2026-12-07 / 00:51”
 STYLE = """
 body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;
 padding:0 1em;color:#222;overflow-wrap:anywhere;word-break:normal}
@@ -56,7 +57,7 @@ h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;
 .source .text{white-space:pre-wrap;max-height:18em;overflow:auto;background:#fafafa;padding:.5em;font-size:.92em}
 .unused{color:#777}.tag{font-size:.8em;border:1px solid #bbb;border-radius:3px;padding:0 .3em;margin-left:.4em}
 .score{font-size:.72em;border:1px solid #bbb;border-radius:3px;padding:0 .25em;margin:0 .2em;color:#1e6b35}
-.tag,.score{display:inline-block;white-space:nowrap;line-height:1.3}
+.tag,.score{display:inline-block;white-space:nowrap;line-height:1.3}.when{white-space:nowrap}
 .score.low{color:#8a1c12;border-color:#e0a39c}
 mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
 mark.gap{background:#ffd6d1;color:inherit;text-decoration:underline wavy #d93025;text-decoration-skip-ink:none}
@@ -201,7 +202,8 @@ def render_record(record: Record, prefix: str, when: str) -> str:
                f'<span class="verdict failed">⚠ 引用核对没通过：{problems} 个问题，请回到资料核对</span>')
     question = escape(record.get("question") or "（没有记录问题）")
     model = escape(record.get("model") or "未知")
-    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · 生成时间：{escape(when)}</p>{verdict}</header>'
+    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · '
+            f'<span class="when">生成时间：{escape(when)}</span></p>{verdict}</header>'
             f"<h2>回答</h2>{answer}{render_unfinished(record)}{render_repairs(record)}"
             f"{render_sources(record, prefix, evidence)}")
 
