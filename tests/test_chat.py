@@ -1,5 +1,7 @@
 """outputs/chat.py：聊天窗口、智能体看到的回答——Markdown 的来源链接、遮不住的结论、没有命令行的提示、
 指向每个 [n] 的 annotations。用真的 CommonMark 渲染器（markdown-it-py）看显示出来的样子。"""
+import re
+
 import html5lib
 import pytest
 from markdown_it import MarkdownIt
@@ -59,7 +61,7 @@ def test_every_citation_mark_gets_one_annotation_per_number_pointing_exactly_at_
                  if a["url_citation"]["start_index"] < len(answer)]
     assert sorted(text for text, _ in in_answer) == sorted(["[2]", "[1]", "[2]", "【3】", "[4, 5]", "[4, 5]"])
     assert all(url.startswith("https://example.com/nas/") for _, url in pointed(reply))
-    assert marks.count("[1]") == 2  # 回答里一次，来源列表里一次
+    assert marks.count("[1]") == 1 and marks.count("\\[1\\]") == 1  # 回答里一次，来源列表里一次（编号转义了）
 
 
 def test_annotations_are_ordered_by_source_number_so_first_arrival_numbering_matches():
@@ -98,6 +100,30 @@ def test_each_source_is_a_markdown_link_to_its_own_url_with_the_unused_mark_outs
     links = links_in(reply.content)
     assert links == [(f"https://example.com/nas/{n}", source.title) for n, source in enumerate(NAS_SOURCES, 1)]
     assert f"[{NAS_SOURCES[3].title}](https://example.com/nas/4)（未被引用）" in reply.content
+
+
+def as_open_webui_shows(markdown, sources):
+    """Open WebUI（0.12.4）收到了来源时怎样显示一段 Markdown：它的 marked 扩展（utils/marked/citation-extension.ts）
+    把裸的 [n]、[1, 2] 认成引用，SourceToken.svelte / Source.svelte 显示成一个按钮，按钮上是第 n 条来源的标题
+    （不是编号）；反斜杠转义的 \\[n\\] 先被 marked 的转义规则吃掉，照字面显示。这里把裸的 [n] 换成“〔标题〕”再交给
+    CommonMark 渲染，取出每个列表项看得见的文字。"""
+    def chip(found):
+        return "".join(f"〔{sources[int(n) - 1].title}〕" for n in found.group(1).split(","))
+    shown = re.sub(r"(?<!\\)\[(\d+(?:,\s*\d+)*)\](?!\()", chip, markdown)
+    tree = html5lib.parse(RENDER.render(shown), namespaceHTMLElements=False)
+    return ["".join(item.itertext()).strip() for item in tree.iter("li")]
+
+
+def test_in_open_webui_each_source_shows_its_number_and_its_title_once():
+    """以前来源列表的一行“[1] [标题](链接)”在 Open WebUI 里是一个写着标题的来源按钮、后面再一个标题的链接：
+    标题出现两次，编号没了。编号写成 \\[1\\]，那一行显示成“[1] 标题”，标题是链接。"""
+    reply = chat_reply(checked("远程访问要小心 [3]。两盘位够用 [1]。"))
+    sources = reply.content[reply.content.index("来源："):reply.content.index("✓")]
+    shown = as_open_webui_shows(sources, LINKED)
+    unused = {2, 4, 5}
+    assert shown == [f"[{n}] {source.title}" + ("（未被引用）" if n in unused else "")
+                     for n, source in enumerate(LINKED, 1)]
+    assert links_in(sources) == [(source.link, source.title) for source in LINKED]
 
 
 @pytest.mark.parametrize(("title", "link"), [

@@ -70,7 +70,7 @@ def test_a_streamed_reply_ends_with_one_annotations_chunk_without_content(backen
     assert content == whole["choices"][0]["message"]["content"]
     for note in last["delta"]["annotations"]:
         citation = note["url_citation"]
-        assert content[citation["start_index"]:citation["end_index"]].startswith(("[", "【"))
+        assert content[citation["start_index"]:citation["end_index"]].startswith(("[", "【", "\\["))
 
 
 # ---------- 对话：追问接着上文搜索，之前的几轮给回答的模型 ----------

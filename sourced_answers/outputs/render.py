@@ -62,7 +62,7 @@ LINK_URL_SPECIAL = str.maketrans({" ": "%20", "<": "%3C", ">": "%3E", '"': "%22"
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reader = TERMINAL) -> list[str]:
     """“来源：”和每条资料一行：[n] 标题 链接（没被引用的在行末标明）。读者按 Markdown 显示时写成
-    [n] [标题](链接)：标明写在链接外面，点开的是原来的地址。"""
+    [n] [标题](链接)：标明写在链接外面，点开的是原来的地址（编号写成 \\[n\\]，见 list_number）。"""
     lines = ["来源："]
     unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
@@ -71,8 +71,14 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reade
         # 一行结论；终端控制序列由打印时的 SafeWriter 整个去掉（先换成空格的话，会剩下“[2J”这样的半截）
         title, link = " ".join(source.title.split()), " ".join(source.link.split())
         shown = markdown_source(title, link) if reader.markdown else " ".join(f"{title} {link}".split())
-        lines.append(f"[{number}] {shown}{mark}")
+        lines.append(f"{list_number(number, reader)} {shown}{mark}")
     return lines
+
+
+def list_number(number: int, reader: Reader = TERMINAL) -> str:
+    """来源列表一行开头的编号 [n]。Markdown 里写成 \\[n\\]（显示出来仍是 [n]）：聊天窗口收到了来源（annotations）时，
+    会把裸的 [n] 换成第 n 条来源的标题（Open WebUI 的来源按钮），列表里就成了“标题 标题”、编号没了。"""
+    return f"\\[{number}\\]" if reader.markdown else f"[{number}]"
 
 
 def markdown_source(title: str, link: str) -> str:
