@@ -62,7 +62,7 @@ LINK_URL_SPECIAL = str.maketrans({" ": "%20", "<": "%3C", ">": "%3E", '"': "%22"
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reader = TERMINAL) -> list[str]:
     """“来源：”和每条资料一行：[n] 标题 链接（没被引用的在行末标明）。读者按 Markdown 显示时写成
-    [n] [标题](链接)：标明写在链接外面，点开的是原来的地址（编号写成 \\[n\\]，见 list_number）。"""
+    n. [标题](链接)（见 list_number）：标明写在链接外面，点开的是原来的地址。"""
     lines = ["来源："]
     unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
@@ -76,9 +76,11 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reade
 
 
 def list_number(number: int, reader: Reader = TERMINAL) -> str:
-    """来源列表一行开头的编号 [n]。Markdown 里写成 \\[n\\]（显示出来仍是 [n]）：聊天窗口收到了来源（annotations）时，
-    会把裸的 [n] 换成第 n 条来源的标题（Open WebUI 的来源按钮），列表里就成了“标题 标题”、编号没了。"""
-    return f"\\[{number}\\]" if reader.markdown else f"[{number}]"
+    """来源列表一行开头的编号：终端上是 [n]；Markdown 里是有序列表的 n.，每个客户端都显示成编号。
+    不写 [n]：聊天窗口收到了来源（annotations）时，会把裸的 [n] 换成第 n 条来源的标题（Open WebUI 的来源按钮），
+    列表里就成了“标题 标题”、编号没了；也不写 \\[n\\]：Open WebUI 把
+    \\[…\\] 当成 LaTeX 公式，方括号没了。"""
+    return f"{number}." if reader.markdown else f"[{number}]"
 
 
 def markdown_source(title: str, link: str) -> str:
@@ -267,19 +269,24 @@ def report_parts(checked: Checked, reader: Reader = TERMINAL, notes: Sequence[st
             parts[:2] = [parts[0] + "\n" + parts[1]]
         return parts
     sources, *rest = blocks
-    return [markdown_list(sources, escaped=True)] + [markdown_list(block) for block in rest]
+    return [markdown_sources(sources)] + [markdown_list(block) for block in rest]
 
 
-def markdown_list(lines: Sequence[str], escaped: bool = False) -> str:
+def markdown_sources(lines: Sequence[str]) -> str:
+    """来源那一块 → Markdown：“来源：”一段，下面每条资料一项有序列表（行已经是“n. [标题](链接)”）。"""
+    head, *items = lines
+    return "\n\n".join([head, "\n".join(items)]) if items else head
+
+
+def markdown_list(lines: Sequence[str]) -> str:
     """一块终端上的文字 → Markdown：没有缩进的行是段落，缩进的行（每两格一层）是列表的一项，开头的“· ”不要了。
-    escaped：行里的文字已经是 Markdown（来源的链接）；否则整行转义，照字面显示。"""
+    每行整行转义，照字面显示。"""
     out: list[str] = []
     listing = False
     for line in lines:
-        text = line.strip().removeprefix("· ")
-        text = text if escaped else markdown_text(text)
+        text = markdown_text(line.strip().removeprefix("· "))
         depth = (len(line) - len(line.lstrip(" "))) // 2
-        if depth or (escaped and out):
+        if depth:
             if not listing:
                 out.append("")
             out.append("  " * max(depth - 1, 0) + "- " + text)
