@@ -47,3 +47,10 @@ def test_a_problem_without_a_paragraph_is_never_merged():
 def test_one_problem_reads_as_before():
     assert [said.text() for said in same_problems([uncited(2, item=1), weak(3)])] == [
         "第 2 段第 1 项没有引用：“群晖好用。”", "第 3 段：“群晖比威联通稳定 [1]” 和资料 [1] 的重合度只有 14%"]
+
+
+def test_under_its_paragraph_the_place_is_not_repeated():
+    [items] = same_problems([uncited(2, item=n) for n in (1, 2, 3)])
+    assert items.text_in(2) == "第 1–3 项没有引用：“群晖好用。”"
+    [twice] = same_problems([weak(3), weak(3)])
+    assert twice.text_in(3) == "“群晖比威联通稳定 [1]” 和资料 [1] 的重合度只有 14%（共 2 处）"

@@ -117,8 +117,7 @@ def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int
             continue
         lines.append(f"  第 {paragraph} 段有 {sum(len(item.members) for item in group)} 个问题：")
         for item in group:
-            lines += problem_lines(problems[item.first], "· " + without_place(problems[item.first]) + times(item),
-                                   "    ")
+            lines += problem_lines(problems[item.first], "· " + item.text_in(paragraph), "    ")
     rest = [problems[number] for item in said[limit:] for number in item.members]
     if rest:
         lines.append(f"  还有 {len(rest)} 个问题没有列出（{kind_counts(rest)}），{reader.all_problems_at}")
@@ -149,13 +148,10 @@ def in_order(said: Sequence[Said]) -> list[Said]:
 
 
 def only_in(item: Said) -> int | None:
-    """只在一段里（一个地方，可能有几处）的条目：那一段的段落号；在几段里、不属于某一段的：None。"""
-    return item.places[0][0] if len(item.places) == 1 else None
-
-
-def times(item: Said) -> str:
-    """同一个地方有几处时：“（共 2 处）”。"""
-    return f"（共 {len(item.members)} 处）" if len(item.members) > len(item.places) else ""
+    """只在一段里（一个地方、同一段的几项，或者同一个地方的几处）的条目：那一段的段落号；
+    在几段里、不属于某一段的：None。"""
+    paragraphs = {paragraph for paragraph, _ in item.places}
+    return paragraphs.pop() if len(paragraphs) == 1 else None
 
 
 def grouped(said: Sequence[Said]) -> list[tuple[int | None, list[Said]]]:
@@ -168,13 +164,6 @@ def grouped(said: Sequence[Said]) -> list[tuple[int | None, list[Said]]]:
         else:
             groups.append((paragraph, [item]))
     return groups
-
-
-def without_place(problem: Problem) -> str:
-    """段落号已经写在这一组的第一行：说明里开头的“第 N 段”不再重复（“第 N 段第 2 项没有引用”留下“第 2 项……”）。"""
-    place = f"第 {problem.paragraph} 段"
-    message = problem.message.removeprefix(place).removeprefix("：")
-    return message or problem.message
 
 
 def problem_lines(problem: Problem, text: str, indent: str) -> list[str]:

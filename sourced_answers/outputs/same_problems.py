@@ -42,8 +42,17 @@ class Said:
 
     def where(self) -> str:
         """所有的地方：“第 1–10 段”“第 2 段第 1–3 项”；同一个地方有几处时后面说一共几处。"""
-        extra = f"（共 {len(self.members)} 处）" if len(self.members) > len(self.places) else ""
-        return places_text(self.places) + extra
+        return places_text(self.places) + self.times()
+
+    def times(self) -> str:
+        """同一个地方有几处（同一段里同样的一句写了两遍）时：“（共 2 处）”；没有时是空的。"""
+        return f"（共 {len(self.members)} 处）" if len(self.members) > len(self.places) else ""
+
+    def text_in(self, paragraph: int) -> str:
+        """写在“第 N 段有 k 个问题：”下面的一行：段落号已经写在上面，不再重复（“第 1–3 项没有引用：……”、
+        ““……” 和资料 [1] 的重合度只有 14%”）。"""
+        where = places_text(self.places).removeprefix(f"第 {paragraph} 段")
+        return (where + self.tail).removeprefix("：") + self.times()
 
     def text(self) -> str:
         """合成的一行说明：“第 1–10 段没有引用：“……””“第 1、3、5 段：“……” 和资料 [1] 的重合度只有 14%”；
