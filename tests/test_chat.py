@@ -1,5 +1,7 @@
 """outputs/chat.py：聊天窗口、智能体看到的回答——Markdown 的来源链接、遮不住的结论、没有命令行的提示、
 指向每个 [n] 的 annotations。用真的 CommonMark 渲染器（markdown-it-py）看显示出来的样子。"""
+import re
+
 import html5lib
 import pytest
 from markdown_it import MarkdownIt
@@ -59,7 +61,7 @@ def test_every_citation_mark_gets_one_annotation_per_number_pointing_exactly_at_
                  if a["url_citation"]["start_index"] < len(answer)]
     assert sorted(text for text, _ in in_answer) == sorted(["[2]", "[1]", "[2]", "【3】", "[4, 5]", "[4, 5]"])
     assert all(url.startswith("https://example.com/nas/") for _, url in pointed(reply))
-    assert marks.count("[1]") == 2  # 回答里一次，来源列表里一次
+    assert marks.count("[1]") == 1 and marks.count("1.") == 1  # 回答里一次，来源列表里一次（列表项的编号）
 
 
 def test_annotations_are_ordered_by_source_number_so_first_arrival_numbering_matches():
@@ -98,6 +100,35 @@ def test_each_source_is_a_markdown_link_to_its_own_url_with_the_unused_mark_outs
     links = links_in(reply.content)
     assert links == [(f"https://example.com/nas/{n}", source.title) for n, source in enumerate(NAS_SOURCES, 1)]
     assert f"[{NAS_SOURCES[3].title}](https://example.com/nas/4)（未被引用）" in reply.content
+
+
+def as_open_webui_shows(markdown, sources):
+    """Open WebUI（0.12.4）收到了来源时怎样显示一段 Markdown，照它随包发布的源码：utils/marked/citation-extension.ts
+    把裸的 [n]、[1, 2] 认成引用，Markdown/SourceToken.svelte 和 Source.svelte 显示成一个按钮，按钮上是第 n 条来源的
+    标题（不是编号）；utils/marked/katex-extension.ts 把 \\[…\\] 当成公式，方括号不显示。这里把 [n] 换成“〔标题〕”、
+    \\[…\\] 换成里面的字，再交给 CommonMark 渲染：[(列表项的编号, 看得见的文字)]。"""
+    def chip(found):
+        return "".join(f"〔{sources[int(n) - 1].title}〕" for n in found.group(1).split(","))
+    shown = re.sub(r"\\\[(.+?)\\\]", r"\1", markdown)
+    shown = re.sub(r"(?<!\\)\[(\d+(?:,\s*\d+)*)\](?!\()", chip, shown)
+    tree = html5lib.parse(RENDER.render(shown), namespaceHTMLElements=False)
+    items = []
+    for listing in (element for element in tree.iter() if element.tag in ("ol", "ul")):
+        first = int(listing.get("start") or 1) if listing.tag == "ol" else None
+        for offset, item in enumerate(listing.findall("li")):
+            items.append((None if first is None else first + offset, "".join(item.itertext()).strip()))
+    return items
+
+
+def test_in_open_webui_each_source_shows_its_number_and_its_title_once():
+    """以前来源列表的一项“[1] [标题](链接)”在 Open WebUI 里是一个写着标题的来源按钮、后面再一个标题的链接：
+    标题出现两次，编号没了。来源写成有序列表的一项“1. [标题](链接)”：编号是列表的编号，标题只有一次，是链接。"""
+    reply = chat_reply(checked("远程访问要小心 [3]。两盘位够用 [1]。"))
+    sources = reply.content[reply.content.index("来源："):reply.content.index("✓")]
+    unused = {2, 4, 5}
+    assert as_open_webui_shows(sources, LINKED) == [
+        (n, source.title + ("（未被引用）" if n in unused else "")) for n, source in enumerate(LINKED, 1)]
+    assert links_in(sources) == [(source.link, source.title) for source in LINKED]
 
 
 @pytest.mark.parametrize(("title", "link"), [

@@ -27,13 +27,14 @@ def test_the_same_cited_paragraph_written_eight_times_does_not_pass():
     report = check_answer((GOOD + "\n\n") * 8, NAS)
     assert kinds(report) == ["repeated"]
     [problem] = report.problems
-    assert problem.message.startswith("同一段话一字不差地写了 8 遍（第 1–8 段）") and problem.paragraph == 2
+    assert problem.message.startswith("第 2 段：和前面的第 1 段一字不差，这段话一共写了 8 遍（第 1–8 段）")
+    assert problem.paragraph == 2
 
 
 def test_a_sentence_written_again_in_another_paragraph_is_said_once():
     answer = f"{GOOD}需要转码 4K 视频时选带核显的 Intel 型号 [1]。\n\n{GOOD}\n\n跑 Docker 建议 8GB 内存 [1]。{GOOD}"
     repeated = [p for p in check_answer(answer, NAS).problems if p.kind == "repeated"]
-    assert len(repeated) == 1 and "写了 3 遍（第 1–3 段）" in repeated[0].message
+    assert len(repeated) == 1 and "一共写了 3 遍（第 1–3 段）" in repeated[0].message
 
 
 def test_short_replies_and_different_sentences_are_not_repetition():

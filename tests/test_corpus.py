@@ -53,17 +53,34 @@ def test_summary_on_stderr_and_in_a_file(tmp_path):
     path = corpus(tmp_path, 12)
     summary_path = tmp_path / "summary.json"
     result = run_cli("--verify", str(path), "--json", "--summary", str(summary_path), env=cli_env())
-    assert "汇总：12 条，通过 2，没通过 10" in result.stderr and "问题按种类：" in result.stderr
+    assert "汇总：12 条，通过 2，没通过 10" in result.stderr and "问题按种类（个）：" in result.stderr
     assert "最慢的几条：第 " in result.stderr
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     assert summary["records"] == 12 and summary["passed"] == 2 and summary["failed"] == 10
     assert summary["kinds"]["empty_answer"] == 2 and summary["kinds"]["uncited_paragraph"] == 2
     assert len(summary["slowest"]) == 5 and all(s["line"] for s in summary["slowest"])
     # 给人看的那一行：中文名，旁边是 id（JSON 的键仍是 id）
-    [kinds] = [line for line in result.stderr.splitlines() if line.startswith("  问题按种类：")]
+    [kinds] = [line for line in result.stderr.splitlines() if line.startswith("  有这种问题的记录（条）：")]
     assert "空回答 empty_answer 2" in kinds and "没有引用 uncited_paragraph 2" in kinds
     for kind, count in summary["kinds"].items():
         assert f"{PROBLEM_KINDS[kind]} {kind} {count}" in kinds
+
+
+def test_the_summary_counts_problems_by_kind_beside_the_records_that_have_them(tmp_path):
+    """一条回答里三段没有引用：是 3 个问题、1 条记录。--summary 的 problems_by_kind 数问题，kinds 数记录，
+    标准错误上两行各自说出数的是什么（以前只有一行“问题按种类”，数的却是记录）。"""
+    three_uncited = "家用 NAS 至少选两盘位 [1]。\n\n第一段没有引用。\n\n第二段没有引用。\n\n第三段没有引用。"
+    path = tmp_path / "logs.jsonl"
+    path.write_text("".join(json.dumps({"answer": answer, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False) + "\n"
+                            for answer in (three_uncited, GOOD_ANSWER)), encoding="utf-8")
+    summary_path = tmp_path / "summary.json"
+    result = run_cli("--verify", str(path), "--json", "--summary", str(summary_path), env=cli_env())
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    assert summary["problems_by_kind"] == {"uncited_paragraph": 3}
+    assert summary["kinds"] == {"uncited_paragraph": 1}
+    lines = result.stderr.splitlines()
+    assert "  问题按种类（个）：没有引用 uncited_paragraph 3" in lines
+    assert "  有这种问题的记录（条）：没有引用 uncited_paragraph 1" in lines
 
 
 def test_summary_path_must_not_be_the_input_and_needs_verify(tmp_path):

@@ -210,3 +210,24 @@ def test_quickstart_verify_with_a_judge_elsewhere_starts_no_local_model(tmp_path
                      env=cli_env(OLLAMA_URL="http://127.0.0.1:9"), module="sourced_answers.quickstart")
     assert result.returncode == 0, result.stderr
     assert "llama.cpp" not in result.stderr and "评判模型：judge-yes" in result.stdout
+
+
+def readme_line(marker):
+    """README 的“日常使用”里写着 marker 的那一行命令：参数（去掉前面的 .venv/bin/python answer_with_sources.py
+    和行尾的注释）。"""
+    import shlex
+    readme = (HERE / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## 日常使用", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    [line] = [line for line in block.splitlines() if marker in line]
+    words = shlex.split(line, comments=True)
+    assert words[:2] == [".venv/bin/python", "answer_with_sources.py"]
+    return words[2:]
+
+
+def test_the_readme_demo_line_works_on_a_machine_without_ollama(bundled_is_scripted):
+    """新用户照抄 README 里 --demo 的那一行：这台机器上没有 Ollama（OLLAMA_URL 指向一个没人听的端口），
+    以前是“连不上模型服务”、退出码 3（quickstart 悄悄加了 --local-model，README 的那一行没有）。"""
+    args = readme_line("--demo")
+    result = run_cli(*args, env=cli_env(OLLAMA_URL="http://127.0.0.1:9"))
+    assert result.returncode in (0, 1), result.stderr
+    assert "\n来源：\n[1] " in result.stdout and "引用核对" in result.stdout

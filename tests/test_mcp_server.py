@@ -159,7 +159,7 @@ def test_answer_question_text_is_the_terminal_answer_with_markdown_sources_and_n
     result = mcp.call("answer_question", {"question": "RAID5 至少几块盘"})
     shown = cli(backends, "RAID5 至少几块盘").stdout
     answer = shown[:shown.index("\n\n来源：")]
-    assert text_of(result).startswith(answer + "\n\n来源：\n\n- [1] [")
+    assert text_of(result).startswith(answer + "\n\n来源：\n\n1. [")
     assert "RAID5 至少三块盘" in text_of(result) and "--" not in text_of(result)[len(answer):]
 
 
@@ -178,7 +178,7 @@ def test_verify_answer_gives_the_verify_json_record(mcp, tmp_path):
     saved.write_text(json.dumps({"answer": WRONG_NUMBER, "sources": sources}, ensure_ascii=False), encoding="utf-8")
     assert result.structured_content == json.loads(run_cli("--verify", str(saved), "--json", env=cli_env()).stdout)
     assert result.is_error is False and result.structured_content["passed"] is False
-    assert "⚠ 引用核对没通过" in text_of(result) and "- [2] [RAID1 和 RAID5 的区别](https://example.com/nas/2)" in text_of(result)
+    assert "⚠ 引用核对没通过" in text_of(result) and "\n2. [RAID1 和 RAID5 的区别](https://example.com/nas/2)" in text_of(result)
 
 
 # ---------- 参数不对：isError 和一句中文 ----------

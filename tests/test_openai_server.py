@@ -114,9 +114,9 @@ def test_answer_content_is_the_terminal_answer_with_sources_as_markdown_links_an
     answer = shown[:shown.index("\n\n来源：")]
     assert content.startswith(answer + "\n\n来源：\n\n")
     origin = backends.metaso.origin
-    assert f"\n- [1] [家用 NAS 选购要点]({origin}/page/1)\n" in content
-    assert f"\n- [5] [家庭数据的 3\\-2\\-1 备份原则]({origin}/page/5)（未被引用）\n" in content \
-        or f"\n- [5] [家庭数据的 3-2-1 备份原则]({origin}/page/5)（未被引用）\n" in content
+    assert f"\n1. [家用 NAS 选购要点]({origin}/page/1)\n" in content
+    assert f"\n5. [家庭数据的 3\\-2\\-1 备份原则]({origin}/page/5)（未被引用）\n" in content \
+        or f"\n5. [家庭数据的 3-2-1 备份原则]({origin}/page/5)（未被引用）\n" in content
     assert content.rstrip().endswith("✓ 引用核对通过")
     assert "--json" not in content and "--fix" not in content
 
@@ -126,7 +126,9 @@ def test_annotations_point_exactly_at_every_citation_mark_in_the_content(client,
     content, annotations = message.content, [a.model_dump() for a in message.annotations]  # 官方客户端认得的字段
     origin = backends.metaso.origin
     pointed = marks_of(content, annotations)
-    assert all(text == f"[{url.rsplit('/', 1)[1]}]" and url.startswith(origin) for text, url in pointed)
+    # 回答里的 [n]，和来源列表每一项的编号 n.（有序列表：Open WebUI 不把它换成来源的标题）
+    assert all(text in (f"[{url.rsplit('/', 1)[1]}]", f"{url.rsplit('/', 1)[1]}.") and url.startswith(origin)
+               for text, url in pointed)
     in_answer = [a for a in annotations if a["url_citation"]["start_index"] < content.index("\n\n来源：")]
     assert len(in_answer) == content[:content.index("\n\n来源：")].count("[")  # 回答里的每个 [n] 一条
     # 按编号排：按到达的先后给来源编号的窗口（Open WebUI）把 [n] 对到第 n 条来源

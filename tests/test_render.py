@@ -1,6 +1,7 @@
 """终端里的问题列表（issue 25 第 7 条）：一个问题一行、中英文按同样的显示宽度截断、没截断不加“…”、
 每个问题说在第几段、列表有上限（--json 里是全部）；按段落排，一段有几个问题时段落号只写一次（issue 30）。"""
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -123,9 +124,22 @@ SENTENCES = [
 
 
 def listed_paragraphs(lines):
-    """问题列表里每一行点名的段落（只看“第 N 段”开头的行：一段的问题写在它下面，不再写段落号）。"""
-    import re
-    return [int(m.group(1)) for m in (re.match(r"  第 (\d+) 段", line) for line in lines) if m]
+    """问题列表里每一行点名的第一个段落（只看“第 N 段”开头的行：一段的问题写在它下面，不再写段落号）。"""
+    return [named[0] for named in (named_paragraphs(line) for line in lines) if named]
+
+
+def named_paragraphs(line):
+    """一行开头点名的所有段落：“  第 1–3、5 段没有引用：……” → [1, 2, 3, 5]；“  第 2 段第 1–3 项……” → [2]。
+    只看第一个“：”之前（后面引的句子里也可能有“第 N 段”）。"""
+    if not line.startswith("  第 "):
+        return []
+    head = line.split("：", 1)[0]
+    paragraphs = []
+    for listed in re.findall(r"第 ([\d–、]+) 段", head):
+        for piece in listed.split("、"):
+            first, _, last = piece.partition("–")
+            paragraphs += range(int(first), int(last or first) + 1)
+    return paragraphs
 
 
 def test_a_paragraph_with_several_problems_is_listed_once_in_paragraph_order():
@@ -149,9 +163,13 @@ def test_any_answer_lists_each_paragraph_once_and_in_order(paragraphs):
     if report.passed:
         return
     listed = listed_paragraphs(lines)
-    assert listed == sorted(set(listed))  # 按段落排，没有一段出现两次
-    if len(report.problems) <= PROBLEM_LIST_LIMIT:  # 没有被上限截掉时，每个有问题的段落都列出来了
-        assert set(listed) == {p.paragraph for p in report.problems if p.paragraph is not None}
+    assert listed == sorted(listed)  # 按（第一个）段落排
+    # 只在一段里的问题写在一起：这样的一段只出现一次（几段里一样的问题另起一行，点名所有的段落）
+    alone = [named[0] for named in map(named_paragraphs, lines) if len(named) == 1]
+    assert len(alone) == len(set(alone))
+    if not any(line.startswith("  还有 ") for line in lines):  # 没有被上限截掉时，每个有问题的段落都说到了
+        named = {paragraph for line in lines for paragraph in named_paragraphs(line)}
+        assert named == {p.paragraph for p in report.problems if p.paragraph is not None}
 
 
 def test_verify_prints_the_problems_by_paragraph(tmp_path):
@@ -172,3 +190,67 @@ def test_the_terminal_verdict_suggests_the_judge_for_cross_language_citations_an
     assert verdict_lines(report)[-1] == "跨语言引用的句子可以加 --judge 请评判模型看"
     assert not any("--judge" in line for line in verdict_lines(report, reader=CHAT))
     assert "请人工核对" in report.problems[0].message and "--" not in report.problems[0].message
+
+
+# ---------- 同样的问题只说一次（说出所有的地方） ----------
+
+def test_identical_uncited_paragraphs_are_said_once_with_a_range_of_paragraphs():
+    """打转的回答：十段一模一样、没有引用。以前是十行同一句话再加“还有 N 个问题没有列出”，现在一行。"""
+    looping = "\n\n".join("群晖的 NAS 系统比威联通稳定得多，适合所有家庭。" for _ in range(10))
+    assert len(check_answer(looping, NAS_SOURCES).problems) == 11  # 十段没有引用，加上写了十遍（repeated）
+    assert problem_lines(looping) == [
+        "  第 1–10 段没有引用：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭。”",
+        "  第 2 段：和前面的第 1 段一字不差，这段话一共写了 10 遍（第 1–10 段）：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭。”"]
+
+
+def test_identical_problems_in_scattered_paragraphs_list_the_paragraphs():
+    wrong = "群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"
+    good = "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。"
+    lines = problem_lines("\n\n".join([wrong, good, wrong, good, wrong]))
+    assert lines[0].startswith("  第 1、3、5 段：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]” 和资料 [1] 的重合度只有")
+    assert lines[1].startswith("    所引资料里最接近的一句：")
+    # 两段话各写了几遍（repeated）：各说一次
+    assert [line.split("一字不差")[0] for line in lines[2:]] == ["  第 3 段：和前面的第 1 段", "  第 4 段：和前面的第 2 段"]
+
+
+def test_identical_uncited_list_items_name_their_items():
+    answer = "家用 NAS 至少选两盘位 [1]。\n\n- 群晖好用\n- 群晖好用\n- 群晖好用"
+    assert problem_lines(answer) == ["  第 2 段第 1–3 项没有引用：“- 群晖好用”"]
+
+
+def test_problems_that_differ_in_more_than_the_place_are_never_merged():
+    """只差一个数的两段、同一句话引了不同的资料：说明不一样，各说各的。"""
+    answer = ("群晖的 NAS 系统比威联通稳定得多，这是第 1 遍 [1]。\n\n群晖的 NAS 系统比威联通稳定得多，这是第 2 遍 [1]。\n\n"
+              "群晖的 NAS 系统比威联通稳定得多，这是第 2 遍 [3]。")
+    lines = [line for line in problem_lines(answer) if line.startswith("  第 ")]
+    assert [named_paragraphs(line) for line in lines] == [[1], [2], [3]]
+
+
+def test_a_sentence_repeated_in_one_paragraph_is_said_once_with_its_count():
+    twice = "群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。" * 2
+    [head, line, evidence, repeated] = problem_lines(twice)
+    assert head == "  第 1 段有 3 个问题："
+    assert line.startswith("    · “群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]” 和资料 [1] 的重合度只有")
+    assert "（共 2 处）" in line and evidence.startswith("      所引资料里最接近的一句：")
+    assert repeated.startswith("    · 这句话前面已经一字不差地写过，一共写了 2 遍（第 1 段）")
+
+
+def test_the_limit_counts_what_is_said_and_the_rest_counts_problems():
+    """上限数的是说出来的条数：十二段一样的问题是一条，不会把后面不一样的问题挤掉。"""
+    same = "\n\n".join("群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。" for _ in range(12))
+    different = "\n\n".join(f"第 {n} 段没有引用。" for n in range(PROBLEM_LIST_LIMIT))
+    lines = problem_lines(same + "\n\n" + different)
+    assert lines[0].startswith("  第 1–12 段：")
+    assert sum(line.startswith("  第 ") for line in lines) == PROBLEM_LIST_LIMIT
+    # 十二段写了十二遍（repeated）也是一条：没列出的是最后两段没有引用的
+    assert lines[-1] == "  还有 2 个问题没有列出（没有引用 uncited_paragraph 2），--json 或 --html 看全部"
+
+
+def test_json_keeps_one_entry_per_problem_when_the_text_says_them_once(tmp_path):
+    looping = "\n\n".join("群晖的 NAS 系统比威联通稳定得多，适合所有家庭。" for _ in range(10))
+    path = tmp_path / "looping.json"
+    path.write_text(json.dumps({"answer": looping, "sources": NAS_RECORD_SOURCES}, ensure_ascii=False))
+    text = run_cli("--verify", str(path), env=cli_env())
+    assert "  第 1–10 段没有引用：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭。”\n" in text.stdout
+    saved = json.loads(run_cli("--verify", str(path), "--json", env=cli_env()).stdout)
+    assert [problem["paragraph"] for problem in saved["problems"]] == [*range(1, 11), 2]  # 最后是写了十遍（repeated）

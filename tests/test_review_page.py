@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 import zlib
 from html.parser import HTMLParser
 from pathlib import Path
@@ -82,7 +83,8 @@ def parse(text):
 
 
 class Reading(HTMLParser):
-    """按文档顺序读出回答里的句子和原因：[["claim", class, 文字] 或 ["reason", id, 文字]]。"""
+    """按文档顺序读出回答里的句子和原因：[["claim", class, 文字]、["reason", id, 文字]，或者同样的问题在别处写的
+    ["same", 链到的原因, 文字]]。"""
     VOID = {"br", "img", "hr", "meta", "input", "wbr"}
 
     def __init__(self):
@@ -101,9 +103,15 @@ class Reading(HTMLParser):
         if tag == "span" and "claim" in css:
             self.items.append(["claim", " ".join(css), ""])
             self.depth = 1
+        elif tag == "div" and "reason" in css and "same" in css:
+            self.items.append(["same", None, ""])
+            self.depth = 1
         elif tag == "div" and "reason" in css:
             self.items.append(["reason", attrs.get("id"), ""])
             self.depth = 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag):
         if self.depth and tag not in self.VOID:
@@ -112,6 +120,29 @@ class Reading(HTMLParser):
     def handle_data(self, data):
         if self.depth:
             self.items[-1][2] += data
+
+
+class SameLinks(HTMLParser):
+    """“同第 N 段”那几行链到的原因（按文档顺序）。"""
+
+    def __init__(self):
+        super().__init__()
+        self.targets = []
+        self.inside = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "div" and {"reason", "same"} <= set((attrs.get("class") or "").split()):
+            self.inside = 1
+        elif self.inside and tag == "a":
+            self.targets.append(attrs["href"].removeprefix("#"))
+            self.inside = 0
+
+
+def same_links(text):
+    parser = SameLinks()
+    parser.feed(text)
+    return parser.targets
 
 
 def reading(text):
@@ -199,20 +230,38 @@ def test_every_link_to_a_reason_or_evidence_has_one_target(tmp_path):
     assert {"why-0", "ev-1"} <= links and links <= set(ids)
 
 
-def test_identical_uncited_items_each_get_their_own_reason_once(tmp_path):
-    """三个一样的、没有引用的列表项是三个问题：每项标一次、各有一段原因（不是每项都挂上全部三个）。
-    整段没有引用的段落：里面的每一句都标出来，原因只写一次。"""
+def test_identical_uncited_items_are_explained_once_naming_every_item(tmp_path):
+    """三个一样的、没有引用的列表项是三个问题（--json 里三项），页面上说一次：每项都标出来，原因只在第一项下面，
+    说出所有的项；另外两项下面一行“同第 2 段第 1 项”链到它。整段没有引用的段落：每一句都标出来，原因只写一次。"""
     answer = ("家用 NAS 至少选两盘位 [1]。\n\n- NAS 两盘位\n- NAS 两盘位\n- NAS 两盘位\n\n"
               "第一句没有引用。第二句也没有。")
     result, page = review(tmp_path, {"answer": answer, "sources": NAS})
-    problems = [p for p in json.loads(run_cli("--verify", write_input(tmp_path, {"answer": answer, "sources": NAS}),
-                                              "--json", env=cli_env()).stdout)["problems"]]
+    problems = problems_of(tmp_path, {"answer": answer, "sources": NAS})
     assert [p["kind"] for p in problems].count("uncited_paragraph") == 4
     text = page.read_text(encoding="utf-8")
-    elements = parse(text)
-    assert elements.count("claim flagged") == 5
-    assert text.count("第 2 段第 1 项没有引用") == 1 and text.count("第 2 段第 3 项没有引用") == 1
-    assert text.count("第 3 段没有引用") == 1  # 那一段的两句链到同一个原因
+    assert parse(text).count("claim flagged") == 5
+    items = reading(text)
+    reasons = [words for kind, _, words in items if kind == "reason"]
+    assert reasons == ["⚠ 没有引用（第 2 段第 1–3 项）：“- NAS 两盘位”", "⚠ 没有引用：“第一句没有引用。第二句也没有。”"]
+    assert [words for kind, _, words in items if kind == "same"] == ["⚠ 没有引用：同第 2 段第 1 项"] * 2
+    first_item = next(anchor for kind, anchor, _ in items if kind == "reason")
+    assert same_links(text) == [first_item] * 2
+
+
+def test_identical_problems_in_several_paragraphs_are_explained_once(tmp_path):
+    """打转的回答：四段一样的、对不上资料的话。原因写一次（说出第 1–4 段），并排的对照也只放一次；
+    别的三段下面一行“同第 1 段”。"""
+    looping = "\n\n".join(["群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]。"] * 4)
+    _, page = review(tmp_path, {"answer": looping, "sources": NAS})
+    text = page.read_text(encoding="utf-8")
+    items = reading(text)
+    [reason, repeated] = [words for kind, _, words in items if kind == "reason"]
+    assert reason.startswith("⚠ 对不上（第 1–4 段）：“群晖的 NAS 系统比威联通稳定得多，适合所有家庭 [1]” 和资料 [1]")
+    # 同一段话写了四遍（repeated）：原因写在第二遍下面
+    assert repeated.startswith("⚠ 重复：和前面的第 1 段一字不差，这段话一共写了 4 遍（第 1–4 段）")
+    assert [kind for kind, _, _ in items] == ["claim", "reason", "claim", "reason", "same", "claim", "same", "claim",
+                                              "same"]
+    assert text.count('<div class="compare">') == 1
 
 
 def test_a_better_source_is_linked(tmp_path):
@@ -297,7 +346,9 @@ def test_each_reason_stands_right_under_its_sentence(tmp_path):
     text = page.read_text(encoding="utf-8")
     items = reading(text)
     reasons = [(position, item) for position, item in enumerate(items) if item[0] == "reason"]
-    assert len(reasons) == len(problems) == 7
+    assert len(problems) == 7 and len(reasons) == 6  # 两个一样的列表项说一次
+    for position, _ in (item for item in enumerate(items) if item[1][0] == "same"):
+        assert "flagged" in sentence_above(items, position)[0]
     for position, (_, anchor, _) in reasons:
         problem = problems[int(anchor.removeprefix("why-"))]
         css, sentence = sentence_above(items, position)
@@ -319,14 +370,17 @@ def test_a_paragraph_without_citations_has_one_reason_however_many_lines(tmp_pat
     items = reading(text)
     assert [kind for kind, _, _ in items] == ["claim", "claim", "claim", "claim", "reason"]
     assert all("flagged" in css for _, css, _ in items[1:4])
-    assert text.count("第 2 段没有引用") == 1
+    assert items[4][2] == "⚠ 没有引用：“第一行没有引用。 第二行也没有引用。 第三行还是没有。”"
 
 
-def test_one_reason_per_problem_on_a_page_of_several_answers(tmp_path):
+def test_one_reason_per_problem_said_on_a_page_of_several_answers(tmp_path):
+    """每个回答各说各的：两个回答里一样的列表项不合成一个原因（锚点也各有前缀）。"""
     second = {"answer": GOOD_ANSWER + "\n\n- NAS 两盘位\n- NAS 两盘位", "sources": NAS}
     expected = len(problems_of(tmp_path, MANY_PROBLEMS)) + len(problems_of(tmp_path, second))
     _, page = review(tmp_path, MANY_PROBLEMS, second)
-    assert parse(page.read_text(encoding="utf-8")).count("reason") == expected == 9
+    elements = parse(page.read_text(encoding="utf-8"))
+    assert expected == 9 and elements.count("reason") == 9  # 每个问题一个：说它的原因，或者“同第 N 段”
+    assert elements.count("reason same") == 2
 
 
 def test_every_reason_names_its_problem_in_chinese(tmp_path):
@@ -334,8 +388,12 @@ def test_every_reason_names_its_problem_in_chinese(tmp_path):
     _, page = review(tmp_path, MANY_PROBLEMS)
     for _, anchor, text in (item for item in reading(page.read_text(encoding="utf-8")) if item[0] == "reason"):
         problem = problems[int(anchor.removeprefix("why-"))]
-        assert text.startswith(f"⚠ {PROBLEM_KINDS[problem['kind']]}：")
-        assert " ".join(problem["message"].split("\n")) in text
+        name = PROBLEM_KINDS[problem["kind"]]
+        assert text.startswith((f"⚠ {name}：", f"⚠ {name}（第 "))
+        # 说明去掉开头的地方和种类名（以前是“没有引用：第 3 段没有引用：……”，同样的字说了两遍）
+        said = re.sub(r"^第 \d+ 段(第 \d+ 项)?", "", " ".join(problem["message"].split("\n")))
+        said = said.removeprefix(name).removeprefix("：")
+        assert said in text and f"：{name}：" not in text and "没有引用：第 " not in text
 
 
 def test_no_figure_is_printed_twice(tmp_path):
@@ -343,7 +401,7 @@ def test_no_figure_is_printed_twice(tmp_path):
     _, page = review(tmp_path, MANY_PROBLEMS)
     text = page.read_text(encoding="utf-8")
     reasons = [text for kind, _, text in reading(text) if kind == "reason"]
-    assert len(reasons) == 7
+    assert len(reasons) == 6
     for reason in reasons:
         own = reason.split("可能更合适的资料")[0]  # 更合适的资料有它自己的数字
         assert own.count("重合度") <= 1
@@ -484,7 +542,7 @@ def test_page_loads_from_file_and_is_not_blank(tmp_path, browser):
 
 @pytest.mark.slow
 def test_dom_has_one_marked_element_per_flagged_sentence_and_per_source(tmp_path, browser):
-    record = {"answer": GOOD_ANSWER + "\n\n" + INVENTED + "\n\n需要转码 4K 视频时选带核显的 Intel 型号 [2]。",
+    record = {"answer": GOOD_ANSWER + "\n\n" + INVENTED + "\n\n转码 4K 视频时选带核显的 Intel 型号 [2]。",
               "sources": NAS}
     _, page = review(tmp_path, record)
     dom = browser(page, "--dump-dom")
@@ -496,7 +554,7 @@ def test_dom_has_one_marked_element_per_flagged_sentence_and_per_source(tmp_path
     items = reading(dom.stdout)
     reasons = [position for position, item in enumerate(items) if item[0] == "reason"]
     assert [items[position - 1][2] for position in reasons] == [INVENTED.removesuffix(" [1]。"),
-                                                                 "需要转码 4K 视频时选带核显的 Intel 型号"]
+                                                                 "转码 4K 视频时选带核显的 Intel 型号"]
     assert "可能更合适的资料：[1]" in items[reasons[1]][2]
 
 
@@ -749,3 +807,71 @@ def test_the_side_by_side_comparison_fits_a_phone_and_a_desktop_window(tmp_path,
     assert seen["390"]["tops"][0] < seen["390"]["tops"][1]  # 上下排
     for width, figures in seen.items():
         assert figures["scroll"] <= figures["client"] and figures["marks"] >= 3, (width, figures)
+
+
+# ---------- 资料那一边的摘录：截在字和单词的边上 ----------
+
+def excerpt_of(text, matched):
+    """资料 text 里对上了 matched 那几个字时，并排的资料那一边（去掉标记，只看字）。"""
+    from sourced_answers.outputs.review_alignment import source_excerpt
+    start = text.index(matched)
+    found = source_excerpt({"evidence": [{"field": "text", "source": 1, "start": start, "end": start + len(matched)}]},
+                           [{"text": text}])
+    return re.sub(r"<[^>]+>", "", found[1])
+
+
+def test_an_english_excerpt_is_cut_between_words_and_marked_with_an_ellipsis():
+    """以前截在“spreads”中间，摘录以“…ds data and parity”开头。"""
+    text = ("RAID 5 needs at least three disks. It spreads data and parity across all disks and survives the "
+            "failure of one disk, and a second failure during the rebuild loses the data on every disk of the array.")
+    assert excerpt_of(text, "survives the failure") == (
+        "…data and parity across all disks and survives the failure of one disk, and a second failure…")
+
+
+def test_a_latin_word_inside_chinese_is_not_cut_but_chinese_is_cut_at_a_character():
+    # 往前 40 个字正好落在“DS224plus”的第 4 个字母上：整个词不要，从它后面开始
+    filler = " 这样的两盘位机型，放在家里的书架上刚好，平时很安静，功耗也低，价格也合适，"
+    text = "家用 NAS 可以先看 Synology DS224plus" + filler[:34] + "它支持 RAID1 镜像。"
+    assert text.index("它支持") - 40 == text.index("DS224plus") + 3
+    assert excerpt_of(text, "它支持 RAID1 镜像") == "…" + (filler[:34] + "它支持 RAID1 镜像。").lstrip()
+    chinese = "家用 NAS 选购要点很多，" + "硬盘位、处理器、内存、网口、功耗和噪音都要看，" * 2 + "至少选两盘位。"
+    assert excerpt_of(chinese, "至少选两盘位") == "…" + chinese[chinese.index("至少选两盘位") - 40:]
+
+
+def test_an_accent_is_not_cut_off_its_letter():
+    # “café”写成 e 加上组合用的尖音符：往前 40 个字正好落在尖音符上（以前摘录以一个孤零零的“\u0301”开头）
+    text = "Le NAS est au cafe\u0301 du coin, pre\u0300s de la gare, et la nuit il sauvegarde les photos."
+    assert text.index("il sauvegarde") - 40 == text.index("\u0301")
+    shown = excerpt_of(text, "il sauvegarde les photos")
+    assert shown == "…du coin, pre\u0300s de la gare, et la nuit il sauvegarde les photos."
+    assert not unicodedata.combining(shown[1])
+
+
+@pytest.mark.slow
+def test_the_time_in_the_header_stays_on_one_line_on_a_phone_and_a_desktop(tmp_path, browser):
+    """390 像素宽时“生成时间：2026-12-07 00:51”以前折成两行（日期在一行末尾、钟点在下一行开头）。"""
+    result, page = review(tmp_path, BADGE_RECORD)
+    assert result.returncode == 1
+    lines_of_the_time = """<script>
+    window.addEventListener("load", () => {
+      const result = {};
+      for (const frame of document.querySelectorAll("iframe")) {
+        const doc = frame.contentDocument;
+        const meta = doc.querySelector("header .meta");
+        const walker = doc.createTreeWalker(meta, NodeFilter.SHOW_TEXT);
+        const range = doc.createRange();
+        let node, started = false;
+        while ((node = walker.nextNode())) {
+          const at = node.data.indexOf("生成时间");
+          if (!started && at >= 0) { range.setStart(node, at); started = true; }
+          if (started) range.setEnd(node, node.data.length);
+        }
+        const lines = new Set([...range.getClientRects()].map(rect => Math.round(rect.bottom)));
+        result[frame.dataset.width] = {lines: lines.size, text: range.toString()};
+      }
+      document.body.dataset.measured = JSON.stringify(result);
+    });
+    </script>"""
+    for width, seen in measured_widths(browser, tmp_path, page, lines_of_the_time, (1280, 390, 320)).items():
+        assert re.fullmatch(r"生成时间：\d{4}-\d{2}-\d{2} \d{2}:\d{2}", seen["text"]), seen
+        assert seen["lines"] == 1, (width, seen)

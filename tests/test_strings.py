@@ -127,7 +127,8 @@ def test_a_written_page_with_a_hostile_name_is_announced_on_one_line(tmp_path, c
     assert result.returncode == 0, result.stderr
     assert page.exists()
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("审阅页已写到 ")
+    assert lines[0].startswith("汇总：1 条")  # 汇总在前面，文件名只在最后那一行
+    assert len([line for line in lines if "审阅页" in line]) == 1 and lines[-1].startswith("审阅页已写到 ")
     no_forged_lines(result.stderr)
 
 

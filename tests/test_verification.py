@@ -42,6 +42,17 @@ def test_single_object_text_output(tmp_path):
     assert "✓ 引用核对通过" in result.stdout
 
 
+def test_a_single_object_gets_the_summary_too(tmp_path):
+    """docs/usage.md：--verify 结束时在标准错误里给一段汇总。一个 JSON 对象和只有一行的 JSON Lines 是同样的一条记录，
+    汇总也一样（以前一个对象什么也不说，--summary 的文件却照样写了）。"""
+    uncited = "家用 NAS 至少选两盘位 [1]。\n\n群晖的系统更好用。"
+    result = verify(tmp_path, json.dumps(record(uncited), ensure_ascii=False, indent=2), "--json")
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("汇总：1 条，通过 0，没通过 1（用时 ")
+    assert "  问题按种类（个）：没有引用 uncited_paragraph 1" in lines
+
+
 def test_json_lines_give_one_result_per_line(tmp_path):
     lines = [json.dumps(record(GOOD_ANSWER, question="q1")), "",
              json.dumps(record(WRONG_SOURCE_ANSWER, question="q2"))]

@@ -102,7 +102,8 @@ class Options:
 
 @dataclass
 class Result:
-    """一行的结果：要打印的文字、结论、问题种类、用时；出错时 error 是说明（这一行之后就停）。"""
+    """一行的结果：要打印的文字、结论、每个问题的种类（有几个问题就有几项）、用时；
+    出错时 error 是说明（这一行之后就停）。"""
     line: int | None
     output: str = ""
     passed: bool = False
@@ -134,7 +135,7 @@ def checked_line(line: Line, options: Options, judge: Judge | None) -> Result:
     else:
         header = f"── 第 {saved.line} 行 ──\n" if saved.line and options.several else ""
         output = header + render_result(checked) + "\n"
-    return Result(saved.line, output, checked.report.passed, sorted({p.kind for p in checked.report.problems}),
+    return Result(saved.line, output, checked.report.passed, [p.kind for p in checked.report.problems],
                   round(time.perf_counter() - started, 4), record if options.keep_records else None,
                   step_error=checked.step_error)
 
@@ -243,9 +244,9 @@ def run_lines(settings: Settings, reading: Reading, workers: Workers, judge: Jud
         if progress:
             progress.close()
     summary.seconds = time.perf_counter() - started
-    if options.several:
-        for text in summary.lines():
-            log(text)
+    # 一个 JSON 对象也给汇总：和只有一行的 JSON Lines 是同一条记录，说的也一样（--summary 的文件本来就照写）
+    for text in summary.lines():
+        log(text)
     if run.summary:
         write_file(run.summary, masked_json(summary.to_dict(), run.secrets, indent=2))
     if step_error:

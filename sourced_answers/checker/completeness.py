@@ -52,6 +52,7 @@ def repeated_problems(structure: Structure) -> list[Problem]:
         text = "\n".join(unit.lines).strip()
         if content_characters(seen(text)) >= MIN_REPEATED:
             units.setdefault(text, []).append(unit)
+    indexes = checked_indexes(structure.claims)
     found: list[tuple[int, Problem]] = []
     covered: set[int] = set()  # 整段重复了的段里的句子：不再按句子另报一次
     for text, copies in units.items():
@@ -59,12 +60,14 @@ def repeated_problems(structure: Structure) -> list[Problem]:
             continue
         for unit in copies:
             covered.update(unit.claims)
-        message = (f"同一段话一字不差地写了 {len(copies)} 遍（{places([u.paragraph for u in copies])}）："
-                   f"“{quote(text)}”")
         first_repeat = copies[1]
+        message = (f"第 {first_repeat.paragraph} 段：和前面的第 {copies[0].paragraph} 段一字不差，这段话一共写了 "
+                   f"{len(copies)} 遍（{places([u.paragraph for u in copies])}）：“{quote(text)}”")
+        # 记在第二遍的第一句上（它有引用时）：审阅页把原因写在那一句下面
+        at = indexes[first_repeat.claims.start] if first_repeat.claims else None
+        sentence = structure.claims[first_repeat.claims.start].text if at is not None else text
         found.append((first_repeat.claims.start if first_repeat.claims else 0,
-                      Problem("repeated", message, paragraph=first_repeat.paragraph, sentence=text)))
-    indexes = checked_indexes(structure.claims)
+                      Problem("repeated", message, paragraph=first_repeat.paragraph, sentence=sentence, claim=at)))
     sentences: dict[str, list[int]] = {}
     for position, claim in enumerate(structure.claims):
         if position not in covered and content_characters(seen(claim.body)) >= MIN_REPEATED:
@@ -74,8 +77,8 @@ def repeated_problems(structure: Structure) -> list[Problem]:
         if len(positions) < 2:
             continue
         claims = [structure.claims[position] for position in positions]
-        message = (f"同一句话一字不差地写了 {len(positions)} 遍（{places([c.paragraph for c in claims])}）："
-                   f"“{quote(text)}”")
+        message = (f"第 {claims[1].paragraph} 段：这句话前面已经一字不差地写过，一共写了 {len(positions)} 遍"
+                   f"（{places([c.paragraph for c in claims])}）：“{quote(text)}”")
         second = positions[1]
         found.append((second, Problem("repeated", message, paragraph=claims[1].paragraph, sentence=claims[1].text,
                                       citations=claims[1].citations or None, claim=indexes[second])))

@@ -2,11 +2,12 @@
 
   · 回答之后、来源之前先结束回答里没结束的代码块、HTML 注释和标签（sealing.seal），并说一句：
     模型写坏的 Markdown 遮不住来源和结论；
-  · 来源是 [n] [标题](链接)，结论里没有命令行的参数（render.CHAT / render.AGENT）；
+  · 结论里没有命令行的参数（render.CHAT / render.AGENT）；
   · 回答到了长度上限被截断时，结论前面说清楚；
-  · annotations 是 OpenAI 的 url_citation：content[start_index:end_index] 正好是一个引用标记（“[2]”“[1, 3]”，
-    标记里的每个编号各一条），回答里的和来源列表每行开头的都有；按编号、再按位置排：按到达的先后给来源编号的聊天窗口
-    （Open WebUI）把 [n] 对到第 n 条来源。只拼字符串和数据。
+  · 来源是有序列表的一项一条：n. [标题](链接)（render.list_number：为什么不写 [n]）；
+  · annotations 是 OpenAI 的 url_citation：回答里的 content[start_index:end_index] 正好是一个引用标记（“[2]”“[1, 3]”，
+    标记里的每个编号各一条），来源列表每一项开头的编号“n.”也各有一条；按编号、再按位置排：按到达的先后给来源编号的
+    聊天窗口（Open WebUI）把 [n] 对到第 n 条来源。只拼字符串和数据。
 """
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from sourced_answers.outputs.render import (
     Reader,
     answer_parts,
     code_span,
+    list_number,
     report_parts,
 )
 from sourced_answers.outputs.sealing import seal
@@ -62,7 +64,7 @@ def chat_reply(checked: Checked, streamed: str | None = None, truncated_at: int 
     sources_at = len(before) + len(head) + (2 if head else 0)
     whole = before + content
     marks = answer_marks(whole[:len(before) + len(head)], checked.sources) + \
-        list_marks(whole, sources_at, report[0], checked.sources)
+        list_marks(whole, sources_at, report[0], checked.sources, reader)
     marks.sort(key=lambda mark: (mark["url_citation"]["number"], mark["url_citation"]["start_index"]))
     for mark in marks:
         del mark["url_citation"]["number"]
@@ -85,13 +87,14 @@ def answer_marks(text: str, sources: Sequence[Source]) -> list[Annotation]:
     return found
 
 
-def list_marks(whole: str, at: int, block: str, sources: Sequence[Source]) -> list[Annotation]:
-    """来源列表每一行开头的 [n]（block 是从 at 开始的那一块，每条来源一行“- [n] ……”）。"""
+def list_marks(whole: str, at: int, block: str, sources: Sequence[Source], reader: Reader = CHAT) -> list[Annotation]:
+    """来源列表每一项开头的编号（block 是从 at 开始的那一块，每条来源一项“n. ……”，见 render.list_number）。
+    聊天窗口按 annotation 到达的先后给来源编号：没被引用的资料也要有一条，编号才和我们的一样。"""
     found = []
     position = at
     for number, source in enumerate(sources, 1):
-        mark = f"[{number}]"
-        start = whole.index(f"\n- {mark} ", position, at + len(block)) + 3
+        mark = list_number(number, reader)
+        start = whole.index(f"\n{mark} ", position, at + len(block)) + 1
         found.append(annotation(start, start + len(mark), number, source))
         position = start + len(mark)
     return found

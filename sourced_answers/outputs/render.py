@@ -15,6 +15,7 @@ from sourced_answers.checker import (
     quote,
     without_citations,
 )
+from sourced_answers.outputs.same_problems import Said, same_problems
 from sourced_answers.outputs.summary import kind_count
 from sourced_answers.steps.check_steps import Checked
 from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair
@@ -22,7 +23,7 @@ from sourced_answers.steps.repair import NOTHING_FIXABLE, Fixable, Repair
 if TYPE_CHECKING:  # 只是类型：评判的模块只有 --judge 时才导入
     from sourced_answers.steps.judge import JudgeCall
 
-# 文字输出最多列这么多个问题（一个打转的回答能有几十上百个）；--json 和 --html 里是全部
+# 文字输出最多说这么多条（同样的问题合成一条；一个打转的回答能有几十上百个不同的问题）；--json 和 --html 里是全部
 PROBLEM_LIST_LIMIT = 10
 # “所引资料里最接近的一句”最多占这么多列
 EVIDENCE_WIDTH = 100
@@ -61,7 +62,7 @@ LINK_URL_SPECIAL = str.maketrans({" ": "%20", "<": "%3C", ">": "%3E", '"': "%22"
 
 def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reader = TERMINAL) -> list[str]:
     """“来源：”和每条资料一行：[n] 标题 链接（没被引用的在行末标明）。读者按 Markdown 显示时写成
-    [n] [标题](链接)：标明写在链接外面，点开的是原来的地址。"""
+    n. [标题](链接)（见 list_number）：标明写在链接外面，点开的是原来的地址。"""
     lines = ["来源："]
     unused_numbers = set(unused)
     for number, source in enumerate(sources, 1):
@@ -70,8 +71,16 @@ def source_lines(sources: Sequence[Source], unused: Sequence[int], reader: Reade
         # 一行结论；终端控制序列由打印时的 SafeWriter 整个去掉（先换成空格的话，会剩下“[2J”这样的半截）
         title, link = " ".join(source.title.split()), " ".join(source.link.split())
         shown = markdown_source(title, link) if reader.markdown else " ".join(f"{title} {link}".split())
-        lines.append(f"[{number}] {shown}{mark}")
+        lines.append(f"{list_number(number, reader)} {shown}{mark}")
     return lines
+
+
+def list_number(number: int, reader: Reader = TERMINAL) -> str:
+    """来源列表一行开头的编号：终端上是 [n]；Markdown 里是有序列表的 n.，每个客户端都显示成编号。
+    不写 [n]：聊天窗口收到了来源（annotations）时，会把裸的 [n] 换成第 n 条来源的标题（Open WebUI 的来源按钮），
+    列表里就成了“标题 标题”、编号没了；也不写 \\[n\\]：Open WebUI 把
+    \\[…\\] 当成 LaTeX 公式，方括号没了。"""
+    return f"{number}." if reader.markdown else f"[{number}]"
 
 
 def markdown_source(title: str, link: str) -> str:
@@ -92,24 +101,26 @@ def code_span(text: str) -> str:
 
 def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int = PROBLEM_LIST_LIMIT,
                   reader: Reader = TERMINAL) -> list[str]:
-    """核对结论。问题按段落排（同一段里先说整段的，再按句子的顺序），每段只出现一次：一段只有一个问题时一行
-    “第 N 段：……”，有几个时先一行“第 N 段有 k 个问题：”，下面每个问题一行。最多列 limit 个问题，
-    其余的按种类说个数。终端的读者还会看到可以用的参数（--fix 能修几处，跨语言的句子可以 --judge）。"""
+    """核对结论。同样的问题只说一次、说出它所有的地方（same_problems：“第 1–10 段没有引用：……”）。
+    按段落排（同一段里先说整段的，再按句子的顺序）；只在一段里的问题，每段只出现一次：一段只有一个问题时一行
+    “第 N 段：……”，有几个时先一行“第 N 段有 k 个问题：”，下面每个问题一行。最多说 limit 条，
+    其余的按种类说一共几个问题。终端的读者还会看到可以用的参数（--fix 能修几处，跨语言的句子可以 --judge）。"""
     if report.passed:
         return ["✓ 引用核对通过"]
     problems = by_paragraph(report.problems)
+    said = in_order(same_problems([problem.to_dict() for problem in problems]))
     lines = ["⚠ 引用核对没通过，请人工核对："]
-    for paragraph, group in grouped(problems[:limit]):
+    for paragraph, group in grouped(said[:limit]):
         if paragraph is None or len(group) == 1:
-            for problem in group:
-                lines += problem_lines(problem, problem.located(), "  ")
+            for item in group:
+                lines += problem_lines(problems[item.first], item.text(), "  ")
             continue
-        lines.append(f"  第 {paragraph} 段有 {len(group)} 个问题：")
-        for problem in group:
-            lines += problem_lines(problem, "· " + without_place(problem), "    ")
-    if len(problems) > limit:
-        lines.append(f"  还有 {len(problems) - limit} 个问题没有列出（{kind_counts(problems[limit:])}），"
-                     f"{reader.all_problems_at}")
+        lines.append(f"  第 {paragraph} 段有 {sum(len(item.members) for item in group)} 个问题：")
+        for item in group:
+            lines += problem_lines(problems[item.first], "· " + item.text_in(paragraph), "    ")
+    rest = [problems[number] for item in said[limit:] for number in item.members]
+    if rest:
+        lines.append(f"  还有 {len(rest)} 个问题没有列出（{kind_counts(rest)}），{reader.all_problems_at}")
     if reader.command_hints and any(problem.kind == "cross_language" for problem in problems):
         lines.append("跨语言引用的句子可以加 --judge 请评判模型看")
     if reader.command_hints and fixable.count:
@@ -127,22 +138,32 @@ def by_paragraph(problems: Sequence[Problem]) -> list[Problem]:
     return sorted(problems, key=key)
 
 
-def grouped(problems: Sequence[Problem]) -> list[tuple[int | None, list[Problem]]]:
-    """排好的问题按段落分组（每段一组，保持顺序）。"""
-    groups: list[tuple[int | None, list[Problem]]] = []
-    for problem in problems:
-        if groups and groups[-1][0] == problem.paragraph:
-            groups[-1][1].append(problem)
+def in_order(said: Sequence[Said]) -> list[Said]:
+    """说的顺序：按第一个地方的段落；同一段里先是只在这一段的问题（它们写在一起），再是从这一段开始、
+    也在别的段落的问题（各占一行）。不属于某一段的在最前。"""
+    def key(item: Said) -> tuple[int, bool, int]:
+        paragraph = item.places[0][0] if item.places else -1
+        return paragraph, only_in(item) is None, item.first
+    return sorted(said, key=key)
+
+
+def only_in(item: Said) -> int | None:
+    """只在一段里（一个地方、同一段的几项，或者同一个地方的几处）的条目：那一段的段落号；
+    在几段里、不属于某一段的：None。"""
+    paragraphs = {paragraph for paragraph, _ in item.places}
+    return paragraphs.pop() if len(paragraphs) == 1 else None
+
+
+def grouped(said: Sequence[Said]) -> list[tuple[int | None, list[Said]]]:
+    """排好的条目分组：只在一段里的，同一段的在一组；在几段里的各自一组。"""
+    groups: list[tuple[int | None, list[Said]]] = []
+    for item in said:
+        paragraph = only_in(item)
+        if paragraph is not None and groups and groups[-1][0] == paragraph:
+            groups[-1][1].append(item)
         else:
-            groups.append((problem.paragraph, [problem]))
+            groups.append((paragraph, [item]))
     return groups
-
-
-def without_place(problem: Problem) -> str:
-    """段落号已经写在这一组的第一行：说明里开头的“第 N 段”不再重复（“第 N 段第 2 项没有引用”留下“第 2 项……”）。"""
-    place = f"第 {problem.paragraph} 段"
-    message = problem.message.removeprefix(place).removeprefix("：")
-    return message or problem.message
 
 
 def problem_lines(problem: Problem, text: str, indent: str) -> list[str]:
@@ -239,19 +260,24 @@ def report_parts(checked: Checked, reader: Reader = TERMINAL, notes: Sequence[st
             parts[:2] = [parts[0] + "\n" + parts[1]]
         return parts
     sources, *rest = blocks
-    return [markdown_list(sources, escaped=True)] + [markdown_list(block) for block in rest]
+    return [markdown_sources(sources)] + [markdown_list(block) for block in rest]
 
 
-def markdown_list(lines: Sequence[str], escaped: bool = False) -> str:
+def markdown_sources(lines: Sequence[str]) -> str:
+    """来源那一块 → Markdown：“来源：”一段，下面每条资料一项有序列表（行已经是“n. [标题](链接)”）。"""
+    head, *items = lines
+    return "\n\n".join([head, "\n".join(items)]) if items else head
+
+
+def markdown_list(lines: Sequence[str]) -> str:
     """一块终端上的文字 → Markdown：没有缩进的行是段落，缩进的行（每两格一层）是列表的一项，开头的“· ”不要了。
-    escaped：行里的文字已经是 Markdown（来源的链接）；否则整行转义，照字面显示。"""
+    每行整行转义，照字面显示。"""
     out: list[str] = []
     listing = False
     for line in lines:
-        text = line.strip().removeprefix("· ")
-        text = text if escaped else markdown_text(text)
+        text = markdown_text(line.strip().removeprefix("· "))
         depth = (len(line) - len(line.lstrip(" "))) // 2
-        if depth or (escaped and out):
+        if depth:
             if not listing:
                 out.append("")
             out.append("  " * max(depth - 1, 0) + "- " + text)

@@ -2,14 +2,15 @@
 （对上的字也标出来），人几秒钟就能看出“这几个字资料里没有”。读的是记录里每一句的 evidence 和 unmatched
 （checker/evidence.py：位置在 answer 和资料 text 里，Unicode 码位数）。记录里没有这两项（旧版本写的）时什么也不加。
 """
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from sourced_answers.checker import Structure, checked_positions, stripped_positions
+from sourced_answers.checker import Structure, checked_positions, in_word, stripped_positions
 from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.review_reasons import escape, is_number
 
-# 资料那一边：对上的几段前后各多给这么多个字（到句子的标点为止），看得出上下文
+# 资料那一边：对上的几段前后各多给这么多个字（到句子的标点为止；拉丁文不截在单词中间），看得出上下文
 CONTEXT = 40
 SENTENCE_END = "。！？!?；;\n"
 
@@ -96,10 +97,26 @@ def source_excerpt(checked: dict[str, Any], sources: Sequence[Any]) -> tuple[int
     left = max(low - CONTEXT, max((text.rfind(mark, 0, low) + 1 for mark in SENTENCE_END), default=0))
     right = min(high + CONTEXT, min((i for i in (text.find(mark, high) for mark in SENTENCE_END) if i >= 0),
                                     default=len(text)) + 1, len(text))
+    left, right = cut_between_words(text, left, low), cut_between_words(text, right, high)
     excerpt = text[left:right]
-    prefix = "…" if left > 0 else ""
-    suffix = "…" if right < len(text) else ""
+    prefix = "…" if text[:left].strip() else ""
+    suffix = "…" if text[right:].strip() else ""
     return number, prefix + marked(excerpt, [(start - left, end - left) for start, end in spans], "same") + suffix
+
+
+def cut_between_words(text: str, cut: int, limit: int) -> int:
+    """上下文的一头截在 cut：不截在拉丁文（数字、西里尔文……）的单词中间，也不把附加符号和它前面的字分开——
+    往对上的那一段（limit）挪到单词的边上，再越过空白（“…”紧挨着字）。汉字之间在哪里截都行。"""
+    step = 1 if cut <= limit else -1
+
+    def inside(position: int) -> bool:
+        if not 0 < position < len(text):
+            return False
+        before, after = text[position - 1], text[position]
+        return (in_word(before) and in_word(after)) or unicodedata.combining(after) > 0
+    while cut != limit and (inside(cut) or text[cut if step > 0 else cut - 1].isspace()):
+        cut += step
+    return cut
 
 
 def comparison(text: str, checked: dict[str, Any] | None, shown: Shown, span: Span, sources: Sequence[Any],

@@ -2,7 +2,8 @@
 
 页面上的文字来自网页、搜索结果和模型，一律转义；只有 http、https 的地址才做成链接；
 页面带一条严格的 Content-Security-Policy（不许任何脚本、外部资源），即使哪里漏了转义也不会执行。
-每个问题的原因只写一次，紧跟在它那一句下面（整段的问题在那一段的最后一句下面）；
+每个问题的原因只写一次，紧跟在它那一句下面（整段的问题在那一段的最后一句下面）；同样的问题（same_problems）
+只在最早的那一处写原因、说出所有的地方，别处写一行“同第 N 段”链过去；
 交互只用锚点和 :target：点原因里的证据，跳到资料里高亮的那一句。
 """
 from collections.abc import Callable, Sequence
@@ -26,7 +27,6 @@ from sourced_answers.outputs.review_reasons import (
     Reasons,
     escape,
     flags_by_claim,
-    place_reasons,
     scores_by_claim,
     with_block,
 )
@@ -38,7 +38,8 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-sr
 # overflow-wrap:anywhere：没有空格的长串（几千个字的标题、链接、没有标点的回答、资料正文）在任何地方都能折行，
 # 页面不会比窗口宽，也不会把字挤出去（tests/test_review_page.py 在 800 和 375 像素宽的浏览器里量）。
 # 标签和支持分（.tag、.score）正相反：一个不拆开的小块（inline-block、nowrap），放不下就整个换到下一行，
-# 手机宽的屏幕上不会折成“只有 / 搜索摘要”（测试在 320 到 414 像素宽的 Chromium 里量）
+# 手机宽的屏幕上不会折成“只有 / 搜索摘要”（测试在 320 到 414 像素宽的 Chromium 里量）。页头的生成时间（.when）也一样：
+# 放不下就整个换行，不折成“2026-12-07 / 00:51”
 STYLE = """
 body{font:16px/1.7 system-ui,"PingFang SC","Noto Sans CJK SC",sans-serif;max-width:60em;margin:2em auto;
 padding:0 1em;color:#222;overflow-wrap:anywhere;word-break:normal}
@@ -51,11 +52,12 @@ h1{font-size:1.4em}.meta{color:#555}.verdict{font-weight:bold;padding:.4em .8em;
 .why{margin:.2em 0 .7em 1em;padding:.1em 0 .1em .7em;border-left:3px solid #d93025;font-size:.92em;color:#444}
 .reason{margin:.2em 0}.reason:target{outline:2px solid #d93025}.reason .kind{color:#8a1c12}
 .reason.cross .kind{color:#8a6d00}.why.cross{border-left-color:#b58900}
+.reason.same a{color:#555;text-decoration:none}.reason.same a:hover{text-decoration:underline}
 .source{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}.source:target{border-color:#1a73e8}
 .source .text{white-space:pre-wrap;max-height:18em;overflow:auto;background:#fafafa;padding:.5em;font-size:.92em}
 .unused{color:#777}.tag{font-size:.8em;border:1px solid #bbb;border-radius:3px;padding:0 .3em;margin-left:.4em}
 .score{font-size:.72em;border:1px solid #bbb;border-radius:3px;padding:0 .25em;margin:0 .2em;color:#1e6b35}
-.tag,.score{display:inline-block;white-space:nowrap;line-height:1.3}
+.tag,.score{display:inline-block;white-space:nowrap;line-height:1.3}.when{white-space:nowrap}
 .score.low{color:#8a1c12;border-color:#e0a39c}
 mark{background:#fff3b0}mark:target{background:#ffd24d;outline:2px solid #d93025}
 mark.gap{background:#ffd6d1;color:inherit;text-decoration:underline wavy #d93025;text-decoration-skip-ink:none}
@@ -122,7 +124,7 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     shown = {index for index, _, _ in claims}
     # 只标页面上找得到的句子：原因写在标出的句子下面，找不到的句子下面写了也看不见（那样的问题列在后面）
     flags = {index: numbers for index, numbers in flags_by_claim(record, structure).items() if index in shown}
-    under, unplaced = place_reasons(reasons.problems, flags)
+    placement = reasons.place(flags)
     scores = scores_by_claim(record, structure)
     checked = checked_by_claim(record, structure)
     shown_at = Shown(record.get("answer") or "")
@@ -142,15 +144,20 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
         if numbers:
             text = f'<a href="#{reasons.anchor(numbers[0])}">{text}</a>'
         pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>{score_badge(scores.get(index))}')
+        # 同样的问题只在说它的那一处并排对照：别处只有“同第 N 段”的句子，对照也是同样的
+        # 重复、被截断说的是整个回答，不是这一句和资料对不对：它们不要对照
+        told_here = any(reasons.problems[n].get("kind") not in ("repeated", "truncated")
+                        for n in set(numbers) - set(placement.same.get(index, [])))
         side_by_side = comparison(answer[start:end], checked.get(index), shown_at, (start, end), sources, prefix) \
-            if numbers and not across else ""
-        pending = reasons.block(under.get(index, []), claim.body, scores.get(index), side_by_side)
+            if told_here and not across else ""
+        pending = reasons.block(placement.under.get(index, []), claim.body, scores.get(index), side_by_side,
+                                placement.same.get(index, []))
         position = end
     pieces.append(with_block(link_citations(answer[position:], prefix, count), pending))
     body = "".join(pieces)
     paragraphs = [f'<div class="para">{part.replace(chr(10), "<br>")}</div>' for part in body.split("\n\n")
                   if part.strip()]
-    rest = reasons.block(unplaced, None, None)
+    rest = reasons.block(placement.unplaced, None, None)
     return f'<div class="answer">{"".join(paragraphs)}</div>' + (f"<h3>不属于某一句的问题</h3>{rest}" if rest else "")
 
 
@@ -197,7 +204,8 @@ def render_record(record: Record, prefix: str, when: str) -> str:
                f'<span class="verdict failed">⚠ 引用核对没通过：{problems} 个问题，请回到资料核对</span>')
     question = escape(record.get("question") or "（没有记录问题）")
     model = escape(record.get("model") or "未知")
-    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · 生成时间：{escape(when)}</p>{verdict}</header>'
+    return (f'<header><h1>{question}</h1><p class="meta">模型：{model} · '
+            f'<span class="when">生成时间：{escape(when)}</span></p>{verdict}</header>'
             f"<h2>回答</h2>{answer}{render_unfinished(record)}{render_repairs(record)}"
             f"{render_sources(record, prefix, evidence)}")
 

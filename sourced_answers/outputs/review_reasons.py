@@ -1,6 +1,7 @@
-"""审阅页上每一句话旁边放什么：它被标出的原因（一个问题一块、紧跟在那一句下面）、支持分、证据（资料里最像的一句）。"""
+"""审阅页上每一句话旁边放什么：它被标出的原因（同样的问题说一次、紧跟在那一句下面）、支持分、证据（资料里最像的一句）。"""
 import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from sourced_answers.checker import (
@@ -21,6 +22,7 @@ from sourced_answers.checker import (
     written_sentences,
 )
 from sourced_answers.outputs.records import Record
+from sourced_answers.outputs.same_problems import Said, places_text, same_problems, split_place
 
 ProblemRecord = dict[str, Any]
 
@@ -44,10 +46,21 @@ def flags_by_claim(record: Record, structure: Structure) -> dict[int, list[int]]
     return problem_places(structure, [Problem.from_json(problem) for problem in record.get("problems") or []])
 
 
-def place_reasons(problems: Sequence[ProblemRecord],
-                  flags: dict[int, list[int]]) -> tuple[dict[int, list[int]], list[int]]:
+@dataclass
+class Placement:
+    """原因写在哪里。under：句子下标 → 写在它下面的原因（问题下标）；same：句子下标 → 写在它下面的“同第 N 段”
+    （和别处说过的是同样的问题，链到那里的原因）；unplaced：没有对上任何句子、写在最后的原因；
+    told_by：问题下标 → 说它的那个原因（同样的问题都指向同一个）。"""
+    under: dict[int, list[int]]
+    same: dict[int, list[int]]
+    unplaced: list[int]
+    told_by: dict[int, int]
+
+
+def place_reasons(problems: Sequence[ProblemRecord], flags: dict[int, list[int]], said: Sequence[Said]) -> Placement:
     """每个问题的原因只写一次：句子的问题写在它标出的第一句下面，整段没有引用写在那一段的最后一句下面
-    （一段有几行时不是每行一份）。返回 (句子下标 → 写在它下面的问题下标, 没有对上任何句子的问题下标)。"""
+    （一段有几行时不是每行一份）。同样的问题（said，same_problems 合起来的）只在页面上最早的那一处写原因，
+    说出所有的地方；别的地方只写一行“同第 N 段”，链到那个原因。"""
     place: dict[int, int] = {}
     for index, numbers in flags.items():
         for number in numbers:
@@ -55,14 +68,21 @@ def place_reasons(problems: Sequence[ProblemRecord],
             whole_paragraph = problems[number].get("kind") == "uncited_paragraph"
             if known is None or (index > known if whole_paragraph else index < known):
                 place[number] = index
-    under: dict[int, list[int]] = {}
-    unplaced = []
-    for number in range(len(problems)):
-        if number in place:
-            under.setdefault(place[number], []).append(number)
+    placement = Placement({}, {}, [], {})
+    for item in said:
+        placed = [number for number in item.members if number in place]
+        teller = min(placed, key=lambda number: (place[number], number)) if placed else item.first
+        placement.told_by.update(dict.fromkeys(item.members, teller))
+        if teller in place:
+            placement.under.setdefault(place[teller], []).append(teller)
         else:
-            unplaced.append(number)
-    return under, unplaced
+            placement.unplaced.append(teller)
+        for number in placed:
+            if number != teller and place[number] != place[teller]:
+                placement.same.setdefault(place[number], []).append(number)
+    for numbers in (*placement.under.values(), *placement.same.values(), placement.unplaced):
+        numbers.sort()
+    return placement
 
 
 def with_block(gap: str, block: str) -> str:
@@ -137,7 +157,8 @@ class Evidence:
 
 
 class Reasons:
-    """一个回答里每个问题的原因：种类的中文名、核对给出的说明、数字（每个只写一次）、证据、更合适的资料。"""
+    """一个回答里每个问题的原因：种类的中文名、核对给出的说明、数字（每个只写一次）、证据、更合适的资料。
+    同样的问题（same_problems）说一次：原因里写出它们所有的地方。"""
 
     def __init__(self, record: Record, prefix: str, evidence: Evidence) -> None:
         self.problems: list[ProblemRecord] = [p if isinstance(p, dict) else {} for p in record.get("problems") or []]
@@ -145,26 +166,54 @@ class Reasons:
         self.prefix = prefix
         self.evidence = evidence
         self.indexes: SourceIndexes | None = None  # 要算更合适的资料时才建
+        self.said = same_problems(self.problems)
+        self.said_of = {number: item for item in self.said for number in item.members}
+        # place 之后才知道：问题 → 说它的那个原因；写在自己那一句下面的原因
+        self.told_by: dict[int, int] = {}
+        self.placed: set[int] = set()
+
+    def place(self, flags: dict[int, list[int]]) -> Placement:
+        """原因写在哪里（place_reasons），并记下来：链接和原因里的地方都按它写。"""
+        placement = place_reasons(self.problems, flags, self.said)
+        self.told_by = placement.told_by
+        self.placed = {number for numbers in placement.under.values() for number in numbers}
+        return placement
 
     def anchor(self, number: int) -> str:
-        return f"{self.prefix}why-{number}"
+        """第 number 个问题的原因的锚点（同样的问题都是说它们的那一个原因）。"""
+        return f"{self.prefix}why-{self.told_by.get(number, number)}"
 
-    def block(self, numbers: Sequence[int], body: str | None, badge: float | None, extra: str = "") -> str:
+    def block(self, numbers: Sequence[int], body: str | None, badge: float | None, extra: str = "",
+              same: Sequence[int] = ()) -> str:
         """写在一句下面的原因（numbers：问题的下标）。body：这句去掉引用后的文字；badge：句子旁边已经显示的支持分；
-        extra：原因下面再放的东西（这句话和资料里对上的那一段并排，review_alignment.py）。"""
-        if not numbers:
+        extra：原因下面再放的东西（这句话和资料里对上的那一段并排，review_alignment.py）；
+        same：在别处说过的同样的问题，这里只写一行“同第 N 段”。"""
+        if not numbers and not same:
             return ""
-        cross = all(self.problems[n].get("kind") == "cross_language" for n in numbers)
-        reasons = "".join(self.reason(n, body, badge) for n in numbers)
+        kinds = [self.problems[n].get("kind") for n in (*numbers, *same)]
+        cross = all(kind == "cross_language" for kind in kinds)
+        reasons = "".join(self.reason(n, body, badge) for n in numbers) + "".join(self.same_as(n) for n in same)
         return f'<div class="why{" cross" if cross else ""}">{reasons}{extra}</div>'
+
+    def same_as(self, number: int) -> str:
+        """“⚠ 对不上：同第 1 段”，链到说它的原因。"""
+        kind = str(self.problems[number].get("kind") or "")
+        mark, css = ("？", "reason same cross") if kind == "cross_language" else ("⚠", "reason same")
+        teller = self.told_by.get(number, number)
+        place = split_place(self.problems[teller])[0]
+        where = f"同{places_text([place])}" if place else "同上"
+        return (f'<div class="{css}"><a href="#{self.anchor(number)}"><b class="kind">{mark} '
+                f'{escape(PROBLEM_KINDS.get(kind, "其他问题"))}</b>：{where}</a></div>')
 
     def reason(self, number: int, body: str | None, badge: float | None) -> str:
         problem = self.problems[number]
         kind = str(problem.get("kind") or "")
-        message = str(problem.get("message") or "") or "（没有说明）"
+        message = str(problem.get("message") or "")
         mark, css = ("？", "reason cross") if kind == "cross_language" else ("⚠", "reason")
         # 新加的问题种类这里不用改：名字取自 PROBLEM_KINDS，不认识的种类也照样显示它的说明
-        line = f'<b class="kind">{mark} {escape(PROBLEM_KINDS.get(kind, "其他问题"))}</b>：{one_line(message)}'
+        name = PROBLEM_KINDS.get(kind, "其他问题")
+        said = one_line(self.said_text(number, name))
+        line = f'<b class="kind">{mark} {escape(name)}</b>{self.where(number)}：{said}'
         overlap, score = problem.get("overlap"), problem.get("score")
         figures = []
         if is_number(overlap) and "重合度" not in message:  # 说明里已经写了重合度的，不再写一遍
@@ -186,6 +235,24 @@ class Reasons:
             line += (f'<br>可能更合适的资料：<a href="#{self.prefix}src-{better}">[{better}]</a>'
                      f"（这句话和它的{self.figures_with(better, sentence)}）")
         return f'<div class="{css}" id="{self.anchor(number)}">{line}</div>'
+
+    def where(self, number: int) -> str:
+        """原因写出的地方：同样的问题不止一处，或者这个原因没有写在它那一句下面时，是“（第 1–10 段）”；
+        写在那一句下面、只有这一处时不写（就在眼前）。"""
+        item = self.said_of.get(number)
+        if item is None or not item.places:
+            return ""
+        under_its_sentence = number in self.placed
+        return "" if under_its_sentence and not item.repeated else f"（{escape(item.where())}）"
+
+    def said_text(self, number: int, name: str) -> str:
+        """说明去掉开头的地方（写在种类名后面的括号里了），再去掉和种类名重复的开头：
+        “第 1 段没有引用：“……””在“没有引用”后面只剩“……”。"""
+        item = self.said_of.get(number)
+        text = item.tail.removeprefix("：") if item else str(self.problems[number].get("message") or "")
+        if text.startswith(name) and text[len(name):len(name) + 1] == "：":
+            text = text[len(name) + 1:]
+        return text or "（没有说明）"
 
     def figures_with(self, number: int, body: str) -> str:
         """这句话和第 number 条资料的重合度、支持分：用核对时的同一套函数算（建议的资料自己的数字，不是所引资料的）。"""
