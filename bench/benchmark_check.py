@@ -297,6 +297,26 @@ def alignment_scaling():
             timings.append(best)
         print(f"{label:<24}{timings[0]:>9.3f}{timings[1]:>9.3f}{timings[2]:>9.3f}"
               f"{timings[1] / timings[0]:>8.1f}{timings[2] / timings[1]:>8.1f}")
+    repeated_character()
+
+
+def repeated_character():
+    """最容易退化成平方级的形状：同一个字重复几万次的一句话和一条资料，直接量对齐本身（1、4、16 段 CLAIM_CHUNK）。
+    各 5 次取最快。"""
+    from sourced_answers.checker.alignment import CLAIM_CHUNK, Window, align, units_of
+    from sourced_answers.checker.reading import read
+    timings = []
+    for size in (CLAIM_CHUNK, 4 * CLAIM_CHUNK, 16 * CLAIM_CHUNK):
+        text = read("硬" * size).text
+        window = Window([(1, 0, units_of(read("硬" * size).text))])
+        best = float("inf")
+        for _ in range(5):
+            started = time.perf_counter()
+            align(text, window)
+            best = min(best, time.perf_counter() - started)
+        timings.append(best)
+    print(f"{'同一个字重复（长 4 倍）':<20}{timings[0]:>9.3f}{timings[1]:>9.3f}{timings[2]:>9.3f}"
+          f"{timings[1] / timings[0]:>8.1f}{timings[2] / timings[1]:>8.1f}（线性约为 4，目标 ≤ 6）")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,5 @@
 """对齐（checker/alignment.py）：一句话的每一段对上了资料的哪几个字，哪里只差一个槽，哪几段找不到。"""
-import time
-
-from sourced_answers.checker.alignment import CLAIM_CHUNK, Window, align, units_of
+from sourced_answers.checker.alignment import Window, align, units_of
 from sourced_answers.checker.reading import read
 
 
@@ -63,16 +61,3 @@ def test_words_that_are_nowhere_in_the_source_are_unmatched():
 def test_an_empty_claim_or_window_aligns_nothing():
     assert align(read("").text, Window([])).pieces == ()
     assert align(read("硬盘").text, Window([])).unmatched == ((0, 2),)
-
-
-def test_alignment_time_grows_linearly_with_a_repetitive_claim_and_source():
-    """同一个字重复几万次（最容易退化成平方级的形状）：长 4 倍，时间也只长几倍（宽松的比值，不是墙上时间的界）。"""
-    def seconds(size):
-        text = read("硬" * size).text
-        window = Window([(1, 0, units_of(read("硬" * size).text))])
-        started = time.perf_counter()
-        align(text, window)
-        return time.perf_counter() - started
-    # 各取 5 次里最快的一次：机器忙的时候，一次被打断的测量不会让比值失真
-    small, large = min(seconds(CLAIM_CHUNK) for _ in range(5)), min(seconds(4 * CLAIM_CHUNK) for _ in range(5))
-    assert large < 12 * max(small, 1e-4)

@@ -28,11 +28,11 @@ def test_a_closed_in_process_service_without_a_real_port_stays_refused():
     server = loopback.LoopbackServer(("127.0.0.1", 0), Quiet)
     port = server.server_address[1]
     assert loopback.FIRST_PORT <= port <= loopback.LAST_PORT
-    loopback.create_connection(("127.0.0.1", port), timeout=3).close()
+    loopback.create_connection(("127.0.0.1", port), timeout=10).close()
     server.shutdown()
     server.server_close()
     with pytest.raises(ConnectionRefusedError):
-        loopback.create_connection(("127.0.0.1", port), timeout=3)
+        loopback.create_connection(("127.0.0.1", port), timeout=10)
 
 
 @pytest.mark.slow
@@ -50,7 +50,7 @@ def test_the_real_port_of_a_closed_in_process_service_reaches_whoever_binds_it_n
         other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         other.bind(("127.0.0.1", port))
         other.listen()
-        client = loopback.create_connection(("127.0.0.1", port), timeout=3)
+        client = loopback.create_connection(("127.0.0.1", port), timeout=10)
         accepted, _ = other.accept()
         accepted.close()
         client.close()

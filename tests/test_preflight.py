@@ -5,7 +5,10 @@ import time
 import pytest
 
 from sourced_answers.cli.config import normalize_url
-from sourced_answers.core.errors import ConfigError
+from sourced_answers.core.errors import ConfigError, ModelError
+from sourced_answers.core.retrying import Deadline
+from sourced_answers.core.settings import JudgeSettings, ModelSettings
+from sourced_answers.model import preflight
 from tests.support import cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -106,11 +109,28 @@ def test_the_metaso_address_as_the_model_server_stops_before_paying(fake_metaso,
 
 @pytest.mark.slow
 def test_the_probe_counts_against_the_timeout(fake_metaso, model_server):
-    model_server.models_delay = 1.5  # 预检用掉了 --timeout 的大半
-    started = time.monotonic()
+    model_server.models_delay = 1.5  # 预检就用完了 --timeout
     result = run_cli(QUESTION, "--timeout", "1", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
-    assert result.returncode == 3 and "--timeout" in result.stderr
-    assert time.monotonic() - started < 5
+    assert result.returncode == 3 and "总时限 1 秒（--timeout）" in result.stderr
+    assert fake_metaso.requests == []  # 时限在付费之前就用完了，秘塔一次也没有请求
+
+
+def test_each_probe_waits_no_longer_than_the_time_left(monkeypatch):
+    """预检每个请求的超时取“平常的 3 秒”和“--timeout 剩下的时间”里短的（按给请求的超时判断，不按墙上时间）。"""
+    asked = []
+
+    def probe(base_url, timeout, key):
+        asked.append(timeout)
+        return preflight.ModelList(reachable=True, status=200, models={"good"})
+    monkeypatch.setattr(preflight, "probe_models", probe)
+    monkeypatch.setattr(preflight, "is_ollama", lambda root, timeout=preflight.TIMEOUT: False)
+    model = ModelSettings(name="good", url="http://127.0.0.1:9/v1")
+    preflight.check_before_paying(model, ["good"], JudgeSettings(), Deadline(None))
+    preflight.check_before_paying(model, ["good"], JudgeSettings(), Deadline(1.0))
+    assert asked[0] == preflight.TIMEOUT and 0 < asked[1] <= 1.0
+    with pytest.raises(ModelError, match="--timeout") as error:
+        preflight.check_before_paying(model, ["good"], JudgeSettings(), Deadline(1.0, started=time.monotonic() - 2))
+    assert error.value.timed_out and len(asked) == 2  # 时限已经用完：不再发预检请求
 
 
 def test_eval_names_every_missing_model_before_the_first_search(fake_metaso, model_server, tmp_path):
