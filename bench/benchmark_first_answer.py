@@ -10,7 +10,7 @@
 没有秘塔密钥（用内置的模拟秘塔），OLLAMA_URL 指向没人听的端口（一定用自带的模型）。第一次装要下载的包从 pip 的
 缓存里来：先运行一遍本脚本，缓存就热了。只访问 127.0.0.1（和 pip 的源）。
 
-PYTHONPATH 设成检出的目录：main（到 issue 30 为止）在没有装进 .venv 的检出里起不了自带模型的子进程
+PYTHONPATH 设成检出的目录：较早的版本在没有装进 .venv 的检出里起不了自带模型的子进程
 （“No module named sourced_answers”，子进程在包自己的目录里运行），这样两边都能跑，量的是其余的部分。
 """
 import argparse

@@ -288,6 +288,19 @@ def test_the_module_map_in_the_development_docs_matches_the_tree():
             for line in text.splitlines() if re.match(r"\| \d+ `\w+/`", line)] == LAYERS
 
 
+
+def test_each_package_docstring_names_its_layer_and_points_at_the_module_map():
+    """子包的说明不自己列模块（改名以后会过时）：写它是第几层、做什么，模块一览指向上面那张有测试的表；
+    说明里提到的英文小写名字都得是这个子包里真有的模块。"""
+    import re
+    for number, layer in enumerate(LAYERS, start=1):
+        doc = ast.get_docstring(ast.parse((ROOT / "sourced_answers" / layer / "__init__.py").read_text("utf-8")))
+        assert doc and "docs/development.md 的模块地图" in doc, layer
+        assert layer == "checker" or doc.startswith(f"第 {number} 层："), layer
+        modules = {path.stem for path in (ROOT / "sourced_answers" / layer).glob("*.py")}
+        named = set(re.findall(r"(?<![\w./-])([a-z][a-z_]+)(?![\w./-])", doc)) - set(LAYERS) - {"python"}
+        assert named <= modules, (layer, named - modules)
+
 # 核对一条保存下来的记录（--jobs 的工作进程、Dask 任务）时不该加载的：HTTP 客户端、缓存、Dask、进度条
 HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed",
          "sourced_answers.model.model_client", "sourced_answers.model.preflight", "sourced_answers.search.metaso_cache",

@@ -1,4 +1,4 @@
-"""每个入口的 --help（issue 30 第 7 条）：中文，按显示宽度折行，从不把一个参数、一个取值拆到两行
+"""每个入口的 --help：中文，按显示宽度折行，从不把一个参数、一个取值拆到两行
 （argparse 自己会把 nas-long 折成“nas-⏎long”、把“（--verify”折成“（-⏎-verify”）。
 
 每个入口的解析器在几种终端宽度下排出来：帮助里的每一串 ASCII（--flag、取值、版本号、地址）都原样出现；
@@ -110,7 +110,7 @@ LONG_PREFIX = "/tmp/" + "a-clone-in-a-directory-with-a-long-name/" * 4 + "main/.
 @pytest.mark.parametrize("width", [40, 60, 80])
 @pytest.mark.parametrize("name", sorted(PARSERS))
 def test_help_prints_no_machine_path_wherever_the_clone_lives(name, width, monkeypatch):
-    """帮助不打印本机路径（issue 38 第 1 条）：克隆在 /tmp/<很长的目录>/main 里、PATH 上的 python 不是它时，
+    """帮助不打印本机路径：克隆在 /tmp/<很长的目录>/main 里、PATH 上的 python 不是它时，
     帮助照样放得进 60 列（以前 --local-model 的说明打出虚拟环境里 python 的完整路径，在长目录里就超宽）。"""
     monkeypatch.setattr(sys, "executable", LONG_PREFIX)
     monkeypatch.setattr("shutil.which", lambda name, *args, **kwargs: None)
@@ -123,7 +123,7 @@ def test_help_prints_no_machine_path_wherever_the_clone_lives(name, width, monke
 @pytest.mark.parametrize("width", [40, 60, 100])
 @pytest.mark.parametrize("prog", ["answer-with-sources", "python answer_with_sources.py", "bash quickstart.sh"])
 def test_each_usage_form_starts_its_own_line(prog, width, monkeypatch):
-    """三种用法（问问题、--verify、--eval）各从新的一行开始，不接在上一种后面（issue 38 第 7 条）；
+    """三种用法（问问题、--verify、--eval）各从新的一行开始，不接在上一种后面；
     一种用法放不下一行时，接着的行比下一种用法的开头多缩进，分得清。"""
     usage = help_at(build_parser(prog), width, monkeypatch).partition("\n\n")[0].splitlines()
     starts = [line for line in usage if line.removeprefix("用法：").lstrip().startswith(prog)]

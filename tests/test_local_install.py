@@ -1,4 +1,4 @@
-"""装自带的模型、它的退出码和它的子进程（issue 30 第 6、7 条）：
+"""装自带的模型、它的退出码和它的子进程：
 
 · 每个入口都能装：answer-with-sources --install-local-model（pipx 装的命令也一样）、python -m sourced_answers、
   python answer_with_sources.py、bash quickstart.sh，以及 python -m sourced_answers.local_model install；

@@ -1,4 +1,4 @@
-"""--mcp：标准输入输出上的 MCP 服务（issue 32）。用官方 MCP SDK 的客户端（mcp.Client）列出工具、调用两个工具；
+"""--mcp：标准输入输出上的 MCP 服务。用官方 MCP SDK 的客户端（mcp.Client）列出工具、调用两个工具；
 结构化结果和命令行 --json / --verify --json 的记录一样。
 
 工具、参数、结果、错误在本进程里测：官方客户端直接连服务对象（mcp.Client(服务)，SDK 给测试用的办法），不起进程；

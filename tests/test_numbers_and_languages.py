@@ -270,7 +270,7 @@ def test_numerals_too_long_to_be_numbers_do_not_break_the_check(text):
     assert kinds(f"RAID5 至少三块盘，可以容忍一块盘损坏，{text} [1]。", "RAID5 至少三块盘，可以容忍一块盘损坏。" + text) == []
 
 
-# ---------- 人们写数字的样子（issue 36：没见过的数据上数字不符的误报） ----------
+# ---------- 人们写数字的样子（没见过的数据上，数字不符的规则曾把这些写法误报成不符） ----------
 
 def test_an_ordinal_matches_its_chinese_numeral_and_another_counter():
     source = "第60届格莱美奖颁奖典礼于纽约举行。他是第二位获得该奖项的华人歌手。"

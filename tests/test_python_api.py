@@ -1,4 +1,4 @@
-"""Python API（issue 32）：from answer_with_sources import answer_question, verify_answer。
+"""Python API：from answer_with_sources import answer_question, verify_answer。
 
 返回的 Result 就是命令行 --json / --verify --json 打印的那条记录，加上终端上看到的文字和退出码；用错了抛本程序的
 错误（中文说明），不打印、不退出调用它的程序。全在本进程里，用模拟秘塔和脚本模型服务。"""

@@ -647,7 +647,7 @@ def test_each_of_two_identical_sentences_shows_its_own_score(tmp_path):
     assert not first.startswith('<span class="score') and second.startswith('<span class="score low"')
 
 
-# ---------- 没有空格的长串也折行：页面不比窗口宽（issue 30 第 6 条） ----------
+# ---------- 没有空格的长串也折行：页面不比窗口宽（手机上横向滚动就看不到旁边的资料） ----------
 
 LONG_WORD = "NAS" * 1000  # 3000 个字母，中间没有一个可以折行的地方
 LONG_URL = "https://nas.example/" + "a1b2c3" * 500

@@ -1,40 +1,7 @@
 """引用核对：纯逻辑，不做任何 I/O。输入是回答文本和资料列表，输出是 Report（问题、没用到的资料、每个句子的结果）。
 
-按一件事一个模块拆开（从下往上）：
-  types         Source、Claim、Problem、ClaimCheck、Report 和问题的种类（不导入本项目的任何东西）
-  citations     引用标记的各种写法
-  lines         一行是什么：标题、列表项的记号和缩进、句末标点、引出列表的一行
-  structure     回答的结构：段落、列表项、句子，引出列表的一行把引用传给哪些项
-  locating      在原文里找到句子（证据的位置、修正、审阅页用）
-  markup        照抄进回答的提示词标签（<source id=…>）
-  places        每个问题标出哪几句（凭 Problem.claim，不按文字去对）
-  tokens        内容词和语言
-  numerals      数的各种写法（中文数字、序数、日期、年份、分数……）
-  quantities    数量（值、单位、位置）
-  alignment     对齐：一句话的每一段对上了所引资料的哪几个字、哪几段找不到
-  source_index  一条资料的索引（倒排索引、对齐用的字和窗口、数量）
-  indexes       一组资料的索引，最近用过的索引和同一组资料上比较结果的缓存
-  features      句子和一条资料的比较：重合度、证据，以及支持分的特征
-  citation_rules  引用和结构的确定的规则：编号存在、抄了提示词标签、每段有引用、没被引用的资料
-  completeness  回答本身完不完整：被长度上限截断了、同一段同一句一字不差地重复
-  polarity      否定的写法，什么地方不是在断言
-  opposites     反义词表
-  edges         同一处：对上的一段前后紧挨着的几个字，是不是确实是同一处
-  slots         照抄资料、只换了一处：说反了、反义词
-  names         换了名字
-  number_rule   数字的规则：同一处换了数、所引资料里找不到的数
-  evidence      对齐的结果写进每一句的核对结果（evidence、unmatched，位置在回答和资料里）
-  score         支持分（权重在 support_model.json，由 bench/fit_support_score.py 拟合；英文的在 support_model_en.json，
-                由 bench/fit_english_support.py 拟合）
-  support_rule  怎样判断一句话有没有依据（--rule、--threshold）
-  calibration   一句话用哪一份支持分模型（英文句子引英文资料时用英文的）
-  rules         把上面这些组合成问题
-  risky         有风险的句子：资料里一字不差地找不到的数字、名称、否定说法（--judge-ask risky 多问这些句子）
-  reading       一种读法：每条规则读的都是读者看到的文字（Seen：记号、看不见的字符去掉，数字和繁体统一），记着原文的位置
-  text          是不是汉字、引用一句话、字二元组、引用标记的写法（别的层也用，只写在这里）
-  unicode_ranges  控制和格式字符、组合附加符号的码位范围（由 unicodedata 生成的数据）
-  thinking      模型的思考过程：把回复拆成思考和回答的那一条规则（<think>…</think>、落单的 </think>、没结束的 <think>）
-  terminal      终端控制序列整个去掉（核对、终端输出、审阅页共用的一条规则）
+按一件事一个模块拆开，每个模块做什么见 docs/development.md 的模块地图
+（tests/test_architecture.py 检查它和目录一一对应）。
 别的模块只用这里导出的名字。只用标准库，不导入本项目别的任何东西（有测试）。
 
 只有轻的几个模块（types、text、terminal、score、support_rule）在导入这个包时就导入：设置、参数解析、帮助、

@@ -1,2 +1,3 @@
-"""第 10 层：命令行——main 和把回答写出去的 run_question（run）、参数（parser、arguments）、
-参数和环境变量变成设置（config）、每个入口最外的一层（launch、command）、quickstart、Dask 任务和自带模型的命令。"""
+"""第 10 层：命令行——参数和环境变量变成设置、问一个问题并把回答写出去、每个入口最外的一层，
+以及 quickstart.sh 背后的命令、Dask 任务和自带模型的命令。
+每个模块做什么见 docs/development.md 的模块地图（tests/test_architecture.py 检查它和目录一一对应）。"""
