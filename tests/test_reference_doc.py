@@ -205,3 +205,22 @@ def test_the_python_api_keyword_table_lists_exactly_what_the_functions_accept():
                 verify_answer("RAID1 是镜像 [1]。", [{"text": "RAID1 是镜像。"}], **{declared.name: declared.unset})
     with pytest.raises(UsageError, match="answer_question 不接受 json"):
         answer_question("家用 NAS 怎么选", environ={}, json=True)
+
+
+def test_the_readme_is_short_and_carries_one_dated_set_of_figures():
+    """README 是给新来的人看的：不超过 120 行，只有一个日期（最新那组实测数字旁边的）；以前的测量放在
+    docs/performance.md 的“历史”里。"""
+    readme = (HERE / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 120
+    assert len(re.findall(r"\b20\d\d-\d\d-\d\d\b|20\d\d 年", readme)) == 1
+    assert "## 历史" in (HERE / "docs" / "performance.md").read_text(encoding="utf-8")
+
+
+def test_no_file_cites_a_tracker_number():
+    """读的人手里没有问题单：说明、注释和测试写出原因，不写问题单的编号。"""
+    cited = re.compile(r"\bissues? ?#?\d+|问题单 ?#?\d+", re.IGNORECASE)
+    paths = [HERE / "README.md", *(HERE / "docs").glob("*.md"), *HERE.glob("*.py"), HERE / "quickstart.sh",
+             *(HERE / "sourced_answers").rglob("*.py"), *(HERE / "tests").glob("*.py"), *(HERE / "bench").glob("*.py")]
+    found = [f"{path.relative_to(HERE)}: {match.group(0)}" for path in paths
+             for match in cited.finditer(path.read_text(encoding="utf-8"))]
+    assert found == []
