@@ -189,9 +189,10 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
     """Ctrl-C（发给整个进程组，像终端那样）在 --local-model 启动服务的各个时刻：退出码 130，没有留下 llama.cpp。
     三个时刻都按标准错误上说到哪一步来定（不是等固定的秒数）：刚开始启动服务、服务起来了、正在请它回答。"""
     import os
-    import select
+    import queue
     import signal
     import subprocess
+    import threading
     import uuid
     from pathlib import Path
 
@@ -212,14 +213,21 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
                     continue
         return found
 
-    def said(process: "subprocess.Popen[str]", text: str) -> str:
-        """读标准错误，直到有一行说了 text（最多 60 秒）；返回读到的。"""
-        read, deadline = "", time.monotonic() + 60
+    def pump(stream, lines: "queue.Queue[str | None]") -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    def said(lines: "queue.Queue[str | None]", text: str) -> str:
+        """从读标准错误的线程拿行，直到有一行说了 text（最多 60 秒，只防卡死）；返回读到的。不在管道上 select：
+        文字模式的 readline 会把后面几行一起读进缓冲，管道空了 select 就一直等下去，而那几行已经在缓冲里。"""
+        read = ""
         while text not in read:
-            left = deadline - time.monotonic()
-            assert left > 0 and select.select([process.stderr], [], [], left)[0], read
-            line = process.stderr.readline()
-            assert line, read
+            try:
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                pytest.fail(f"60 秒没有等到“{text}”：{read}")
+            assert line is not None, read
             read += line
         return read
 
@@ -227,12 +235,16 @@ def test_ctrl_c_while_the_local_model_starts_leaves_no_server_behind():
         mark = f"ANS_TEST_MARK={uuid.uuid4()}"
         env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9", ANS_TEST_MARK=mark.split("=", 1)[1])
         process = subprocess.Popen(cli_command("--local-model", "--demo", "How should I choose a home NAS?"),
-                                   env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   env=env, cwd=HERE, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
-        before = said(process, moment)
+        lines: queue.Queue[str | None] = queue.Queue()
+        reader = threading.Thread(target=pump, args=(process.stderr, lines), daemon=True)
+        reader.start()
+        before = said(lines, moment)
         os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-        err = before + err
+        process.wait(60)
+        reader.join(60)
+        err = before + "".join(iter(lines.get_nowait, None))
         assert process.returncode == 130 and "已中断" in err and "Traceback" not in err, (moment, err)
         deadline = time.monotonic() + 15
         while marked(mark) and time.monotonic() < deadline:
