@@ -122,10 +122,20 @@ class Hold:
     def __init__(self) -> None:
         self.arrived = threading.Event()
         self.released = threading.Event()
+        self.count = 0  # 到了闸门的对话请求
+        self.counted = threading.Condition()
 
     def wait(self) -> None:
+        with self.counted:
+            self.count += 1
+            self.counted.notify_all()
         self.arrived.set()
         self.released.wait(HOLD_SECONDS)
+
+    def arrivals(self, count: int, seconds: float = 10) -> bool:
+        """最多等 seconds 秒，等到一共有 count 个对话请求到了闸门。"""
+        with self.counted:
+            return self.counted.wait_for(lambda: self.count >= count, seconds)
 
     def release(self) -> None:
         self.released.set()
