@@ -13,12 +13,13 @@
      系统挑空闲端口），等它在标准错误上报出地址；
   3. 启动 Open WebUI（只听 127.0.0.1，空闲端口）：不要登录（WEBUI_AUTH=False）、不连 Ollama、只有一个 OpenAI
      连接指向我们的 /v1、标题/标签/后续问题这三个后台任务照默认开着（它们发给聊天用的模型，也就是我们的服务：
-     服务认得它们，只问模型、不搜索），别的后台任务关掉，数据目录在临时目录里；等 /health 回答；
+     服务认得它们，不搜索：起标题用问题本身，别的等回答做完再问模型），别的后台任务关掉，数据目录在临时目录里；
+     等 /health 回答；
   4. 用 Debian 的 Chromium（/usr/bin/chromium，全新的用户目录，只许访问本机）打开页面、选我们的模型、问一个问题、
      等回答结束，展开来源列表，截一张整页的图；
   5. 用中文说看到了什么：回答里有没有来源标签（Open WebUI 从流里的 delta.annotations 生成）、结论那一行
      （✓ 引用核对通过 / ⚠ 引用核对没通过）看不看得到、回答里的链接对不对，以及我们的服务记下的每个请求
-     （只应有一个 POST /v1/chat/completions 搜索了：后台任务的那几个写着“只问模型，没有搜索”）。
+     （只应有一个 POST /v1/chat/completions 搜索了：后台任务的那几个写着“聊天程序的后台任务：……”）。
 
 要先有 Chromium 和中文字体：apt-get install -y chromium fonts-noto-cjk（bash quickstart.sh --test 也会装）。
 页面用英文界面（locale en-US）：找按钮用的是它的英文 aria-label。
@@ -448,7 +449,7 @@ def report(seen: dict[str, Any], requests: list[str], screenshot: Path) -> None:
         return
     if len(searched) == 1:
         print(f"只有提问的那一个 POST 搜索了；Open WebUI 的后台任务（起标题、打标签、猜后续问题）发来 {len(tasks)} 个，"
-              "都只问模型，没有搜索。")
+              "都没有搜索（起标题用的是问题本身，别的等回答做完才问模型）。")
     else:
         print(f"⚠ 搜索了的 POST /v1/chat/completions 有 {len(searched)} 个（应该正好一个：提问那一次）")
 

@@ -79,9 +79,29 @@ SCRIPTS = {
     "truncated": {"content": GOOD_ANSWER, "truncate": True},             # 声明的长度比实际发的长，然后断开
     "slow-answer": {"content": GOOD_ANSWER, "sleep": 5},
     "fuzz": {"content": "", "fuzz": True},                               # 回复由测试放进 model_server.fuzz_reply
+    # 聊天程序（Open WebUI）的后台任务按模板要的 JSON 回答（起标题、打标签、猜后续问题），别的问题照常回答
+    "answers-and-tasks": {"content": GOOD_ANSWER, "tasks": True},
     "terminal-tricks": {"content": "\x1b[31m家用 NAS 至少选两盘位\x1b[0m，方便做 RAID1 镜像 [1]。\r\x1b]8;;http://evil.example/\x07"
                                    "点我\x1b]8;;\x07\u202e需要转码 4K 视频时选带核显的 Intel 型号 [1]。"},
 }
+
+
+# answers-and-tasks 对后台任务的回答：模板要的 JSON 键 → 回答（Open WebUI 从第一个 { 到最后一个 } 取出 JSON）
+TASK_REPLIES = {
+    "follow_ups": '{ "follow_ups": ["RAID5 至少要几块盘？", "NAS 放在哪里散热好？"] }',
+    "tags": '{ "tags": ["科技", "数据存储"] }',
+    "title": '{ "title": "家用 NAS 选购" }',
+}
+
+
+def task_reply(prompt):
+    """answers-and-tasks 的回答：以 “### Task:” 开头的是后台任务，按模板要的 JSON 键回答；不是后台任务是 None。"""
+    if not prompt.lstrip().startswith("### Task:"):
+        return None
+    for key, reply in TASK_REPLIES.items():
+        if f'"{key}"' in prompt:
+            return reply
+    return "{}"
 
 
 def content_of(script, text):
@@ -102,10 +122,20 @@ class Hold:
     def __init__(self) -> None:
         self.arrived = threading.Event()
         self.released = threading.Event()
+        self.count = 0  # 到了闸门的对话请求
+        self.counted = threading.Condition()
 
     def wait(self) -> None:
+        with self.counted:
+            self.count += 1
+            self.counted.notify_all()
         self.arrived.set()
         self.released.wait(HOLD_SECONDS)
+
+    def arrivals(self, count: int, seconds: float = 10) -> bool:
+        """最多等 seconds 秒，等到一共有 count 个对话请求到了闸门。"""
+        with self.counted:
+            return self.counted.wait_for(lambda: self.count >= count, seconds)
 
     def release(self) -> None:
         self.released.set()
@@ -125,6 +155,7 @@ class ScriptedModel:
         self.idle = threading.Condition(self.lock)  # 回答完一个请求时通知（wait_until_reusable 等它）
         self.busy = 0  # 正在回答的请求数：不为 0 时 reusable() 是假（上一个测试留下了挂着的回答）
         self.closed = False
+        self.serial = threading.Lock()  # one_at_a_time 时，同一时刻只回答一个对话请求
         self.reset()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self.server.daemon_threads = True
@@ -155,6 +186,9 @@ class ScriptedModel:
         self.echo_separator = "\u200b"  # echo-auth-hidden 夹在密钥每两个字之间的字符
         # 非 None 时（一个 Hold）：对话请求记下之后先停在这里，测试放行了才回答（“模型正在回答”的时候做点什么）
         self.hold: Hold | None = None
+        # 非 None 时：像只有一个推理槽的本地模型（llama.cpp、Ollama 默认）那样，对话请求一个一个地回答，
+        # 每个都用这么多秒（基准用：后台任务和回答抢同一个模型）
+        self.one_at_a_time: float | None = None
 
     def reusable(self):
         """能不能交给下一个测试：没被关掉（die_after、测试自己 close），也没有还在回答的请求。"""
@@ -238,7 +272,12 @@ class ScriptedModel:
 
             def do_POST(self):
                 with model_server.answering():
-                    self.answer_post()
+                    if model_server.one_at_a_time is None:
+                        self.answer_post()
+                        return
+                    with model_server.serial:  # 一次只回答一个，每个用固定的时间
+                        time.sleep(model_server.one_at_a_time)
+                        self.answer_post()
 
             def answer_get(self):
                 model_server.probes.append(self.path)
@@ -288,6 +327,9 @@ class ScriptedModel:
                                          f"{header} 这里 [1]。"}
                 if script and script.get("echo"):
                     script = {"content": body["messages"][-1]["content"]}
+                if script and script.get("tasks"):
+                    prompt = str(body["messages"][-1].get("content") or "")
+                    script = {"content": task_reply(prompt) or script["content"]}
                 if script and script.get("status_echo"):
                     header = model_server.echo_separator.join(self.headers.get("Authorization") or "")
                     script = {"status": script["status_echo"],

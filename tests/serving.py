@@ -180,6 +180,29 @@ class InProcess(LineLog):
         self.client = TestClient(self.app, base_url=self.origin, raise_server_exceptions=False)
         self.client.__enter__()
 
+    @property
+    def service(self):
+        """接口背后的 openai_app.Service（Starlette 应用的 state 里放着它）。"""
+        return self.app.app.state.service
+
+    def tasks_waiting(self, count: int, seconds: float = 10) -> bool:
+        """最多等 seconds 秒，等到正好有 count 个后台任务在服务里等着问模型（回答优先，servers/background.py；
+        在应用的事件循环里等它的 changed 事件）。"""
+        import asyncio
+        first = self.service.answers_first
+
+        async def counted() -> bool:
+            try:
+                async with asyncio.timeout(seconds):
+                    while first.waiting != count:
+                        await first.changed.wait()
+            except TimeoutError:
+                pass
+            return first.waiting == count
+
+        assert self.client.portal is not None
+        return self.client.portal.call(counted)
+
     def post(self, path: str, body: object = None, **options: object):
         return self.client.post("/v1" + path, json=body, **options)
 

@@ -11,8 +11,8 @@ from fake_metaso import FakeMetaso
 from tests.scripted_model import ScriptedModel
 from tests.support import CANARY_KEY, SharedServer
 
-# 不是测试能改的状态：服务本身、锁、正在回答的请求数、是否关掉了、建好时的设置
-NOT_STATE = {"server", "thread", "lock", "idle", "fault_lock", "busy", "closed", "initial"}
+# 不是测试能改的状态：服务本身、锁（serial：脚本模型一次只回答一个时用的）、正在回答的请求数、是否关掉了、建好时的设置
+NOT_STATE = {"server", "thread", "lock", "idle", "fault_lock", "busy", "closed", "initial", "serial"}
 BUILDERS = {"metaso": lambda: FakeMetaso(key=CANARY_KEY).start(), "model": ScriptedModel}
 
 

@@ -1,5 +1,5 @@
-"""对话里的追问：一条规则把最后一个问题变成能单独拿去搜索的问题，和聊天程序自己的后台任务（起标题、打标签、
-猜后续问题）的认法。只处理字符串。
+"""对话里的追问：一条规则把最后一个问题变成能单独拿去搜索的问题，聊天程序自己的后台任务（起标题、打标签、
+猜后续问题）的认法，和 Open WebUI 起标题的任务的标题。只处理字符串。
 
 追问的规则（不问模型：不花时间、不花钱、结果可以预料）。最后一个问题是追问，如果它
   · 以“那”“那么”“还有”“另外”“如果是”“换成”“and”“what about”“how about”这类承接的话开头，或者以“呢”结尾；
@@ -9,6 +9,7 @@
 “RAID1 和 RAID0 有什么区别” 之后的 “那 RAID5 呢？” 搜的是 “RAID1 和 RAID0 有什么区别 那 RAID5 呢？”。
 搜索的问题最多 MAX_QUERY 个字符（超出时留下最后的部分）。
 """
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,20 @@ MAX_HISTORY_TURNS = 6
 MAX_TURN_CHARS = 1500
 # 聊天程序自己的后台任务：Open WebUI 的模板都以这一行开头（起标题、打标签、猜后续问题、生成搜索词、自动补全……）
 TASK_PREFIX = re.compile(r"^\s*###\s*Task:", re.IGNORECASE)
+
+# Open WebUI 起标题的任务（0.12.4 的默认模板，以前的版本也一样）：“### Task:” 之后、下一个 “###” 之前说的是起标题，
+# 要的是 { "title": … } 的 JSON（它从回答里第一个 { 到最后一个 } 取出 JSON，读 "title"），对话记录在
+# <chat_history> 里，每条消息一行开头 “USER: ”“ASSISTANT: ”。标题只在这样的任务上由程序给出
+TITLE_TASK = re.compile(r"^\s*###\s*Task:(?:(?!###).)*?\btitle\b", re.IGNORECASE | re.DOTALL)
+TITLE_FORMAT = re.compile(r'\{\s*"title"\s*:')
+CHAT_HISTORY = ("<chat_history>", "</chat_history>")
+FIRST_QUESTION = re.compile(r"^USER: *(.*)$", re.MULTILINE)
+# 标题最多这么多个字符（多了截断，末尾加“…”）：Open WebUI 的侧栏一行放得下，它的模板也要短标题
+MAX_TITLE = 30
+ELLIPSIS = "…"
+# 标题两头不要的：Markdown 的标记、引号和括号、句末的标点
+TITLE_EDGES = "#>*-_`\"'“”‘’「」『』《》()（）[]【】 \t"
+TITLE_END = "。．.？?！!，,、；;：:…~～" + TITLE_EDGES
 
 
 @dataclass(frozen=True)
@@ -77,3 +92,36 @@ def recent(turns: Sequence[Turn]) -> tuple[Turn, ...]:
     """给回答的模型看的上文：最近 MAX_HISTORY_TURNS 轮，每轮最多 MAX_TURN_CHARS 个字符，空的不要。"""
     kept = [Turn(turn.role, turn.text.strip()[:MAX_TURN_CHARS]) for turn in turns if turn.text.strip()]
     return tuple(kept[-MAX_HISTORY_TURNS:])
+
+
+def task_title(text: str) -> str | None:
+    """Open WebUI 起标题的任务（见 TITLE_TASK）→ 标题：对话里第一个问题的第一行，去掉两头的标点和标记，
+    最多 MAX_TITLE 个字符。不是这样的任务、要的不是 JSON 的标题、对话里没有问题（或者只有标点）时是 None：
+    那就照常问模型。用问题本身做标题不假装是模型起的：Open WebUI 自己不起标题时也是用第一个问题。"""
+    if not TITLE_TASK.match(text) or not TITLE_FORMAT.search(text):
+        return None
+    opening, closing = CHAT_HISTORY
+    start, end = text.find(opening), text.rfind(closing)
+    question = FIRST_QUESTION.search(text, start + len(opening), end) if 0 <= start < end else None
+    if question is None:
+        return None
+    title = " ".join(question.group(1).split()).strip(TITLE_EDGES).rstrip(TITLE_END)
+    if not any(char.isalnum() for char in title):
+        return None
+    return short_title(title)
+
+
+def short_title(title: str) -> str:
+    """不超过 MAX_TITLE 个字符：长的截断，末尾加“…”；有空格的（英文这样的）在词和词之间截断。"""
+    if len(title) <= MAX_TITLE:
+        return title
+    cut = title[:MAX_TITLE - len(ELLIPSIS)]
+    space = cut.rfind(" ")
+    if space > MAX_TITLE // 2 and title[len(cut)] != " ":
+        cut = cut[:space]
+    return cut.rstrip(TITLE_END) + ELLIPSIS
+
+
+def title_json(title: str) -> str:
+    """回给起标题的任务的文字：Open WebUI 要的 JSON，{"title": 标题}。"""
+    return json.dumps({"title": title}, ensure_ascii=False)

@@ -16,7 +16,6 @@
 import asyncio
 import json
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -29,7 +28,7 @@ from starlette.routing import Route
 from sourced_answers.api.answering import Answered, answer, answer_task
 from sourced_answers.api.verifying import verify_answer
 from sourced_answers.checker import strip_terminal, strip_think
-from sourced_answers.core.conversation import is_background_task, recent, standalone_query
+from sourced_answers.core.conversation import is_background_task, recent, standalone_query, task_title, title_json
 from sourced_answers.core.errors import AppError
 from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
@@ -40,7 +39,7 @@ from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.outputs.records import json_problem
 from sourced_answers.search.gather import DemoPool
-from sourced_answers.servers.background import Gate, in_background
+from sourced_answers.servers.background import AnswersFirst, Gate, in_background
 from sourced_answers.servers.openai_protocol import (
     RequestProblem,
     conversation_of,
@@ -49,7 +48,7 @@ from sourced_answers.servers.openai_protocol import (
     problem_of,
     task_messages,
 )
-from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, sse
+from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, new_id, sse, whole_reply
 
 Log = Callable[[str], None]
 T = TypeVar("T")
@@ -67,6 +66,7 @@ class Service:
         self.log = log
         self.secrets = settings.run.secrets
         self.gate = Gate(serve.concurrency, serve.queue)
+        self.answers_first = AnswersFirst()  # 聊天程序的后台任务等正在做的回答
         # --demo：演示服务开到服务停止，回答里的来源链接在服务运行时都能打开
         self.demo = DemoPool() if settings.search.demo else None
 
@@ -114,7 +114,7 @@ class Service:
         if stream:
             return await self.streamed(settings)
         try:
-            answered = await self.admitted(answer, settings, quiet, None, self.demo)
+            answered = await self.admitted(answer, settings, quiet, None, self.demo, answering=True)
         except AppError as error:
             raise problem_of(error) from None
         reply = self.reply(answered, settings)
@@ -125,37 +125,35 @@ class Service:
         }), self.secrets)
 
     async def background_task(self, request: Request, body: Mapping[str, Any]) -> Response:
-        """聊天程序自己的后台任务（Open WebUI 的 “### Task:” 模板，或者请求头 X-Task）：只问回答的模型，不搜索、
-        不核对，原样回它的话（流式的请求也回一整块）。"""
-        request.state.access_note = "聊天程序的后台任务：只问模型，没有搜索"
+        """聊天程序自己的后台任务（Open WebUI 的 “### Task:” 模板，或者请求头 X-Task）：不搜索、不核对。
+        起标题的（Open WebUI 的模板）用对话里的第一个问题做标题，不问模型；别的等正在做的回答做完
+        （回答优先，background.AnswersFirst），再原样问回答的模型，回它的话（流式的请求也回一整块）。"""
+        note, stream = "聊天程序的后台任务：", bool(body.get("stream"))
+        request.state.access_note = note + "只问模型，没有搜索"
         probe = self.request_settings({"messages": [{"role": "user", "content": "后台任务"}], **{
             name: body[name] for name in ("model", "max_tokens", "max_completion_tokens") if name in body}})
+        title = task_title(last_user_message(body))
+        if title is not None:
+            request.state.access_note = note + "起标题，用对话里的第一个问题做标题，没有问模型"
+            return whole_reply(probe.model.name, title_json(self.shown(title)), "stop", self.secrets, stream)
         messages = [{"role": turn.role, "content": turn.text} for turn in task_messages(body)]
         try:
-            result = await self.admitted(answer_task, probe, messages)
+            async with self.answers_first.task_turn(probe.run.deadline().remaining()) as waited:
+                if waited:
+                    request.state.access_note = note + f"等回答做完等了 {waited:.2f} 秒，只问模型，没有搜索"
+                result = await self.admitted(answer_task, probe, messages)
         except AppError as error:
             raise problem_of(error) from None
         text, finish = self.shown(strip_think(result.text)), result.finish_reason or "stop"
-        if body.get("stream"):
-            return event_stream(self.task_events(probe.model.name, text, finish))
-        return MaskedJSON({
-            "id": new_id(), "created": int(time.time()), "model": probe.model.name, "object": "chat.completion",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-            **({"usage": {"completion_tokens": result.completion_tokens}} if result.completion_tokens else {}),
-        }, self.secrets)
+        return whole_reply(probe.model.name, text, finish, self.secrets, stream, result.completion_tokens)
 
-    async def task_events(self, model: str, text: str, finish: str) -> AsyncIterator[str]:
-        """流式请求的后台任务：一块角色、一块文字、一块结束，然后 [DONE]。"""
-        chunk_id, created = new_id(), int(time.time())
-        for delta, reason in (({"role": "assistant", "content": ""}, None), ({"content": text}, None), ({}, finish)):
-            yield sse({"id": chunk_id, "object": "chat.completion.chunk", "created": created, "model": model,
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}, self.secrets)
-        yield DONE
-
-    def admit(self, call: Callable[..., T], *args: Any) -> "asyncio.Task[T]":
+    def admit(self, call: Callable[..., T], *args: Any, answering: bool = False) -> "asyncio.Task[T]":
         """进门（满了是 503），在后台做 call(*args)：占着一个名额，直到那一步真的做完才离开——客户端走了、
-        请求被取消了也一样（线程还在做，名额就还占着），所以同时在做的从不超过 --concurrency。"""
+        请求被取消了也一样（线程还在做，名额就还占着），所以同时在做的从不超过 --concurrency。
+        answering：这是回答一个问题，从进门到做完，聊天程序的后台任务都等着它（回答优先）。"""
         self.gate.enter()
+        if answering:
+            self.answers_first.answer_started()
 
         async def run() -> T:
             try:
@@ -163,11 +161,13 @@ class Service:
                     return await in_background(call, *args)
             finally:
                 self.gate.leave()
+                if answering:
+                    self.answers_first.answer_finished()
         return asyncio.create_task(run())
 
-    async def admitted(self, call: Callable[..., T], *args: Any) -> T:
+    async def admitted(self, call: Callable[..., T], *args: Any, answering: bool = False) -> T:
         """admit 之后等它做完；等的这一方被取消时，后台的那一步照样占着名额做完（shield）。"""
-        return await asyncio.shield(self.admit(call, *args))
+        return await asyncio.shield(self.admit(call, *args, answering=answering))
 
     async def streamed(self, settings: Settings) -> Response:
         """流式回答。第一块文字（或出错）到了才开始回应：还没有回答一个字就出错时，照样回对应的状态码。"""
@@ -189,7 +189,7 @@ class Service:
             writer.finish()
             return "done", answered
 
-        task = self.admit(answer_streaming)
+        task = self.admit(answer_streaming, answering=True)
         task.add_done_callback(lambda done: loop.call_soon(pieces.put_nowait, done.result())
                                if not done.cancelled() and done.exception() is None else None)
         first = await pieces.get()
@@ -357,10 +357,6 @@ def finish_reason(answered: Answered) -> str:
     return "length" if answered.result.truncated else "stop"
 
 
-def new_id() -> str:
-    return "chatcmpl-" + uuid.uuid4().hex[:24]
-
-
 def build_app(service: Service) -> Starlette:
     """Starlette 应用：三个接口；任何请求的错误都变成 OpenAI 的错误对象（见模块说明）。"""
 
@@ -388,6 +384,7 @@ def build_app(service: Service) -> Starlette:
               Route("/v1/models", handled(service.models), methods=["GET"]),
               Route("/v1/verify", handled(service.verify), methods=["POST"])]
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    app.state.service = service  # 测试在进程里看它（比如有几个后台任务在等）
     # 不把 /v1/models/ 重定向到 /v1/models：重定向的地址取自请求的 Host 头（别人可以随便写），回 404 的错误对象就好
     app.router.redirect_slashes = False
     return app

@@ -3,6 +3,8 @@
 mcp_server……）不直接用 Starlette 的 JSONResponse、StreamingResponse，也不直接 json.dumps
 （tests/test_masking.py 读代码检查）。
 """
+import time
+import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
@@ -36,3 +38,26 @@ def event_stream(events: AsyncIterator[str], headers: Mapping[str, str] | None =
     """SSE 的回应。每一块都由 sse() 编码（遮过密钥），这里只是把它们按顺序送出去。"""
     return StreamingResponse(events, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", **(headers or {})})
+
+
+def new_id() -> str:
+    return "chatcmpl-" + uuid.uuid4().hex[:24]
+
+
+def whole_reply(model: str, text: str, finish: str, secrets: Sequence[str], stream: bool,
+                tokens: int | None = None) -> Response:
+    """一整块说完的回答（聊天程序的后台任务）：不流式时是 OpenAI 的 chat.completion；流式时是一块角色、一块文字、
+    一块结束，然后 [DONE]。"""
+    reply_id, created = new_id(), int(time.time())
+    if not stream:
+        message = {"role": "assistant", "content": text}
+        return MaskedJSON({"id": reply_id, "created": created, "model": model, "object": "chat.completion",
+                           "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                           **({"usage": {"completion_tokens": tokens}} if tokens else {})}, secrets)
+
+    async def events() -> AsyncIterator[str]:
+        for delta, reason in (({"role": "assistant", "content": ""}, None), ({"content": text}, None), ({}, finish)):
+            yield sse({"id": reply_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}, secrets)
+        yield DONE
+    return event_stream(events())
