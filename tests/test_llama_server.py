@@ -9,6 +9,7 @@ import time
 import pytest
 
 from fake_metaso import ENGLISH_PAGES, FakeMetaso
+from sourced_answers.checker.types import PROBLEM_KINDS
 from sourced_answers.model.preflight import probe_models
 from tests.support import cli_env, eval_table, run_cli
 
@@ -66,8 +67,9 @@ def test_json_exit_code_and_verify_agree(english_metaso, real_model, question, t
     data = json.loads(result.stdout)
     assert data["answer"].strip() and data["model"] == real_model.model
     assert (result.returncode == 0) == data["passed"] == (data["problems"] == [])
-    assert all(p["kind"] in ("missing_source", "uncited_paragraph", "weak_support", "number_mismatch")
-               for p in data["problems"])
+    # 小模型会写出核对认得的任何一种问题（--max-tokens 40 常常截断）；没请评判模型，回答也不是空的，这两种不该有
+    expected = set(PROBLEM_KINDS) - {"judge_unsupported", "empty_answer"}
+    assert {p["kind"] for p in data["problems"]} <= expected, data["problems"]
     saved = tmp_path / "run.json"
     saved.write_text(result.stdout, encoding="utf-8")
     verified = run_cli("--verify", str(saved), "--json", env=cli_env())
@@ -131,30 +133,33 @@ def test_eval_with_the_bundled_model_does_not_warn_about_names_it_chose_itself(t
     assert json.loads(result.stdout)["served_model"] == MODEL_NAME
 
 
-def test_quickstart_falls_back_to_the_bundled_model():
+def test_quickstart_falls_back_to_the_bundled_model_for_an_english_question():
     from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
     env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
-    # 要看的是改用自带模型、问题换成英文、照样有来源：回答写 20 个 token 就够（小模型每个 token 都要几十毫秒）
-    result = run_cli("--max-tokens", "20", env=env, module="sourced_answers.quickstart")
+    # 要看的是改用自带模型、照样有来源：回答写 20 个 token 就够（小模型每个 token 都要几十毫秒）。
+    # 中文问题不会走到这里（改用摘录，见 tests/test_excerpts.py）
+    result = run_cli("How should I choose a home NAS?", "--max-tokens", "20", env=env,
+                     module="sourced_answers.quickstart")
     assert result.returncode in (0, 1), result.stderr
     assert "改用本机的 llama.cpp + SmolLM2-135M" in result.stderr
-    assert "How should I choose a home NAS?" in result.stderr  # 小模型只会英文：默认问题换成英文
+    assert "改用摘录" not in result.stderr and "只会英文，中文问题的回答会很差" not in result.stderr
     assert "\n来源：\n" in result.stdout
 
 
-def test_quickstart_warns_that_the_bundled_model_is_english_only():
+def test_local_model_warns_once_that_it_is_english_only():
     from sourced_answers.model.llama_server import server_installed
     if not server_installed():
         pytest.skip("没有安装自带的模型服务：python -m sourced_answers.local_model --install")
-    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
+    # 用户自己选了 --local-model 又问中文：照样回答，但说一次这个模型只会英文、该装什么
     # 要看的只是警告说了一次：一条搜索结果就够（中文的摘要一个字两三个 token，五条要读十几秒）
-    result = run_cli("家用 NAS 怎么选", "--read", "0", "--size", "1", "--max-tokens", "20", env=env,
-                     module="sourced_answers.quickstart")
+    env = cli_env(None, None, OLLAMA_URL="http://127.0.0.1:9")
+    result = run_cli("家用 NAS 怎么选", "--demo", "--local-model", "--read", "0", "--size", "1",
+                     "--max-tokens", "20", env=env)
     assert result.returncode in (0, 1), result.stderr
     warnings = [line for line in result.stderr.splitlines() if "只会英文，中文问题的回答会很差" in line]
-    assert len(warnings) == 1 and "ollama pull qwen2.5:1.5b" in warnings[0]
+    assert len(warnings) == 1 and "ollama pull qwen2.5:1.5b" in warnings[0], result.stderr
 
 
 def test_a_model_file_that_does_not_load_is_a_clear_error_with_the_server_log(tmp_path):
