@@ -303,7 +303,7 @@ def test_each_package_docstring_names_its_layer_and_points_at_the_module_map():
 
 # 核对一条保存下来的记录（--jobs 的工作进程、Dask 任务）时不该加载的：HTTP 客户端、缓存、Dask、进度条
 HEAVY = ("requests", "urllib3", "http.client", "sqlite3", "tqdm", "dask", "distributed",
-         "sourced_answers.model.model_client", "sourced_answers.model.preflight", "sourced_answers.search.metaso_cache",
+         "sourced_answers.model.model_client", "sourced_answers.model.preflight", "sourced_answers.search.source_cache",
          "sourced_answers.search.metaso_client")
 CHECK_ONE_RECORD = """
 import json, sys

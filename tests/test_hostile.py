@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from sourced_answers.search.metaso_cache import FILE_NAME
+from sourced_answers.search.source_cache import FILE_NAME
 from tests.support import CANARY_KEY, GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"

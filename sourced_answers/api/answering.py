@@ -18,7 +18,8 @@ from sourced_answers.model.preflight import check_before_paying, check_judge
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import Record, checked_record
 from sourced_answers.outputs.render import REASONING_ABOVE
-from sourced_answers.search.gather import DemoPool, MetasoSession
+from sourced_answers.search.backend import Shared
+from sourced_answers.search.gather import SourceSession
 from sourced_answers.steps.check_steps import Checked, answer_of, check_and_fix, check_reply, judge_asker, rewriter
 from sourced_answers.steps.excerpts import excerpt_answer
 
@@ -43,9 +44,9 @@ class Answered:
         return self.checked.exit_code
 
 
-def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPool | None = None) -> Answered:
+def answer(settings: Settings, log: Log, show: Show | None = None, shared: Shared | None = None) -> Answered:
     """按 settings 回答 settings.run.question。show：流式时边生成边交给它的文字（没有就等整个回答）。
-    demo：--demo 时用这些一直开着的演示服务（服务里用：来源链接在服务运行时能打开），没有就临时开一个。
+    shared：服务里各个请求共用、开到服务停止的东西（--demo 的演示服务：来源链接在服务运行时能打开）；没有就临时开。
     出错时抛本程序的错误（AppError 的子类，带退出码）；付费之前先确认模型服务和模型都能用。"""
     run, model = settings.run, settings.model
     question = run.question or ""
@@ -57,9 +58,9 @@ def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPoo
         check_judge(settings.judge, model.url, deadline)
     else:
         check_before_paying(model, [model.name], settings.judge, deadline)
-    # 1. 搜集资料：搜索秘塔，读取前几个网页的正文
-    with MetasoSession(settings.search, log, deadline, demo) as metaso:
-        sources = metaso.gather(query)
+    # 1. 搜集资料：从设置里的搜索后端（秘塔……）搜索，读取前几条的正文
+    with SourceSession(settings.search, log, deadline, shared) as session:
+        sources = session.gather(query)
     # 2. 请模型回答（摘录：从资料里摘出最相关的几句原话）
     if excerpting:
         reply, result = excerpted(question, sources, show, log)
@@ -82,7 +83,7 @@ def answer(settings: Settings, log: Log, show: Show | None = None, demo: DemoPoo
     about = {"served_model": result.served_model, "truncated": result.truncated,
              "unfinished_reasoning": checked.unfinished}
     record = checked_record(checked, question, model.name, about)
-    return Answered(checked, record, result, sources, metaso.savings(), query)
+    return Answered(checked, record, result, sources, session.savings(), query)
 
 
 EXCERPTS_NOTE = "摘录：下面每一句都是资料的原话，按和问题的相关程度挑出来的，不是模型写的回答"

@@ -26,7 +26,8 @@ from sourced_answers.model.model_client import chat
 from sourced_answers.model.preflight import check_before_paying, ollama_name
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.json_lines import read_lines
-from sourced_answers.search.gather import MetasoSession
+from sourced_answers.search.backend import BACKENDS
+from sourced_answers.search.gather import SourceSession
 from sourced_answers.steps.check_steps import Checked, answer_of, check_reply, judge_asker, rewriter
 
 EvalRecord = dict[str, Any]
@@ -69,10 +70,10 @@ def eval_one(question: str, gathered: Gathered | None, model: ModelSettings, set
              log: Log = lambda message: None) -> EvalRecord:
     """一个模型回答一个问题，和回答问题时一样收尾、核对（--fix 修正、--judge 请评判模型）。
     返回一条记录（--json 的一行）。连不上模型服务时抛 ModelUnreachable（剩下的也不用跑了）；
-    别的出错记在记录的 error 里。gathered 是 None：秘塔没有搜到结果，不问模型，记为出错。"""
+    别的出错记在记录的 error 里。gathered 是 None：搜索后端没有搜到结果，不问模型，记为出错。"""
     record = empty_record(question, model.name)
     if gathered is None:
-        record["error"] = "秘塔没有搜到这个问题的资料，没有请模型回答"
+        record["error"] = f"{BACKENDS[settings.search.backend].label}没有搜到这个问题的资料，没有请模型回答"
         return record
     sources = gathered.sources
     try:
@@ -230,8 +231,8 @@ def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) ->
     models = run.models
     deadline = run.deadline()
     check_before_paying(settings.model, models, settings.judge, deadline)  # 缺哪些模型，在第一次搜索之前一起说
-    with MetasoSession(settings.search, log, deadline) as metaso:
-        gathered = gather_all(metaso, questions, settings.model, log)
+    with SourceSession(settings.search, log, deadline) as session:
+        gathered = gather_all(session, questions, settings.model, log)
     records: list[EvalRecord] = []
     total = len(models) * len(questions)
     bar = progress_bar(total, progress)
@@ -254,7 +255,7 @@ def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) ->
             bar.close()
         if records and not run.json:
             out.write(eval_table(records, models, settings.check.fix))
-    metaso.report_savings()
+    session.report_savings()
     if stopped is not None:
         raise ModelUnreachable(stopped_message(stopped, len(records), total)) from None
     if any(r["error"] for r in records):
@@ -262,15 +263,15 @@ def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) ->
     return ExitCode.PASSED if all(r.get("passed_after_fix", r["passed"]) for r in records) else ExitCode.FAILED
 
 
-def gather_all(metaso: MetasoSession, questions: Sequence[str], model: ModelSettings,
+def gather_all(session: SourceSession, questions: Sequence[str], model: ModelSettings,
                log: Log) -> dict[str, Gathered | None]:
     """每个问题搜索、读取一次，提示词也只建一次（所有模型共用）；提示词放不下上下文窗口时和回答问题时一样说一句。
-    一个问题没有搜到结果只记在这个问题上（None），其余的问题照跑；秘塔别的错误（密钥、余额）停下整次运行。"""
+    一个问题没有搜到结果只记在这个问题上（None），其余的问题照跑；后端别的错误（秘塔的密钥、余额）停下整次运行。"""
     gathered: dict[str, Gathered | None] = {}
     for number, question in enumerate(questions, 1):
         log(f"[资料 {number}/{len(questions)}] {question}")
         try:
-            sources = metaso.gather(question)
+            sources = session.gather(question)
         except NoResults as error:
             log(f"  ✗ {literal(error, None)}：这个问题不请模型回答，记为出错")
             gathered[question] = None

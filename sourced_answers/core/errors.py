@@ -116,8 +116,9 @@ def out_of_time(error: ServiceErrorT) -> ServiceErrorT:
     return error
 
 
-class MetasoError(ServiceError):
-    """秘塔接口失败（退出码 3）。code 是秘塔的错误码（没有则为 None），status 是 HTTP 状态码。"""
+class SourceError(ServiceError):
+    """搜集资料失败（退出码 3）：每个搜索后端的错误都是它的子类，上面的步骤只认它。code 是服务的错误码（没有则为
+    None），status 是 HTTP 状态码（不是 HTTP 的后端为 None），next_step 是接下来该怎么做。"""
 
     def __init__(self, message: str, code: int | str | None = None, status: int | None = None,
                  next_step: str | None = None, transient: bool = False) -> None:
@@ -134,8 +135,12 @@ class MetasoError(ServiceError):
         return self.message
 
 
-class NoResults(MetasoError):
-    """秘塔对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
+class MetasoError(SourceError):
+    """秘塔接口失败（退出码 3）。"""
+
+
+class NoResults(SourceError):
+    """搜索后端对这个问题一条结果也没有（退出码 3）。--eval 把它记在这个问题上，其余的问题照跑。"""
 
 
 class ModelError(ServiceError):

@@ -69,7 +69,8 @@ DEFAULT_RATE = TokenRate()
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """搜集资料：秘塔（或 --demo 的演示服务）、读几个网页、缓存。"""
+    """搜集资料：从哪个搜索后端（search/backend.py 登记的名字；秘塔时可以是 --demo 的演示服务）、读几条、缓存。"""
+    backend: str = "metaso"
     demo: bool = option(False)
     demo_pages: str | None = option(None, choices=DEMO_PAGE_SETS)  # None：按问题的语言选 nas 或 nas-en
     key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）

@@ -29,7 +29,7 @@ from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
 from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import check_before_paying
-from sourced_answers.search.gather import DemoPool
+from sourced_answers.search.backend import BACKENDS, Shared
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
@@ -83,8 +83,8 @@ def arguments_problem(tool: str, error: Any) -> str:
     return f"{tool} 的参数不对：{'；'.join(parts)}"
 
 
-def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
-    """MCP 服务和它的两个工具。demo：--demo 时开到服务停止的演示服务。"""
+def build_server(settings: Settings, shared: Shared | None = None) -> Any:
+    """MCP 服务和它的两个工具。shared：各次调用共用、开到服务停止的东西（--demo 的演示服务）。"""
     from typing import Annotated
 
     from mcp.server.mcpserver import MCPServer
@@ -118,13 +118,15 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
             return [tool.model_copy(update={"input_schema": {**tool.input_schema, "title": INPUT_TITLES[tool.name]}})
                     for tool in await super().list_tools()]
 
+    source = BACKENDS[settings.search.backend]
     server = Server("answer-with-sources", log_level="CRITICAL",
                     instructions="回答问题并核对每一处引用：answer_question 搜索、回答、核对；"
                                  "verify_answer 核对一个带 [n] 引用的回答。结构化结果就是 --json 的记录。")
 
     @server.tool(title=TOOL_TITLES["answer_question"],
-                 description="搜索秘塔、读取网页、请本地模型写带 [n] 引用的回答，并由程序逐句核对引用。"
-                             "read：读几个网页的正文（0–100），size：搜几条（1–100），context：之前问过的问题"
+                 description=f"搜索{source.label}、读取{source.unit}、请本地模型写带 [n] 引用的回答，"
+                             "并由程序逐句核对引用。"
+                             f"read：读几个{source.unit}的正文（0–100），size：搜几条（1–100），context：之前问过的问题"
                              "（一行一个，可选；追问时搜索的问题接上它们）。"
                              "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）"
                              "加上 search_query（搜索用的问题）")
@@ -136,11 +138,11 @@ def build_server(settings: Settings, demo: DemoPool | None = None) -> Any:
             context: Annotated[str | None, Field(title="之前问过的问题（一行一个）")] = None) -> CallToolResult:
         try:
             asked = question_settings(settings, question, read, size, context)
-            answered = await in_background(answer, asked, quiet, None, demo)
+            answered = await in_background(answer, asked, quiet, None, shared)
         except AppError as error:
             return failed(error)
         truncated = asked.model.max_tokens if answered.result.truncated else None
-        result = result_of(answered.checked, answered.record, secrets, truncated, demo is not None)
+        result = result_of(answered.checked, answered.record, secrets, truncated, asked.search.demo)
         searched = f"搜索的问题（接上了 context）：{answered.query}\n\n" if answered.query != asked.run.question else ""
         return CallToolResult(content=[TextContent(type="text", text=mask(searched, secrets) + result.markdown)],
                               structured_content={**result.record, "search_query": mask(answered.query, secrets)})
@@ -179,8 +181,8 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     # 开始之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
-    demo = DemoPool() if settings.search.demo else None
-    server = build_server(settings, demo)
+    shared = Shared()
+    server = build_server(settings, shared)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
     with interrupts_end_at_once(log):
         # 不用 server.run("stdio")：SDK 的 stdio_server 对格式不对的行不回话。底层的服务还没有公开的名字，
@@ -188,8 +190,7 @@ def serve_mcp(settings: Settings, log: Log) -> int:
         try:
             anyio.run(serve_stdio, server._lowlevel_server, log, settings.run.secrets)
         finally:
-            if demo:
-                demo.close()
+            shared.close()
     return ExitCode.PASSED
 
 

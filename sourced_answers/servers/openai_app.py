@@ -38,7 +38,7 @@ from sourced_answers.core.strings import json_value
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.outputs.records import json_problem
-from sourced_answers.search.gather import DemoPool
+from sourced_answers.search.backend import Shared
 from sourced_answers.servers.background import AnswersFirst, Gate, in_background
 from sourced_answers.servers.openai_protocol import (
     RequestProblem,
@@ -67,12 +67,11 @@ class Service:
         self.secrets = settings.run.secrets
         self.gate = Gate(serve.concurrency, serve.queue)
         self.answers_first = AnswersFirst()  # 聊天程序的后台任务等正在做的回答
-        # --demo：演示服务开到服务停止，回答里的来源链接在服务运行时都能打开
-        self.demo = DemoPool() if settings.search.demo else None
+        # 各个请求共用、开到服务停止的东西（--demo 的演示服务：回答里的来源链接在服务运行时都能打开）
+        self.shared = Shared()
 
     def close(self) -> None:
-        if self.demo:
-            self.demo.close()
+        self.shared.close()
 
     # ---------- 请求 → 一次运行的设置 ----------
 
@@ -114,7 +113,7 @@ class Service:
         if stream:
             return await self.streamed(settings)
         try:
-            answered = await self.admitted(answer, settings, quiet, None, self.demo, answering=True)
+            answered = await self.admitted(answer, settings, quiet, None, self.shared, answering=True)
         except AppError as error:
             raise problem_of(error) from None
         reply = self.reply(answered, settings)
@@ -181,7 +180,7 @@ class Service:
 
         def answer_streaming() -> tuple[str, Any]:
             try:
-                answered = answer(settings, quiet, show, self.demo)
+                answered = answer(settings, quiet, show, self.shared)
             except AppError as error:
                 return "error", problem_of(error)
             except Exception as error:  # noqa: BLE001  不能让一个请求的意外打断整个服务
@@ -253,7 +252,7 @@ class Service:
         先去掉控制序列、遮掉密钥，再算 annotations 的位置：位置指的是客户端真正收到的文字。"""
         checked = answered.checked
         truncated = settings.model.max_tokens if answered.result.truncated else None
-        return chat_reply(checked, streamed, truncated, shown=self.shown, demo=self.demo is not None)
+        return chat_reply(checked, streamed, truncated, shown=self.shown, demo=settings.search.demo)
 
     def attachments(self, answered: Answered) -> dict[str, Any]:
         record = answered.record

@@ -1,12 +1,14 @@
-"""秘塔结果的本地缓存：同一个搜索、同一个网页不付两次钱。
+"""搜索后端的结果的本地缓存：同一个搜索、同一个网页不付两次钱。
 
 一个 SQLite 文件（标准库 sqlite3），放在 $XDG_CACHE_HOME/answer-with-sources/（默认 ~/.cache/answer-with-sources/），
-目录 0700、文件 0600。搜索结果按请求体（q、scope、size 等全部字段）和秘塔地址做键，网页按地址、格式和长度做键；
-密钥既不进键也不进值。搜索结果默认留 1 天，网页 7 天；总大小有上限，超出时先删最旧的。
+目录 0700、文件 0600。每个键都带着后端的名字（SourceCache 的 backend）和请求的全部内容：秘塔的搜索按请求体
+（q、scope、size 等全部字段）和秘塔地址，网页按地址、格式和长度；密钥既不进键也不进值。搜索结果默认留 1 天，
+网页 7 天；总大小有上限，超出时先删最旧的。文件名和秘塔的键还是只有秘塔一个后端时的样子：升级以后，已经付过费的
+结果照样命中。
 
-只缓存好的响应：出错的（错误体、HTTP 错误、连接断开）在 metaso_client 里就抛了异常，到不了这里；
-HTML 页面在 metaso_client.read_page 里就当作读取失败；这里再挡住空的搜索结果。
-缓存自己出任何问题（文件损坏、目录不能写、磁盘满）都只警告一次，然后照常向秘塔请求——绝不因为缓存丢掉用户的回答。
+只缓存好的响应：出错的（错误体、HTTP 错误、连接断开）在后端的客户端里就抛了异常，到不了这里；
+后端再挡住空的搜索结果（cached 的 keep）。
+缓存自己出任何问题（文件损坏、目录不能写、磁盘满）都只警告一次，然后照常向后端请求——绝不因为缓存丢掉用户的回答。
 """
 import hashlib
 import json
@@ -15,20 +17,21 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.settings import SEARCH_DEFAULTS
 from sourced_answers.core.strings import literal
-from sourced_answers.search import metaso_client
 
 SEARCH_TTL = SEARCH_DEFAULTS.cache_search_hours * 3600
 PAGE_TTL = SEARCH_DEFAULTS.cache_page_days * 86400
 MAX_BYTES = SEARCH_DEFAULTS.cache_max_mb * 1024 * 1024
 BUSY_TIMEOUT_MS = 10_000
 FILE_NAME = "metaso.sqlite3"
+
+T = TypeVar("T")
 
 
 def age_text(seconds: float) -> str:
@@ -41,13 +44,18 @@ def age_text(seconds: float) -> str:
     return "刚才"
 
 
-class MetasoCache:
-    """可以在多个进程之间共用的缓存。任何 sqlite 错误都让它警告一次后停用（返回未命中、不再写）。"""
+class SourceCache:
+    """可以在多个进程之间共用的缓存，一个后端一个（backend：登记的名字，进每一个键）。
+    任何 sqlite 错误都让它警告一次后停用（返回未命中、不再写）。"""
 
     def __init__(self, directory: Path | str, search_ttl: float = SEARCH_TTL, page_ttl: float = PAGE_TTL,
                  max_bytes: int = MAX_BYTES, read: bool = True, write: bool = True,
-                 clock: Callable[[], float] = time.time, warn: Callable[[str], None] = lambda message: None) -> None:
+                 clock: Callable[[], float] = time.time, warn: Callable[[str], None] = lambda message: None,
+                 backend: str = "metaso") -> None:
         self.directory = Path(directory)
+        # 秘塔的键前面不加名字：只有它一个后端时存下的结果照样命中
+        self.namespace = "" if backend == "metaso" else f"{backend}:"
+
         self.path = self.directory / FILE_NAME
         self.ttl = {"search": search_ttl, "page": page_ttl}
         self.max_bytes = max_bytes
@@ -122,7 +130,7 @@ class MetasoCache:
         try:
             with self.lock:
                 row = self.connection.execute("SELECT value, stored FROM entries WHERE key = ?",
-                                              (digest(kind, key),)).fetchone()
+                                              (digest(self.namespace + kind, key),)).fetchone()
         except sqlite3.Error as error:
             self._failed(error)
             return None
@@ -141,11 +149,11 @@ class MetasoCache:
 
     def drop(self, kind: str, key: Any) -> None:
         """一条读不懂的缓存：删掉它、提醒一次，当作没命中（再请求一次秘塔，不让这一条卡住以后每次运行）。"""
-        self.warn("⚠ 缓存里有一条记录读不懂，已经删掉，这次重新向秘塔请求")
+        self.warn("⚠ 缓存里有一条记录读不懂，已经删掉，这次重新请求")
         try:
             with self.lock:
                 if self.connection is not None:
-                    self.connection.execute("DELETE FROM entries WHERE key = ?", (digest(kind, key),))
+                    self.connection.execute("DELETE FROM entries WHERE key = ?", (digest(self.namespace + kind, key),))
         except sqlite3.Error as error:
             self._failed(error)
 
@@ -159,8 +167,8 @@ class MetasoCache:
             return  # 存不下的值（嵌套太深之类）就不缓存
         try:
             with self.lock:
-                connection.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)",
-                                        (digest(kind, key), kind, data, self.clock(), len(data.encode())))
+                row = (digest(self.namespace + kind, key), kind, data, self.clock(), len(data.encode()))
+                connection.execute("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?)", row)
                 self._evict(connection)
         except sqlite3.Error as error:
             self._failed(error)
@@ -224,9 +232,9 @@ def digest(kind: str, key: Any) -> str:
     return kind + ":" + hashlib.sha256(json.dumps(key, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
-# ---------- 带缓存的秘塔调用 ----------
+# ---------- 带缓存的调用 ----------
 
-# 同一个进程里同时问同一件事（--serve 同时来了几个一样的问题）：只有第一个去请求秘塔，别的等它存进缓存再读——
+# 同一个进程里同时问同一件事（--serve 同时来了几个一样的问题）：只有第一个去请求后端，别的等它存进缓存再读——
 # 不然每一个都没命中、都付一次费。每个键一把锁，用完就从表里拿掉（表不会越长越大）
 PENDING: dict[str, tuple[threading.Lock, int]] = {}
 PENDING_LOCK = threading.Lock()
@@ -234,7 +242,7 @@ PENDING_LOCK = threading.Lock()
 
 @contextmanager
 def one_at_a_time(kind: str, key: Any) -> Iterator[None]:
-    """同一个键（同一个搜索、同一个网页）同一时间只有一个线程在查缓存、请求秘塔。"""
+    """同一个键（同一个搜索、同一个网页）同一时间只有一个线程在查缓存、请求后端。"""
     name = digest(kind, key)
     with PENDING_LOCK:
         lock, users = PENDING.get(name, (threading.Lock(), 0))
@@ -251,33 +259,19 @@ def one_at_a_time(kind: str, key: Any) -> Iterator[None]:
                 PENDING[name] = (lock, users - 1)
 
 
-def search(cache: MetasoCache | None, query: str, size: int,
-           client: metaso_client.Client) -> tuple[dict[str, Any], float | None]:
-    """和 metaso_client.search 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
-    key = {"base": client.base, "body": metaso_client.search_body(query, size)}
-    with one_at_a_time("search", key) if cache else nullcontext():
-        hit = cache.get("search", key) if cache else None
-        if hit and isinstance(hit[0], dict):
-            return hit
-        if hit and cache:
-            cache.drop("search", key)
-        response = client.search(query, size)
-        if cache and metaso_client.search_results(response):
-            cache.put("search", key, response)
-        return response, None
-
-
-def read_page(cache: MetasoCache | None, url: str, max_chars: int,
-              client: metaso_client.Client) -> tuple[str, float | None]:
-    """和 metaso_client.read_page 一样，多返回一个“存了多少秒”（没命中时为 None）。"""
-    key = {"base": client.base, "url": url, "format": "text/plain", "max_chars": max_chars}
-    with one_at_a_time("page", key) if cache else nullcontext():
-        hit = cache.get("page", key) if cache else None
-        if hit and isinstance(hit[0], str) and hit[0].strip():
-            return hit
-        if hit and cache:
-            cache.drop("page", key)
-        text = client.read_page(url, max_chars)
-        if cache:
-            cache.put("page", key, text)
-        return text, None
+def cached(cache: SourceCache | None, kind: str, key: Any, fetch: Callable[[], T],
+           keep: Callable[[Any], bool]) -> tuple[T, float | None]:
+    """带缓存地调用 fetch：命中时返回 (存着的值, 存了多少秒)，否则调用它并返回 (值, None)。keep(值) 说这个值
+    能不能存、存着的能不能用（空的搜索结果不存；读不懂的存货删掉重新请求）。同一个键同一时间只有一个线程在请求。"""
+    if cache is None:
+        return fetch(), None
+    with one_at_a_time(cache.namespace + kind, key):
+        hit = cache.get(kind, key)
+        if hit and keep(hit[0]):
+            return hit[0], hit[1]
+        if hit:
+            cache.drop(kind, key)
+        value = fetch()
+        if keep(value):
+            cache.put(kind, key, value)
+        return value, None

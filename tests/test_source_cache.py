@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import metaso_search
-from sourced_answers.search.metaso_cache import FILE_NAME, MetasoCache, search
+from sourced_answers.search.metaso_backend import read_page, search
+from sourced_answers.search.source_cache import FILE_NAME, SourceCache, digest
 from tests.support import CANARY_KEY, HERE, cli_command, cli_env, run_cli
 
 QUESTION = "家用 NAS 怎么选"
@@ -80,7 +81,7 @@ def test_no_cache_and_refresh_together_is_a_usage_error(fake_metaso, model_serve
 def test_entries_expire(tmp_path, fake_metaso):
     now = [1_000_000.0]
     options = metaso_search.Client(fake_metaso.key, fake_metaso.base_url)
-    cache = MetasoCache(tmp_path, search_ttl=3600, clock=lambda: now[0])
+    cache = SourceCache(tmp_path, search_ttl=3600, clock=lambda: now[0])
     search(cache, QUESTION, 5, options)
     now[0] += 3599
     _, age = search(cache, QUESTION, 5, options)
@@ -160,7 +161,7 @@ def test_four_processes_at_once_all_succeed(fake_metaso, model_server):
 def open_cache_at_the_same_time(directory, barrier, results):
     warnings = []
     barrier.wait()
-    cache = MetasoCache(directory, warn=warnings.append)
+    cache = SourceCache(directory, warn=warnings.append)
     cache.put("search", {"q": "NAS"}, {"webpages": []})
     results.put(warnings)
 
@@ -187,10 +188,9 @@ def test_the_same_question_asked_at_once_in_one_process_pays_once(fake_metaso, t
     """--serve 同时来了几个一样的问题：只有第一个请求秘塔，别的等它存进缓存再读（以前每一个都付一次费）。"""
     import threading
 
-    from sourced_answers.search.metaso_cache import read_page
     fake_metaso.delay = 0.3  # 第一个还没拿到结果时，别的已经都来了
     client = metaso_search.Client(fake_metaso.key, fake_metaso.base_url)
-    caches = [MetasoCache(tmp_path) for _ in range(4)]  # 每个请求自己的连接，同一个缓存文件
+    caches = [SourceCache(tmp_path) for _ in range(4)]  # 每个请求自己的连接，同一个缓存文件
     results = []
 
     def ask(cache):
@@ -207,7 +207,7 @@ def test_the_same_question_asked_at_once_in_one_process_pays_once(fake_metaso, t
 
 def test_size_bound_drops_the_oldest_entries(tmp_path):
     now = [0.0]
-    cache = MetasoCache(tmp_path, max_bytes=10_000, clock=lambda: now[0])
+    cache = SourceCache(tmp_path, max_bytes=10_000, clock=lambda: now[0])
     for number in range(30):
         now[0] += 1
         cache.put("page", {"url": number}, "字" * 300)  # 每条约 900 字节
@@ -252,3 +252,16 @@ def test_eval_second_run_makes_no_metaso_calls(fake_metaso, model_server, tmp_pa
     second = run_cli("--eval", str(questions), "--models", "good,wrong-source", env=env)
     assert len(fake_metaso.requests) == before
     assert "缓存省下 2 次搜索、4 次读取" in second.stderr
+
+
+def test_each_backend_has_its_own_keys_and_metaso_keeps_the_keys_it_always_had(tmp_path):
+    """键带着后端的名字：两个后端同样的请求内容不会互相命中；秘塔的键和只有它一个后端时一样（升级后照样命中）。"""
+    key = {"url": "https://example.com/a"}
+    SourceCache(tmp_path, backend="other").put("page", key, "别的后端的正文")
+    metaso = SourceCache(tmp_path)
+    assert metaso.get("page", key) is None
+    metaso.put("page", key, "秘塔的正文")
+    assert SourceCache(tmp_path, backend="other").get("page", key)[0] == "别的后端的正文"
+    with sqlite3.connect(tmp_path / FILE_NAME) as db:
+        stored = {row[0] for row in db.execute("SELECT key FROM entries")}
+    assert digest("page", key) in stored  # 秘塔的键前面没有名字
