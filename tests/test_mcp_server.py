@@ -18,6 +18,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from sourced_answers.servers import mcp_server
+from tests.scripted_model import Hold
 from tests.serving import KEYS, Backends, run_with_debug, shows, the_only_line
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
 
@@ -335,19 +336,27 @@ def own_backends():
     made.close()
 
 
-@pytest.mark.slow
-def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
-    own_backends.metaso.fail_with("search", "hang")  # 秘塔不回应：这次调用一时半会儿结束不了
-    process = raw_server()
+def asking_while_the_search_is_held(own_backends, process):
+    """调用 answer_question，等到它的搜索停在模拟秘塔里（own_backends.metaso.hold）：这次调用一时半会儿结束不了。"""
+    own_backends.metaso.hold = hold = Hold()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                    "params": {"name": "answer_question", "arguments": {"question": "家用 NAS 怎么选"}}})
-    deadline = time.monotonic() + 10
-    while not own_backends.metaso.requests and time.monotonic() < deadline:
-        time.sleep(0.02)
-    began = time.monotonic()
-    process.stdin.close()  # 客户端走了（Claude Desktop 退出时就是这样）
-    assert process.wait(10) == 0
-    assert time.monotonic() - began < 3
+    assert hold.arrived.wait(30)
+    return hold
+
+
+@pytest.mark.slow
+def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
+    """“马上”按事情的先后断言，不量秒数（机器忙的时候几秒说明不了什么）：服务结束时，它发出的搜索还停在模拟秘塔里
+    ——它没有等这次调用。"""
+    process = raw_server()
+    hold = asking_while_the_search_is_held(own_backends, process)
+    try:
+        process.stdin.close()  # 客户端走了（Claude Desktop 退出时就是这样）
+        assert process.wait(60) == 0
+        assert own_backends.metaso.busy == 1 and not hold.released.is_set()  # 搜索还停着：服务没有等它
+    finally:
+        hold.release()
     assert "Traceback" not in process.stderr.read()
 
 
@@ -380,15 +389,19 @@ def stderr_until(process, text, seconds):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
-def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
+def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(own_backends, raw_server, sent):
+    """客户端开着标准输入、一个调用的搜索还停在模拟秘塔里时收到信号：服务马上结束（按先后断言：结束时搜索还停着）。"""
     process = raw_server()
-    send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    send(process, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert sorted(tool["name"] for tool in json.loads(process.stdout.readline())["result"]["tools"]) == [
         "answer_question", "verify_answer"]
-    began = time.monotonic()
-    process.send_signal(sent)
-    assert process.wait(10) == 130
-    assert time.monotonic() - began < 3
+    hold = asking_while_the_search_is_held(own_backends, process)
+    try:
+        process.send_signal(sent)
+        assert process.wait(60) == 130
+        assert own_backends.metaso.busy == 1 and not hold.released.is_set()  # 没有等停着的搜索
+    finally:
+        hold.release()
     stderr = process.stderr.read()
     assert stderr.rstrip().endswith("已中断") and "Traceback" not in stderr
     assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字
