@@ -19,7 +19,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from sourced_answers.servers import mcp_server
 from tests.scripted_model import Hold
-from tests.serving import KEYS, Backends, run_with_debug, shows, the_only_line
+from tests.serving import KEYS, Backends, join_paid_work, run_with_debug, shows, the_only_line
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
 
 
@@ -415,3 +415,41 @@ def test_answer_question_with_context_searches_a_follow_up_together_with_the_ear
     assert text_of(result).startswith("搜索的问题（接上了 context）：RAID1 和 RAID5 有什么区别？ 那 RAID6 呢？")
     sent = backends.model.requests[-1]["body"]["messages"]
     assert [message["content"] for message in sent[1:3]] == ["家用 NAS 怎么选", "RAID1 和 RAID5 有什么区别？"]
+
+
+# ---------- 客户端取消了调用、不再读回应：不再为它付费（整个服务在本进程里，经管道说字节） ----------
+
+def cancel(server, request_id):
+    """客户端取消 request_id 的调用（MCP 的 notifications/cancelled），再等服务读过它（ping 的回应在它之后）。"""
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": request_id, "reason": "用户点了停止"}})
+    server.ping(f"取消 {request_id} 之后")
+
+
+def test_a_cancelled_call_stops_before_it_reads_pages_or_asks_the_model(mcp_wire, backends):
+    """检查发现：notifications/cancelled 之后没有回应（这是对的），可搜索和请模型回答照样做了、付了费。
+    取消时搜索已经发出去了（停在模拟秘塔里）：它放行之后，读网页、请模型回答都不再做，也没有回应。"""
+    server = mcp_wire()
+    backends.metaso.hold = hold = Hold()
+    server.call(5, "answer_question", {"question": "家用 NAS 怎么选", "read": 3})
+    assert hold.arrived.wait(30)
+    cancel(server, 5)
+    hold.release()
+    join_paid_work()
+    assert backends.metaso.requests == [("POST", "/api/v1/search")]
+    assert backends.model.requests == []
+    server.ping("做完之后")  # 取消了的调用没有回应：下一行就是这个 ping 的
+
+
+def test_a_call_cancelled_while_the_model_answers_asks_no_judge(mcp_wire, backends):
+    """取消时模型正在回答（停在脚本模型里）：它答完之后，评判模型一句也不问。"""
+    server = mcp_wire("--judge", "judge-yes", "--judge-all")
+    backends.model.hold = hold = Hold()
+    server.call(6, "answer_question", {"question": "家用 NAS 怎么选"})
+    assert hold.arrived.wait(30)
+    cancel(server, 6)
+    hold.release()
+    join_paid_work()
+    assert [request["body"]["model"] for request in backends.model.requests] == ["good"]
+    server.ping("做完之后")
+
