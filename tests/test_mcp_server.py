@@ -453,3 +453,20 @@ def test_a_call_cancelled_while_the_model_answers_asks_no_judge(mcp_wire, backen
     assert [request["body"]["model"] for request in backends.model.requests] == ["good"]
     server.ping("做完之后")
 
+
+def test_a_client_that_stops_reading_pays_for_nothing_more(mcp_wire, backends):
+    """检查发现：服务说了客户端不再读标准输出之后，又来的三个调用每个都付了一次搜索。客户端关掉读回应的那一端时，
+    正在做的调用（搜索停在模拟秘塔里）不再读网页、不再请模型回答，之后来的调用不开始。"""
+    server = mcp_wire()
+    backends.metaso.hold = hold = Hold()
+    server.call(7, "answer_question", {"question": "家用 NAS 怎么选", "read": 3})
+    assert hold.arrived.wait(30)
+    server.stop_reading()
+    assert server.noted("MCP 客户端不再读标准输出了")  # 不用等写回应的时候才发现
+    server.call(8, "answer_question", {"question": "RAID1 和 RAID5 有什么区别"})
+    assert server.noted("没有开始 tools/call（id 8）")
+    hold.release()
+    server.close()
+    join_paid_work()
+    assert backends.metaso.requests == [("POST", "/api/v1/search")]
+    assert backends.model.requests == []

@@ -8,14 +8,18 @@ id 是对象、批量、params 不是对象、没有 jsonrpc……），既不�
 
 往协议里写的只有 write_replies 一个任务：SDK 的回应和这里的错误走同一条流，一帧一行、写完就冲刷，帧不会交错；
 编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的几种错误换成中文（握手之前的请求，SDK 回的和
-参数不对一样：由 Handshake 认出来，说清楚要先发 initialize）。
+参数不对一样：由 Handshake 认出来，说清楚要先发 initialize）。客户端不再读标准输出了（写的时候管道断了，或者
+watch_reader 看见读的一端关了）：之后的回应丢掉，新的请求不交给 SDK，正在做的调用在下一步付费之前停下
+（core.abandoning）。
 服务期间文件描述符 0 指向 /dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
 """
 import os
+import select
 import sys
+import threading
 from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 import anyio
@@ -39,6 +43,7 @@ from mcp_types import (
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from pydantic import ValidationError
 
+from sourced_answers.core.abandoning import watched
 from sourced_answers.core.masking import masked_excerpt, masked_json_bytes
 from sourced_answers.core.settings import SERVE_DEFAULTS
 from sourced_answers.core.strings import literal
@@ -56,6 +61,7 @@ NOTE_EXCERPT = 100  # 标准错误上那一行引用收到的多少个字
 # 一行（一个消息）最多多少字节：和 --serve 的请求体同一个上限
 MAX_LINE = SERVE_DEFAULTS.max_body
 READ_CHUNK = 64 * 1024  # 读一行时每次最多读多少
+WATCH_MILLISECONDS = 250  # 看着客户端读不读标准输出的线程多久看一眼服务结束了没有
 # 握手之前的请求：SDK 回的是 -32602 "Invalid request parameters"（和参数不对一样），这里换成这一句
 NOT_INITIALIZED = "无效的请求：还没有初始化：先发 initialize 请求，收到回应之后再发别的请求（ping 除外）"
 
@@ -269,10 +275,28 @@ def size_text(size: int) -> str:
     return f"{megabytes} MB" if megabytes and not left else f"{size} 个字节"
 
 
+@dataclass
+class Session:
+    """一次服务里读、写两个任务共用的：写说明的地方、要遮的密钥、握手、客户端还读不读标准输出（unread 设上了就是不读了：
+    它也是 core.abandoning 的一个“走了”的标记，正在做的调用在下一步付费之前停下）。"""
+    log: Log
+    secrets: Sequence[str]
+    handshake: Handshake = field(default_factory=Handshake)
+    unread: threading.Event = field(default_factory=threading.Event)
+
+    def stopped_reading(self) -> None:
+        """客户端不再读标准输出了（写的时候管道断了，或者 poll 报告读的一端关了）：说一次。"""
+        if not self.unread.is_set():
+            self.unread.set()
+            self.log("MCP 客户端不再读标准输出了：之后的回应都丢掉，正在做的调用不再付费，新的请求不再开始；"
+                     "等它关掉标准输入")
+
+
 async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[SessionMessage],
-                        replies: MemoryObjectSendStream[SessionMessage], log: Log, secrets: Sequence[str],
-                        handshake: Handshake, max_line: int = MAX_LINE) -> None:
-    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。
+                        replies: MemoryObjectSendStream[SessionMessage], session: Session,
+                        max_line: int = MAX_LINE) -> None:
+    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。客户端不再读
+    标准输出之后，请求不再交给 SDK（回答送不到，不为它付费）。
     标准输入关掉（客户端走了）时关掉这两条流：SDK 结束服务（取消还在做的调用），写完剩下的回应。"""
     async with requests, replies:
         while line := await in_background(next_line, wire, max_line):
@@ -284,27 +308,47 @@ async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[Session
             else:
                 checked, received = read_line(line), line
             if isinstance(checked, Refusal):
-                log(refusal_note(checked, received, secrets))
-                if checked.answered:
+                session.log(refusal_note(checked, received, session.secrets))
+                if checked.answered and not session.unread.is_set():
                     await replies.send(SessionMessage(checked.reply()))
+            elif session.unread.is_set() and isinstance(checked, JSONRPCRequest):
+                session.log(f"没有开始 {literal(checked.method, 40)}（id {literal(str(checked.id), 40)}）："
+                            "客户端不再读标准输出了，回答送不到")
             else:
-                handshake.sent(checked)
+                session.handshake.sent(checked)
                 await requests.send(SessionMessage(checked))
 
 
-async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log,
-                        secrets: Sequence[str], handshake: Handshake) -> None:
+async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, session: Session) -> None:
     """唯一往协议里写的地方。客户端不再读了（管道断了）就说一声，之后的回应都丢掉，等它关掉标准输入。"""
-    writable = True
     async with replies:
         async for reply in replies:
-            if not writable:
+            if session.unread.is_set():
                 continue
+            message = in_chinese(session.handshake.explained(reply.message))
             try:
-                await in_background(send_frame, wire, frame_of(in_chinese(handshake.explained(reply.message)), secrets))
+                await in_background(send_frame, wire, frame_of(message, session.secrets))
             except OSError:
-                writable = False
-                log("MCP 客户端不再读标准输出了：之后的回应都丢掉，等它关掉标准输入")
+                session.stopped_reading()
+
+
+async def watch_reader(wire: BinaryIO, session: Session, ended: threading.Event) -> None:
+    """不等写回应的时候才发现：协议的输出是管道或套接字时，读的一端一关，poll 就报 POLLERR 或 POLLHUP。"""
+    if await in_background(reader_left, wire, ended):
+        session.stopped_reading()
+
+
+def reader_left(wire: BinaryIO, ended: threading.Event) -> bool:
+    """等到 wire 读的一端关了（True），或者服务结束了（ended，False）。普通文件、终端、/dev/null 不报这些：等到结束。"""
+    try:
+        poller = select.poll()
+        poller.register(wire.fileno(), 0)  # 不要任何事件：POLLERR、POLLHUP、POLLNVAL 总会报
+    except (AttributeError, OSError, ValueError):  # 没有 poll（Windows）、不是文件描述符（测试的内存流）
+        return False
+    while not ended.is_set():
+        for _, event in poller.poll(WATCH_MILLISECONDS):
+            return not event & select.POLLNVAL
+    return False
 
 
 def send_frame(wire: BinaryIO, frame: bytes) -> None:
@@ -323,9 +367,16 @@ async def serve_wire(server: Any, wire_in: BinaryIO, wire_out: BinaryIO, log: Lo
     """在一对字节流上服务 server（标准输入输出，或者测试的两根管道），直到读完 wire_in。"""
     requests, received = anyio.create_memory_object_stream[SessionMessage](0)
     replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
-    handshake = Handshake()
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(write_replies, to_write, wire_out, log, secrets, handshake)
-        # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
-        tasks.start_soon(read_requests, wire_in, requests, replies.clone(), log, secrets, handshake, max_line)
-        await server.run(received, replies, server.create_initialization_options())
+    session = Session(log, secrets)
+    ended = threading.Event()
+    # 客户端不再读了：SDK 正在做的每一个调用（它们的任务、守护线程都复制了这里的上下文）在下一步付费之前停下
+    with watched(session.unread):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(write_replies, to_write, wire_out, session)
+            tasks.start_soon(watch_reader, wire_out, session, ended)
+            # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
+            tasks.start_soon(read_requests, wire_in, requests, replies.clone(), session, max_line)
+            try:
+                await server.run(received, replies, server.create_initialization_options())
+            finally:
+                ended.set()
