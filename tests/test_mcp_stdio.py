@@ -27,7 +27,6 @@ from mcp_types import (
 from sourced_answers.core.settings import SERVE_DEFAULTS
 from sourced_answers.servers.mcp_stdio import (
     MAX_LINE,
-    NOT_INITIALIZED,
     Handshake,
     Refusal,
     TooLong,
@@ -213,7 +212,8 @@ def test_a_request_the_sdk_refused_before_the_handshake_says_to_send_initialize_
     handshake = Handshake()
     handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list"))
     assert handshake.explained(gated(1)) == JSONRPCError(
-        jsonrpc="2.0", id=1, error=ErrorData(code=INVALID_REQUEST, message=NOT_INITIALIZED))
+        jsonrpc="2.0", id=1, error=ErrorData(code=INVALID_REQUEST, message=(
+            "无效的请求：还没有初始化就发来了 tools/list：先发 initialize 请求，收到回应之后再发别的请求（ping 除外）")))
 
 
 def test_after_the_handshake_the_same_error_means_bad_parameters_again():
@@ -229,7 +229,7 @@ def test_a_refused_initialize_itself_is_a_parameter_problem_and_the_handshake_is
     handshake.sent(INITIALIZE)
     assert handshake.explained(gated(0)) == gated(0)
     handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list"))
-    assert handshake.explained(gated(1)).error.message == NOT_INITIALIZED
+    assert handshake.explained(gated(1)).error.message.startswith("无效的请求：还没有初始化就发来了 tools/list：")
 
 
 @pytest.mark.parametrize("first", [
@@ -445,9 +445,11 @@ def test_a_request_before_initialize_is_told_to_initialize_first(mcp_wire):
     server = mcp_wire(handshake=False)
     server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert server.reply() == {"jsonrpc": "2.0", "id": 1,
-                              "error": {"code": INVALID_REQUEST, "message": NOT_INITIALIZED}}
+                              "error": {"code": INVALID_REQUEST, "message": (
+                                  "无效的请求：还没有初始化就发来了 tools/list：先发 initialize 请求，"
+                                  "收到回应之后再发别的请求（ping 除外）")}}
     server.call(2, "verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": []})
-    assert server.reply()["error"] == {"code": INVALID_REQUEST, "message": NOT_INITIALIZED}
+    assert server.reply()["error"]["message"].startswith("无效的请求：还没有初始化就发来了 tools/call：先发 initialize")
     server.ping("握手之前")  # ping 不用握手
     server.send({"jsonrpc": "2.0", "id": 3, "method": "initialize",
                  "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "测", "version": "1"}}})

@@ -62,8 +62,6 @@ NOTE_EXCERPT = 100  # 标准错误上那一行引用收到的多少个字
 MAX_LINE = SERVE_DEFAULTS.max_body
 READ_CHUNK = 64 * 1024  # 读一行时每次最多读多少
 WATCH_MILLISECONDS = 250  # 看着客户端读不读标准输出的线程多久看一眼服务结束了没有
-# 握手之前的请求：SDK 回的是 -32602 "Invalid request parameters"（和参数不对一样），这里换成这一句
-NOT_INITIALIZED = "无效的请求：还没有初始化：先发 initialize 请求，收到回应之后再发别的请求（ping 除外）"
 
 
 @dataclass(frozen=True)
@@ -182,7 +180,7 @@ class Handshake:
                 self.asked[message.id] = message.method
 
     def explained(self, message: JSONRPCMessage) -> JSONRPCMessage:
-        """写出去之前的每一个消息：握手之前被 SDK 挡回来的请求换成 NOT_INITIALIZED，其余原样。"""
+        """写出去之前的每一个消息：握手之前被 SDK 挡回来的请求换成 not_initialized 的说明，其余原样。"""
         if self.done or not isinstance(message, JSONRPCResponse | JSONRPCError):
             return message
         method = self.asked.pop(message.id, None) if message.id is not None else None
@@ -193,11 +191,18 @@ class Handshake:
         gated = (message.error.code, message.error.message) == (INVALID_PARAMS, "Invalid request parameters")
         if not gated or method in (None, "initialize", "ping"):
             return message
-        return Refusal(INVALID_REQUEST, NOT_INITIALIZED, message.id).reply()
+        return Refusal(INVALID_REQUEST, not_initialized(method), message.id).reply()
 
     def finish(self) -> None:
         self.done = True
         self.asked.clear()
+
+
+def not_initialized(method: str) -> str:
+    """握手之前的请求：SDK 回的是 -32602 "Invalid request parameters"（和参数不对一样），
+    换成这一句：哪个请求、先做什么。"""
+    return (f"无效的请求：还没有初始化就发来了 {literal(method, 40)}：先发 initialize 请求，收到回应之后再发别的请求"
+            "（ping 除外）")
 
 
 def in_chinese(message: JSONRPCMessage) -> JSONRPCMessage:
