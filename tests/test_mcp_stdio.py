@@ -431,6 +431,23 @@ def test_a_too_long_line_gets_an_error_naming_the_limit_and_the_next_line_is_ans
     assert len(notes) == 1 and notes[0].endswith("）：" + start + "x" * (100 - len(start)) + "…")  # 读到的开头 100 个字
 
 
+def ping_of_length(request_id: str, size: int) -> bytes:
+    """一个 ping，params 里垫上空格，一共正好 size 个字节（不算换行）。"""
+    line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping", "params": {"垫": ""}},
+                      ensure_ascii=False).encode()
+    return line[:-3] + b" " * (size - len(line)) + line[-3:]
+
+
+def test_a_line_one_byte_over_the_limit_is_refused_and_one_at_the_limit_is_answered(mcp_wire):
+    server = mcp_wire(max_line=4096)
+    server.send(ping_of_length("正好", 4096))
+    assert server.reply() == {"jsonrpc": "2.0", "id": "正好", "result": {}}
+    server.send(ping_of_length("多一个字节", 4097))
+    assert server.reply()["error"] == {
+        "code": INVALID_REQUEST, "message": "无效的请求：一行超过了 4096 个字节，没有读完就丢掉了（一行只放一个消息）"}
+    server.ping("之后")
+
+
 @pytest.mark.parametrize(("line", "problem"), MALFORMED_NOTIFICATIONS.values(), ids=MALFORMED_NOTIFICATIONS.keys())
 def test_a_malformed_notification_gets_no_reply(mcp_wire, line, problem):
     """检查发现：格式不对的通知得到了一个回应，可 JSON-RPC 从不回应通知。"""
