@@ -112,6 +112,9 @@ class FakeMetaso(DemoMetaso):
         super().reset()
         # 接口名（search / reader）→ 故障设置（见 fail）
         self.faults: dict[str, dict[str, Any]] = {}
+        # 非 None 时（有 wait() 的闸门，比如 tests/scripted_model.Hold）：每个 POST（搜索、读取）先停在这里（还没记进
+        # requests），测试放行了才照常回答——“正在搜索”的时候做点什么，不用睡几秒
+        self.hold: Any = None
 
     def reusable(self) -> bool:
         """能不能交给下一个测试（tests/conftest.py）：没被关掉，也没有还在处理的请求（hang、delay 的故障）。"""
@@ -143,6 +146,8 @@ class FakeMetaso(DemoMetaso):
 
             def do_POST(self) -> None:
                 with fake.answering():
+                    if fake.hold is not None:
+                        fake.hold.wait()
                     super().do_POST()
 
         return CountedHandler

@@ -241,3 +241,23 @@ def backends():
     yield made
     made.close()
 
+
+
+@pytest.fixture
+def mcp_wire(backends, tmp_path):
+    """mcp_wire(*参数, **McpInProcess 的选项)：--mcp 的整个服务在本进程里，经管道说字节（tests/serving.McpInProcess），
+    后端刚重置过。测试结束时放行停着的请求、关掉标准输入，等服务和它付费的线程都结束。"""
+    from tests.serving import McpInProcess, join_paid_work
+    backends.reset()
+    opened = []
+
+    def opening(*flags, **options):
+        opened.append(McpInProcess(backends.env(tmp_path / "cache"), *flags, **options))
+        return opened[-1]
+    yield opening
+    for hold in (backends.metaso.hold, backends.model.hold):
+        if hold is not None:
+            hold.release()
+    for made in opened:
+        made.close()
+    join_paid_work()

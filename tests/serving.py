@@ -1,6 +1,8 @@
 """起 --serve 的真进程（测试 OpenAI 兼容的服务用）：等它在标准错误上说出地址，读出端口；标准错误由一个线程
-一行一行收着（访问日志、说明），测试随时能看。只听 127.0.0.1。"""
+一行一行收着（访问日志、说明），测试随时能看。只听 127.0.0.1。--serve 的应用、--mcp 的整个服务也能放在测试进程里
+（InProcess、McpInProcess）。"""
 import json
+import os
 import platform
 import re
 import subprocess
@@ -255,3 +257,112 @@ class Leaving:
 
     def leave(self) -> None:
         self.portal.call(self.left.set)
+
+
+class McpInProcess(LineLog):
+    """--mcp 的整个服务（mcp_server.build_server 建的服务，mcp_stdio.serve_wire 读写）在测试进程的一个线程里，
+    经两根管道说字节，和真进程的标准输入输出一样：send(消息)、reply()（下一行回应）、stop_reading()（客户端关掉
+    读回应的那一端）、close()（关掉标准输入，等服务结束）。服务写在标准错误上的行收在 LineLog 里。
+    max_line 给一个小的上限，测太长的行不用真的发 16 MB。"""
+
+    def __init__(self, env: dict[str, str], *flags: str, max_line: int | None = None,
+                 handshake: bool = True) -> None:
+        import anyio
+
+        from sourced_answers.cli.config import build_settings
+        from sourced_answers.cli.parser import build_parser
+        from sourced_answers.servers.mcp_server import build_server
+        from sourced_answers.servers.mcp_stdio import MAX_LINE, serve_wire
+        super().__init__()
+        settings = build_settings(build_parser("answer-with-sources").parse_args(["--mcp", *flags]), env, [])
+        server = build_server(settings)._lowlevel_server
+        server_in, self.stdin = os.pipe()
+        self.stdout, server_out = os.pipe()
+        self.wires = (os.fdopen(server_in, "rb"), os.fdopen(server_out, "wb"))
+        self.received = b""
+        self.ended = threading.Event()
+        self.failure: BaseException | None = None
+
+        def serve() -> None:
+            try:
+                anyio.run(serve_wire, server, *self.wires, self.add, settings.run.secrets, max_line or MAX_LINE)
+            except BaseException as error:  # noqa: BLE001  close() 再抛给测试
+                self.failure = error
+            finally:
+                self.ended.set()
+
+        threading.Thread(target=serve, name="mcp-in-process", daemon=True).start()
+        if handshake:
+            self.send({"jsonrpc": "2.0", "id": "握手", "method": "initialize",
+                       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "测试", "version": "1"}}})
+            assert self.reply()["result"]["serverInfo"]["name"] == "answer-with-sources"
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: object) -> None:
+        """一个消息（dict 编成一行 JSON，bytes 原样）加换行。"""
+        line = message if isinstance(message, bytes) else json.dumps(message, ensure_ascii=False).encode()
+        os.write(self.stdin, line + b"\n")
+
+    def send_large(self, line: bytes) -> None:
+        """很长的一行：服务一边读，这里一边写（管道只放得下 64 KB）。"""
+        view = memoryview(line + b"\n")
+        while view:
+            view = view[os.write(self.stdin, view[:1 << 20]):]
+
+    def call(self, request_id: object, tool: str, arguments: dict) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                   "params": {"name": tool, "arguments": arguments}})
+
+    def reply(self, seconds: float = 10) -> dict:
+        """下一行回应（最多等 seconds 秒：这是出错时的时限，不是在量快慢）。"""
+        import select
+        limit = time.monotonic() + seconds
+        while b"\n" not in self.received:
+            left = limit - time.monotonic()
+            assert left > 0 and select.select([self.stdout], [], [], left)[0], f"{seconds} 秒之内没有回应"
+            chunk = os.read(self.stdout, 1 << 16)
+            assert chunk, "服务关掉了标准输出"
+            self.received += chunk
+        line, self.received = self.received.split(b"\n", 1)
+        return json.loads(line)
+
+    def ping(self, request_id: str) -> None:
+        """发一个 ping，下一行回应就是它的：在它之前收到的消息，服务都已经处理过了（回应按顺序写）。"""
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        assert self.reply() == {"jsonrpc": "2.0", "id": request_id, "result": {}}
+
+    def noted(self, start: str, seconds: float = 10) -> bool:
+        """等到标准错误上有一行以 start 开头（最多 seconds 秒：出错时的时限）。"""
+        with self.changed:
+            return self.changed.wait_for(lambda: any(line.startswith(start) for line in self.lines), seconds)
+
+    def stop_reading(self) -> None:
+        """客户端不再读回应：关掉标准输出读的那一端。"""
+        os.close(self.stdout)
+        self.stdout = -1
+
+    def close(self, seconds: float = 10) -> None:
+        """关掉标准输入（客户端走了），等服务结束，关掉管道；服务里出的错在这里抛出。"""
+        if self.stdin >= 0:
+            os.close(self.stdin)
+            self.stdin = -1
+        assert self.ended.wait(seconds), "关掉标准输入之后服务没有结束"
+        if self.stdout >= 0:
+            self.stop_reading()
+        for wire in self.wires:
+            try:
+                wire.close()
+            except BrokenPipeError:  # 回应写到一半时客户端不读了：剩在缓冲里的那些本来就送不到
+                pass
+        if self.failure is not None:
+            raise self.failure
+
+
+def join_paid_work(seconds: float = 30) -> None:
+    """等回答问题的守护线程（servers.background 用函数名给线程命名：answer）都做完：之后数秘塔、模型收到的请求，
+    就是这次调用付过的全部。"""
+    for thread in threading.enumerate():
+        if thread.name == "answer":
+            thread.join(seconds)
+            assert not thread.is_alive(), "回答问题的线程没有做完"

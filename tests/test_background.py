@@ -1,5 +1,6 @@
 """servers/background.py 的回答优先（AnswersFirst）：聊天程序的后台任务等到没有回答在做、也没有别的后台任务在问模型时
-才去问模型，最多等一个上限（不会饿死）；等的时候提问的客户端走了，它就不再等、也不问模型。
+才去问模型，最多等一个上限（不会饿死）；等的时候提问的客户端走了，它就不再等、也不问模型。in_background：等结果的
+任务取消了，守护线程在下一步付费之前停下。
 
 每个测试在自己的事件循环里（asyncio.run）：先后由事件和次序决定，不看钟表。"""
 import asyncio
@@ -7,8 +8,8 @@ import threading
 
 import pytest
 
-from sourced_answers.core.abandoning import ClientGone, watched
-from sourced_answers.servers.background import AnswersFirst
+from sourced_answers.core.abandoning import ClientGone, stop_if_gone, watched
+from sourced_answers.servers.background import AnswersFirst, in_background
 
 
 async def settle():
@@ -156,3 +157,51 @@ def test_the_waiting_count_says_how_many_tasks_wait():
         return waiting, first.waiting, sorted(happened)
 
     assert run(scenario) == (2, 0, ["打标签", "猜后续问题"])
+
+
+# ---------- in_background：等结果的任务取消了，线程里之后要付费的步骤都不做 ----------
+
+def paid_steps(started, go_on, paid):
+    """在守护线程里做的事：说一声开始了，等 go_on，再做两步“要付费的”（每一步之前 stop_if_gone，做了就记下）。"""
+    started.set()
+    go_on.wait(30)
+    for step in ("读网页", "请模型回答"):
+        stop_if_gone()
+        paid.append(step)
+
+
+def test_cancelling_the_awaiting_task_stops_the_thread_before_its_next_paid_step():
+    """MCP 客户端取消调用时，SDK 取消的是等结果的任务；线程不能接着付费。"""
+    started, go_on, paid = threading.Event(), threading.Event(), []
+
+    async def scenario():
+        task = asyncio.create_task(in_background(paid_steps, started, go_on, paid))
+        await asyncio.to_thread(started.wait, 30)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+
+    go_on.set()  # 线程接着做：取消之后的两步都不该做
+    for thread in threading.enumerate():
+        if thread.name == "paid_steps":
+            thread.join(30)
+    assert paid == []
+
+
+def test_a_mark_set_outside_still_counts_inside_in_background():
+    """--serve 的“客户端走了”套在外面，in_background 自己的标记在里面：设上外面的那个，线程里照样停下。"""
+    gone, started, go_on, paid = threading.Event(), threading.Event(), threading.Event(), []
+
+    async def scenario():
+        with watched(gone):
+            task = asyncio.create_task(in_background(paid_steps, started, go_on, paid))
+        await asyncio.to_thread(started.wait, 30)
+        gone.set()
+        go_on.set()
+        with pytest.raises(ClientGone):
+            await task
+
+    asyncio.run(scenario())
+    assert paid == []

@@ -18,7 +18,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from sourced_answers.servers import mcp_server
-from tests.serving import KEYS, Backends, run_with_debug, shows, the_only_line
+from tests.scripted_model import Hold
+from tests.serving import KEYS, Backends, join_paid_work, run_with_debug, shows, the_only_line
 from tests.support import GOOD_ANSWER, HERE, NAS_RECORD_SOURCES, WRONG_NUMBER, cli_command, cli_env, run_cli
 
 
@@ -335,19 +336,27 @@ def own_backends():
     made.close()
 
 
-@pytest.mark.slow
-def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
-    own_backends.metaso.fail_with("search", "hang")  # 秘塔不回应：这次调用一时半会儿结束不了
-    process = raw_server()
+def asking_while_the_search_is_held(own_backends, process):
+    """调用 answer_question，等到它的搜索停在模拟秘塔里（own_backends.metaso.hold）：这次调用一时半会儿结束不了。"""
+    own_backends.metaso.hold = hold = Hold()
     send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                    "params": {"name": "answer_question", "arguments": {"question": "家用 NAS 怎么选"}}})
-    deadline = time.monotonic() + 10
-    while not own_backends.metaso.requests and time.monotonic() < deadline:
-        time.sleep(0.02)
-    began = time.monotonic()
-    process.stdin.close()  # 客户端走了（Claude Desktop 退出时就是这样）
-    assert process.wait(10) == 0
-    assert time.monotonic() - began < 3
+    assert hold.arrived.wait(30)
+    return hold
+
+
+@pytest.mark.slow
+def test_closing_stdin_during_a_hanging_call_ends_the_server_at_once(own_backends, raw_server):
+    """“马上”按事情的先后断言，不量秒数（机器忙的时候几秒说明不了什么）：服务结束时，它发出的搜索还停在模拟秘塔里
+    ——它没有等这次调用。"""
+    process = raw_server()
+    hold = asking_while_the_search_is_held(own_backends, process)
+    try:
+        process.stdin.close()  # 客户端走了（Claude Desktop 退出时就是这样）
+        assert process.wait(60) == 0
+        assert own_backends.metaso.busy == 1 and not hold.released.is_set()  # 搜索还停着：服务没有等它
+    finally:
+        hold.release()
     assert "Traceback" not in process.stderr.read()
 
 
@@ -380,15 +389,19 @@ def stderr_until(process, text, seconds):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sent", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
-def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(raw_server, sent):
+def test_a_signal_ends_the_server_while_the_client_keeps_stdin_open(own_backends, raw_server, sent):
+    """客户端开着标准输入、一个调用的搜索还停在模拟秘塔里时收到信号：服务马上结束（按先后断言：结束时搜索还停着）。"""
     process = raw_server()
-    send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    send(process, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert sorted(tool["name"] for tool in json.loads(process.stdout.readline())["result"]["tools"]) == [
         "answer_question", "verify_answer"]
-    began = time.monotonic()
-    process.send_signal(sent)
-    assert process.wait(10) == 130
-    assert time.monotonic() - began < 3
+    hold = asking_while_the_search_is_held(own_backends, process)
+    try:
+        process.send_signal(sent)
+        assert process.wait(60) == 130
+        assert own_backends.metaso.busy == 1 and not hold.released.is_set()  # 没有等停着的搜索
+    finally:
+        hold.release()
     stderr = process.stderr.read()
     assert stderr.rstrip().endswith("已中断") and "Traceback" not in stderr
     assert process.stdout.read() == ""  # 标准输出只有协议：没有多出来的文字
@@ -402,3 +415,58 @@ def test_answer_question_with_context_searches_a_follow_up_together_with_the_ear
     assert text_of(result).startswith("搜索的问题（接上了 context）：RAID1 和 RAID5 有什么区别？ 那 RAID6 呢？")
     sent = backends.model.requests[-1]["body"]["messages"]
     assert [message["content"] for message in sent[1:3]] == ["家用 NAS 怎么选", "RAID1 和 RAID5 有什么区别？"]
+
+
+# ---------- 客户端取消了调用、不再读回应：不再为它付费（整个服务在本进程里，经管道说字节） ----------
+
+def cancel(server, request_id):
+    """客户端取消 request_id 的调用（MCP 的 notifications/cancelled），再等服务读过它（ping 的回应在它之后）。"""
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": request_id, "reason": "用户点了停止"}})
+    server.ping(f"取消 {request_id} 之后")
+
+
+def test_a_cancelled_call_stops_before_it_reads_pages_or_asks_the_model(mcp_wire, backends):
+    """检查发现：notifications/cancelled 之后没有回应（这是对的），可搜索和请模型回答照样做了、付了费。
+    取消时搜索已经发出去了（停在模拟秘塔里）：它放行之后，读网页、请模型回答都不再做，也没有回应。"""
+    server = mcp_wire()
+    backends.metaso.hold = hold = Hold()
+    server.call(5, "answer_question", {"question": "家用 NAS 怎么选", "read": 3})
+    assert hold.arrived.wait(30)
+    cancel(server, 5)
+    hold.release()
+    join_paid_work()
+    assert backends.metaso.requests == [("POST", "/api/v1/search")]
+    assert backends.model.requests == []
+    server.ping("做完之后")  # 取消了的调用没有回应：下一行就是这个 ping 的
+
+
+def test_a_call_cancelled_while_the_model_answers_asks_no_judge(mcp_wire, backends):
+    """取消时模型正在回答（停在脚本模型里）：它答完之后，评判模型一句也不问。"""
+    server = mcp_wire("--judge", "judge-yes", "--judge-all")
+    backends.model.hold = hold = Hold()
+    server.call(6, "answer_question", {"question": "家用 NAS 怎么选"})
+    assert hold.arrived.wait(30)
+    cancel(server, 6)
+    hold.release()
+    join_paid_work()
+    assert [request["body"]["model"] for request in backends.model.requests] == ["good"]
+    server.ping("做完之后")
+
+
+def test_a_client_that_stops_reading_pays_for_nothing_more(mcp_wire, backends):
+    """检查发现：服务说了客户端不再读标准输出之后，又来的三个调用每个都付了一次搜索。客户端关掉读回应的那一端时，
+    正在做的调用（搜索停在模拟秘塔里）不再读网页、不再请模型回答，之后来的调用不开始。"""
+    server = mcp_wire()
+    backends.metaso.hold = hold = Hold()
+    server.call(7, "answer_question", {"question": "家用 NAS 怎么选", "read": 3})
+    assert hold.arrived.wait(30)
+    server.stop_reading()
+    assert server.noted("MCP 客户端不再读标准输出了")  # 不用等写回应的时候才发现
+    server.call(8, "answer_question", {"question": "RAID1 和 RAID5 有什么区别"})
+    assert server.noted("没有开始 tools/call（id 8）")
+    hold.release()
+    server.close()
+    join_paid_work()
+    assert backends.metaso.requests == [("POST", "/api/v1/search")]
+    assert backends.model.requests == []

@@ -1,8 +1,12 @@
 """--mcp 按协议回答格式不对的请求（客户端只认协议规定的错误，别的它会当作服务坏了）：每一行都有 JSON-RPC 规定的错误（-32700、-32600、-32602），
-认得出 id 就带上、认不出是 null，一秒之内；标准错误上写一行中文（遮过密钥）；服务接着回答下一个请求。
+认得出 id 就带上、认不出是 null；标准错误上写一行中文（遮过密钥）；服务接着回答下一个请求。通知（没有 id）
+格式不对也不回话；太长的行不整个读进内存；握手之前的请求说清楚要先 initialize。
 
-read_line 是一行字节 → 交给 SDK 的消息或一个 Refusal，在本进程里测；同一张表再对真进程发一遍原始的字节。"""
+read_line 是一行字节 → 交给 SDK 的消息或一个 Refusal，在本进程里测；同一张表再对真进程发一遍原始的字节。
+整个服务经管道说字节的，在本进程里（tests/serving.McpInProcess）；内存、真的标准输入输出用真进程。"""
+import io
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -20,7 +24,18 @@ from mcp_types import (
     JSONRPCResponse,
 )
 
-from sourced_answers.servers.mcp_stdio import Refusal, frame_of, in_chinese, read_line, refusal_note
+from sourced_answers.core.settings import SERVE_DEFAULTS
+from sourced_answers.servers.mcp_stdio import (
+    MAX_LINE,
+    Handshake,
+    Refusal,
+    TooLong,
+    frame_of,
+    in_chinese,
+    next_line,
+    read_line,
+    refusal_note,
+)
 from tests import loopback
 from tests.serving import KEYS, Backends, shows
 from tests.support import CANARY_KEY, cli_command
@@ -68,8 +83,16 @@ MALFORMED = {
                      INVALID_PARAMS, 11, "参数不对：params 应是对象"),
     "params-string-unknown-method": (b'{"jsonrpc": "2.0", "id": 12, "method": "foo/bar", "params": "x"}',
                                      INVALID_REQUEST, 12, "无效的请求：params 应是对象"),
-    "notification-params-string": (b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}',
-                                   INVALID_PARAMS, None, "参数不对：params 应是对象"),
+}
+
+# 格式不对的通知（有 method、没有 id）：(收到的一行, 标准错误上那一行说的问题)。JSON-RPC 从不回应通知
+MALFORMED_NOTIFICATIONS = {
+    "params-string": (b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "x"}',
+                      "参数不对：params 应是对象"),
+    "params-array-unknown-method": (b'{"jsonrpc": "2.0", "method": "notifications/bogus", "params": [1]}',
+                                    "无效的请求：params 应是对象"),
+    "no-jsonrpc": (b'{"method": "notifications/initialized"}', BAD_VERSION),
+    "jsonrpc-1.0": (b'{"jsonrpc": "1.0", "method": "notifications/progress", "params": {}}', BAD_VERSION),
 }
 
 
@@ -78,6 +101,20 @@ MALFORMED = {
 @pytest.mark.parametrize(("line", "code", "request_id", "message"), MALFORMED.values(), ids=MALFORMED.keys())
 def test_a_malformed_line_gets_the_error_the_spec_names(line, code, request_id, message):
     assert read_line(line) == Refusal(code, message, request_id)
+
+
+@pytest.mark.parametrize(("line", "problem"), MALFORMED_NOTIFICATIONS.values(), ids=MALFORMED_NOTIFICATIONS.keys())
+def test_a_malformed_notification_is_not_answered_but_noted(line, problem):
+    refused = read_line(line)
+    assert isinstance(refused, Refusal) and refused.answered is False
+    assert refusal_note(refused, line, []).startswith(f"丢掉了一个格式不对的通知（{problem}；通知不回话）：")
+
+
+def test_an_object_that_is_no_request_at_all_is_still_answered_with_a_null_id():
+    """没有 id、也没有字符串的 method：不是通知（JSON-RPC 规范自己的例子 {"method": 1} 就回 -32600 和 null）。"""
+    assert read_line(b'{"jsonrpc": "2.0", "method": 1, "params": "bar"}') == Refusal(
+        INVALID_REQUEST, "无效的请求：method 应是字符串")
+    assert read_line(b'{"jsonrpc": "2.0", "params": {}}') == Refusal(INVALID_REQUEST, NO_METHOD)
 
 
 def test_a_big_integer_or_empty_string_id_is_still_an_id():
@@ -126,6 +163,87 @@ def test_the_refusal_reply_is_a_json_rpc_error():
                                            "error": {"code": INVALID_REQUEST, "message": BAD_ID}}
 
 
+# ---------- 一行的长度：和 --serve 的请求体同一个上限，读的时候从不多拿 ----------
+
+class Counted(io.BufferedReader):
+    """记下每次 readline 拿到的最多字节数：太长的行是不是一段一段读、丢掉的。"""
+    largest = 0
+
+    def readline(self, size=-1):
+        line = super().readline(size)
+        self.largest = max(self.largest, len(line))
+        return line
+
+
+def test_the_line_limit_is_the_serve_body_limit():
+    assert MAX_LINE == SERVE_DEFAULTS.max_body == 16 * 1024 * 1024
+
+
+def test_a_line_over_the_limit_is_read_in_bounded_pieces_and_the_next_line_is_intact():
+    """检查发现：一行 120 MB 的输入让进程长到 196 MB。太长的行读到上限就知道了，剩下的一段一段丢掉。"""
+    wire = Counted(io.BytesIO(b"x" * 1_000_000 + b"\n" + b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'))
+    refused = next_line(wire, 1000)
+    assert isinstance(refused, TooLong) and refused.reply().error == ErrorData(
+        code=INVALID_REQUEST, message="无效的请求：一行超过了 1000 个字节，没有读完就丢掉了（一行只放一个消息）")
+    assert refused.line.startswith(b"x" * 100)  # 标准错误上那一行引用的开头
+    assert wire.largest <= 64 * 1024 + 1  # 没有一次拿着整行
+    assert next_line(wire, 1000) == b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+    assert next_line(wire, 1000) == b""
+
+
+def test_a_line_exactly_at_the_limit_is_read_and_the_message_names_the_limit_in_megabytes():
+    assert next_line(io.BytesIO(b"y" * 1000 + b"\nz"), 1000) == b"y" * 1000 + b"\n"
+    assert next_line(io.BytesIO(b"y" * 1000), 1000) == b"y" * 1000  # 最后一行没有换行
+    too_long = next_line(io.BytesIO(b"y" * (MAX_LINE + 1)), MAX_LINE)
+    assert isinstance(too_long, TooLong) and "一行超过了 16 MB" in too_long.message
+
+
+# ---------- 握手之前的请求 ----------
+
+INITIALIZE = JSONRPCRequest(jsonrpc="2.0", id=0, method="initialize", params={})
+GATED = ErrorData(code=INVALID_PARAMS, message="Invalid request parameters", data="")  # SDK 挡回来时说的
+
+
+def gated(request_id):
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=GATED)
+
+
+def test_a_request_the_sdk_refused_before_the_handshake_says_to_send_initialize_first():
+    handshake = Handshake()
+    handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list"))
+    assert handshake.explained(gated(1)) == JSONRPCError(
+        jsonrpc="2.0", id=1, error=ErrorData(code=INVALID_REQUEST, message=(
+            "无效的请求：还没有初始化就发来了 tools/list：先发 initialize 请求，收到回应之后再发别的请求（ping 除外）")))
+
+
+def test_after_the_handshake_the_same_error_means_bad_parameters_again():
+    handshake = Handshake()
+    handshake.sent(INITIALIZE)
+    handshake.explained(JSONRPCResponse(jsonrpc="2.0", id=0, result={"protocolVersion": "2025-06-18"}))
+    handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call", params={}))
+    assert handshake.explained(gated(1)) == gated(1)
+
+
+def test_a_refused_initialize_itself_is_a_parameter_problem_and_the_handshake_is_still_to_come():
+    handshake = Handshake()
+    handshake.sent(INITIALIZE)
+    assert handshake.explained(gated(0)) == gated(0)
+    handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/list"))
+    assert handshake.explained(gated(1)).error.message.startswith("无效的请求：还没有初始化就发来了 tools/list：")
+
+
+@pytest.mark.parametrize("first", [
+    JSONRPCNotification(jsonrpc="2.0", method="notifications/initialized"),
+    JSONRPCRequest(jsonrpc="2.0", id=9, method="tools/list",
+                   params={"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+], ids=["bare-initialized", "modern-envelope"])
+def test_when_the_sdk_needs_no_handshake_its_errors_are_left_alone(first):
+    handshake = Handshake()
+    handshake.sent(first)
+    handshake.sent(JSONRPCRequest(jsonrpc="2.0", id=1, method="tools/call", params={}))
+    assert handshake.explained(gated(1)) == gated(1)
+
+
 # ---------- 标准错误上的一行、写出去的帧 ----------
 
 def test_the_note_is_one_line_with_the_key_masked():
@@ -172,8 +290,8 @@ def test_the_sdk_english_errors_are_said_in_chinese():
 # ---------- 真进程：原始的字节 ----------
 
 class Wire:
-    """python answer_with_sources.py --mcp 的进程，直接说字节：send(一行)、reply()（下一行回应，等一秒）、
-    note()（标准错误上的下一行，等一秒）。握手之后交给测试。"""
+    """python answer_with_sources.py --mcp 的进程，直接说字节：send(一行)、reply()（下一行回应）、
+    note()（标准错误上的下一行）。握手之后交给测试。等待的秒数是出错时的时限，不是在量快慢：忙的机器上也够。"""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(cli_command("--mcp"), env=env, stdin=subprocess.PIPE,
@@ -201,20 +319,20 @@ class Wire:
         self.process.stdin.write(line + b"\n")
         self.process.stdin.flush()
 
-    def reply(self, seconds: float = 1) -> dict:
+    def reply(self, seconds: float = 10) -> dict:
         try:
             return json.loads(self.replies.get(timeout=seconds).decode("utf-8"))
         except queue.Empty:
             pytest.fail(f"{seconds} 秒之内没有回应")
 
-    def note(self, seconds: float = 1) -> str:
+    def note(self, seconds: float = 10) -> str:
         try:
             return self.notes.get(timeout=seconds).decode("utf-8").rstrip("\n")
         except queue.Empty:
             pytest.fail(f"{seconds} 秒之内标准错误上没有新的一行")
 
     def still_serving(self) -> None:
-        """接着发的 ping 一秒之内有回答。"""
+        """接着发的 ping 有回答（回应按顺序写：在它之前的行都处理过了）。"""
         self.pings += 1
         self.send(json.dumps({"jsonrpc": "2.0", "id": f"ping-{self.pings}", "method": "ping"}).encode())
         assert self.reply() == {"jsonrpc": "2.0", "id": f"ping-{self.pings}", "result": {}}
@@ -298,3 +416,84 @@ def test_a_blank_line_is_skipped_silently(wire):
     wire.send(b"   \r")
     wire.still_serving()
     assert wire.notes.empty()
+
+
+# ---------- 整个服务在本进程里：管道上的字节 ----------
+
+def test_a_too_long_line_gets_an_error_naming_the_limit_and_the_next_line_is_answered(mcp_wire):
+    server = mcp_wire(max_line=4096)
+    server.send_large(b'{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": "' + b"x" * 200_000 + b'"}}')
+    assert server.reply() == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": INVALID_REQUEST, "message": "无效的请求：一行超过了 4096 个字节，没有读完就丢掉了（一行只放一个消息）"}}
+    server.ping("之后")
+    start = '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"x": "'
+    notes = [line for line in server.lines if line.startswith("拒绝了一个请求")]
+    assert len(notes) == 1 and notes[0].endswith("）：" + start + "x" * (100 - len(start)) + "…")  # 读到的开头 100 个字
+
+
+def ping_of_length(request_id: str, size: int) -> bytes:
+    """一个 ping，params 里垫上空格，一共正好 size 个字节（不算换行）。"""
+    line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping", "params": {"垫": ""}},
+                      ensure_ascii=False).encode()
+    return line[:-3] + b" " * (size - len(line)) + line[-3:]
+
+
+def test_a_line_one_byte_over_the_limit_is_refused_and_one_at_the_limit_is_answered(mcp_wire):
+    server = mcp_wire(max_line=4096)
+    server.send(ping_of_length("正好", 4096))
+    assert server.reply() == {"jsonrpc": "2.0", "id": "正好", "result": {}}
+    server.send(ping_of_length("多一个字节", 4097))
+    assert server.reply()["error"] == {
+        "code": INVALID_REQUEST, "message": "无效的请求：一行超过了 4096 个字节，没有读完就丢掉了（一行只放一个消息）"}
+    server.ping("之后")
+
+
+@pytest.mark.parametrize(("line", "problem"), MALFORMED_NOTIFICATIONS.values(), ids=MALFORMED_NOTIFICATIONS.keys())
+def test_a_malformed_notification_gets_no_reply(mcp_wire, line, problem):
+    """检查发现：格式不对的通知得到了一个回应，可 JSON-RPC 从不回应通知。"""
+    server = mcp_wire()
+    server.send(line)
+    server.ping("通知之后")  # 下一行回应就是 ping 的：通知没有回应
+    assert server.lines[-1].startswith(f"丢掉了一个格式不对的通知（{problem}；通知不回话）：")
+
+
+def test_a_request_before_initialize_is_told_to_initialize_first(mcp_wire):
+    """检查发现：握手之前的调用得到的是 -32602 参数不对，没有别的说明。"""
+    server = mcp_wire(handshake=False)
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert server.reply() == {"jsonrpc": "2.0", "id": 1,
+                              "error": {"code": INVALID_REQUEST, "message": (
+                                  "无效的请求：还没有初始化就发来了 tools/list：先发 initialize 请求，"
+                                  "收到回应之后再发别的请求（ping 除外）")}}
+    server.call(2, "verify_answer", {"answer": "RAID1 是镜像 [1]。", "sources": []})
+    assert server.reply()["error"]["message"].startswith("无效的请求：还没有初始化就发来了 tools/call：先发 initialize")
+    server.ping("握手之前")  # ping 不用握手
+    server.send({"jsonrpc": "2.0", "id": 3, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "测", "version": "1"}}})
+    assert server.reply()["result"]["serverInfo"]["name"] == "answer-with-sources"
+    server.send({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {}})  # 握手之后：真的是参数不对
+    assert server.reply()["error"] == {"code": INVALID_PARAMS, "message": "参数不对", "data": ""}
+    server.send({"jsonrpc": "2.0", "id": 5, "method": "tools/list"})
+    assert len(server.reply()["result"]["tools"]) == 2
+
+
+def peak_memory_kb(pid: int) -> int:
+    """进程到现在为止用过的最多内存（Linux 的 VmHWM，KB）。"""
+    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="要读 /proc 的 VmHWM（Linux）")
+def test_a_120_mb_line_does_not_grow_the_server_by_its_size(wire):
+    """检查发现：一行 120 MB 的输入让进程长到 196 MB。上限是 16 MB：读到上限就回错误、把剩下的丢掉，
+    进程多用的不到上限的两倍（读到的 16 MB 加上读的缓冲），远小于这一行本身。"""
+    before = peak_memory_kb(wire.process.pid)
+    wire.process.stdin.write(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "' + b"x" * (120 << 20) + b'"}}\n')
+    wire.process.stdin.flush()
+    assert wire.reply(60) == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": INVALID_REQUEST, "message": "无效的请求：一行超过了 16 MB，没有读完就丢掉了（一行只放一个消息）"}}
+    assert wire.note().startswith("拒绝了一个请求（-32600 无效的请求：一行超过了 16 MB")
+    wire.still_serving()
+    grown_mb = (peak_memory_kb(wire.process.pid) - before) / 1024
+    assert grown_mb < 32, f"读这一行时进程多用了 {grown_mb:.0f} MB"

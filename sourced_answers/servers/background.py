@@ -13,18 +13,20 @@ from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sourced_answers.core.abandoning import stop_if_gone
+from sourced_answers.core.abandoning import stop_if_gone, watched
 from sourced_answers.servers.openai_protocol import RequestProblem
 
 T = TypeVar("T")
 
 
 async def in_background(call: Callable[..., T], *args: Any) -> T:
-    """在一个新的守护线程里调用 call(*args)，返回它的结果（或抛出它的异常）。等它的任务被取消时线程照样做完，
-    结果没人要就扔掉。"""
+    """在一个新的守护线程里调用 call(*args)，返回它的结果（或抛出它的异常）。等它的任务被取消时（MCP 客户端取消了
+    这次调用、服务要停了）线程不等它，结果没人要就扔掉；线程里之后要付费的步骤都不做了（core.abandoning：取消时
+    设上这个线程的“走了”的标记，搜索、读取、请模型回答、评判之前都看它）。"""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[T] = loop.create_future()
     context = contextvars.copy_context()
+    abandoned = threading.Event()
 
     def settle(result: Any, error: BaseException | None) -> None:
         if done.done():  # 等它的请求已经取消了
@@ -40,16 +42,24 @@ async def in_background(call: Callable[..., T], *args: Any) -> T:
         except RuntimeError:  # 事件循环已经关了（服务停了）：没有人等这个结果
             pass
 
+    def watched_call() -> T:
+        with watched(abandoned):
+            return call(*args)
+
     def work() -> None:
         try:
-            result = context.run(call, *args)
+            result = context.run(watched_call)
         except BaseException as error:  # noqa: BLE001  原样交给等它的任务
             report(None, error)
         else:
             report(result, None)
 
     threading.Thread(target=work, name=getattr(call, "__name__", "work"), daemon=True).start()
-    return await done
+    try:
+        return await done
+    except asyncio.CancelledError:
+        abandoned.set()
+        raise
 
 
 @dataclass

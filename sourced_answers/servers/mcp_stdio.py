@@ -3,17 +3,23 @@ id 是对象、批量、params 不是对象、没有 jsonrpc……），既不�
 
 这里每一行先由 read_line 检查：合格的交给 SDK；不合格的按 JSON-RPC 回一个错误（-32700 解析错误、-32600 无效的请求、
 -32602 参数不对；认得出 id 就带上，认不出是 null），标准错误上写一行，接着读下一行。客户端的回应（result、error）
-格式不对时不回话（回应不能再回应），只写那一行。
+和通知（有 method、没有 id）格式不对时不回话（JSON-RPC 不回应它们），只写那一行。一行最多 MAX_LINE 个字节（和
+--serve 的请求体一样）：更长的行不整个读进内存：读到上限就知道了，剩下的一段一段读掉、丢掉，回 -32600。
 
 往协议里写的只有 write_replies 一个任务：SDK 的回应和这里的错误走同一条流，一帧一行、写完就冲刷，帧不会交错；
-编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的两种错误换成中文。服务期间文件描述符 0 指向
-/dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
+编不成 UTF-8 的字（单独的代理码位）换成 U+FFFD 再写，SDK 用英文说的几种错误换成中文（握手之前的请求，SDK 回的和
+参数不对一样：由 Handshake 认出来，说清楚要先发 initialize）。客户端不再读标准输出了（写的时候管道断了，或者
+watch_reader 看见读的一端关了）：之后的回应丢掉，新的请求不交给 SDK，正在做的调用在下一步付费之前停下
+（core.abandoning）。
+服务期间文件描述符 0 指向 /dev/null、1 指向标准错误，协议用它们的副本：别处漏出来的 print、子进程的输出混不进协议。
 """
 import os
+import select
 import sys
+import threading
 from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 import anyio
@@ -25,15 +31,21 @@ from mcp_types import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
+    PROTOCOL_VERSION_META_KEY,
     ErrorData,
     JSONRPCError,
     JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
     jsonrpc_message_adapter,
 )
 from mcp_types.methods import SPEC_CLIENT_METHODS, SPEC_CLIENT_NOTIFICATION_METHODS
 from pydantic import ValidationError
 
+from sourced_answers.core.abandoning import watched
 from sourced_answers.core.masking import masked_excerpt, masked_json_bytes
+from sourced_answers.core.settings import SERVE_DEFAULTS
 from sourced_answers.core.strings import literal
 from sourced_answers.servers.background import in_background
 
@@ -46,6 +58,10 @@ KNOWN_METHODS = SPEC_CLIENT_METHODS | SPEC_CLIENT_NOTIFICATION_METHODS
 SDK_MESSAGES = {(METHOD_NOT_FOUND, "Method not found"): "没有这个方法",
                 (INVALID_PARAMS, "Invalid request parameters"): "参数不对"}
 NOTE_EXCERPT = 100  # 标准错误上那一行引用收到的多少个字
+# 一行（一个消息）最多多少字节：和 --serve 的请求体同一个上限
+MAX_LINE = SERVE_DEFAULTS.max_body
+READ_CHUNK = 64 * 1024  # 读一行时每次最多读多少
+WATCH_MILLISECONDS = 250  # 看着客户端读不读标准输出的线程多久看一眼服务结束了没有
 
 
 @dataclass(frozen=True)
@@ -93,7 +109,15 @@ def is_request_id(value: Any) -> bool:
 
 
 def request_of(value: dict[str, Any], known_methods: Container[str]) -> JSONRPCMessage | Refusal:
-    """请求或通知：先认 id（之后的错误都带上它），再看 jsonrpc、method、params。"""
+    """请求或通知。通知（有字符串的 method、没有 id）格式不对也不回话（JSON-RPC 从不回应通知），只写一行。"""
+    checked = checked_request(value, known_methods)
+    if isinstance(checked, Refusal) and "id" not in value and isinstance(value.get("method"), str):
+        return replace(checked, message=f"丢掉了一个格式不对的通知（{checked.message}；通知不回话）", answered=False)
+    return checked
+
+
+def checked_request(value: dict[str, Any], known_methods: Container[str]) -> JSONRPCMessage | Refusal:
+    """先认 id（之后的错误都带上它），再看 jsonrpc、method、params。"""
     request_id = value.get("id")
     if "id" in value and not is_request_id(request_id):
         return Refusal(INVALID_REQUEST, "无效的请求：id 应是字符串或整数")
@@ -130,6 +154,55 @@ def refusal_note(refusal: Refusal, line: bytes, secrets: Sequence[str]) -> str:
     if not refusal.answered:
         return f"{refusal.message}：{received}"
     return f"拒绝了一个请求（{refusal.code} {refusal.message}）：{received}"
+
+
+class Handshake:
+    """客户端握手了没有（initialize 有了成功的回应）。SDK 对握手之前的请求回 -32602 "Invalid request parameters"，
+    和参数不对时一字不差：这里记着握手之前交给 SDK 的请求（id → 方法），认出 SDK 因为没握手而回的错误，换成一句
+    说清楚要先发 initialize 的 -32600。握手之后什么也不记。SDK 不要握手的两种情形也算握手了：客户端直接发了
+    notifications/initialized，或者第一个请求带着 2026 年以后的协议的信封（params._meta 里的协议版本）。"""
+
+    def __init__(self) -> None:
+        self.done = False
+        self.asked: dict[RequestId, str] = {}
+
+    def sent(self, message: JSONRPCMessage) -> None:
+        """读的任务交给 SDK 的每一个消息。"""
+        if self.done:
+            return
+        if isinstance(message, JSONRPCNotification) and message.method == "notifications/initialized":
+            self.finish()
+        elif isinstance(message, JSONRPCRequest):
+            meta = (message.params or {}).get("_meta")
+            if message.method != "initialize" and isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
+                self.finish()
+            else:
+                self.asked[message.id] = message.method
+
+    def explained(self, message: JSONRPCMessage) -> JSONRPCMessage:
+        """写出去之前的每一个消息：握手之前被 SDK 挡回来的请求换成 not_initialized 的说明，其余原样。"""
+        if self.done or not isinstance(message, JSONRPCResponse | JSONRPCError):
+            return message
+        method = self.asked.pop(message.id, None) if message.id is not None else None
+        if isinstance(message, JSONRPCResponse):
+            if method == "initialize":
+                self.finish()
+            return message
+        gated = (message.error.code, message.error.message) == (INVALID_PARAMS, "Invalid request parameters")
+        if not gated or method in (None, "initialize", "ping"):
+            return message
+        return Refusal(INVALID_REQUEST, not_initialized(method), message.id).reply()
+
+    def finish(self) -> None:
+        self.done = True
+        self.asked.clear()
+
+
+def not_initialized(method: str) -> str:
+    """握手之前的请求：SDK 回的是 -32602 "Invalid request parameters"（和参数不对一样），
+    换成这一句：哪个请求、先做什么。"""
+    return (f"无效的请求：还没有初始化就发来了 {literal(method, 40)}：先发 initialize 请求，收到回应之后再发别的请求"
+            "（ping 除外）")
 
 
 def in_chinese(message: JSONRPCMessage) -> JSONRPCMessage:
@@ -173,36 +246,114 @@ def claimed_stdio() -> Iterator[tuple[BinaryIO, BinaryIO]]:
         os.dup2(wire_out, 1)
 
 
+@dataclass(frozen=True)
+class TooLong(Refusal):
+    """太长、没有读完的一行：line 是读到的开头（标准错误上那一行引用它）。"""
+    line: bytes = b""
+
+
+def next_line(wire: BinaryIO, limit: int = MAX_LINE) -> bytes | TooLong:
+    """下一行（带着换行；读完了是 b""），每次最多读 READ_CHUNK 个字节。一行超过 limit 个字节时不把它整个读进内存：
+    读到 limit + 1 个字节还没有换行就知道太长了，手里的那些只留开头一段（标准错误上那一行引用它），剩下的一段一段
+    读到换行为止、都丢掉，回一个 TooLong。"""
+    pieces: list[bytes] = []
+    size = 0
+    while True:
+        piece = wire.readline(min(READ_CHUNK, limit + 1 - size))
+        pieces.append(piece)
+        size += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return b"".join(pieces)
+        if size > limit:
+            break
+    head = pieces[0]
+    del pieces
+    while (rest := wire.readline(READ_CHUNK)) and not rest.endswith(b"\n"):
+        pass
+    return TooLong(INVALID_REQUEST, f"无效的请求：一行超过了 {size_text(limit)}，没有读完就丢掉了（一行只放一个消息）",
+                   line=head)
+
+
+def size_text(size: int) -> str:
+    """16777216 → "16 MB"；不是整 MB 的写字节数。"""
+    megabytes, left = divmod(size, 1024 * 1024)
+    return f"{megabytes} MB" if megabytes and not left else f"{size} 个字节"
+
+
+@dataclass
+class Session:
+    """一次服务里读、写两个任务共用的：写说明的地方、要遮的密钥、握手、客户端还读不读标准输出（unread 设上了就是不读了：
+    它也是 core.abandoning 的一个“走了”的标记，正在做的调用在下一步付费之前停下）。"""
+    log: Log
+    secrets: Sequence[str]
+    handshake: Handshake = field(default_factory=Handshake)
+    unread: threading.Event = field(default_factory=threading.Event)
+
+    def stopped_reading(self) -> None:
+        """客户端不再读标准输出了（写的时候管道断了，或者 poll 报告读的一端关了）：说一次。"""
+        if not self.unread.is_set():
+            self.unread.set()
+            self.log("MCP 客户端不再读标准输出了：之后的回应都丢掉，正在做的调用不再付费，新的请求不再开始；"
+                     "等它关掉标准输入")
+
+
 async def read_requests(wire: BinaryIO, requests: MemoryObjectSendStream[SessionMessage],
-                        replies: MemoryObjectSendStream[SessionMessage], log: Log, secrets: Sequence[str]) -> None:
-    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。
-    标准输入关掉（客户端走了）时关掉这两条流：SDK 结束服务，写完剩下的回应。"""
+                        replies: MemoryObjectSendStream[SessionMessage], session: Session,
+                        max_line: int = MAX_LINE) -> None:
+    """一行一行读（在守护线程里读：卡在 read 上也不拖住退出），合格的交给 SDK，不合格的回错误、记一行。客户端不再读
+    标准输出之后，请求不再交给 SDK（回答送不到，不为它付费）。
+    标准输入关掉（客户端走了）时关掉这两条流：SDK 结束服务（取消还在做的调用），写完剩下的回应。"""
     async with requests, replies:
-        while line := await in_background(wire.readline):
-            if not line.strip():
+        while line := await in_background(next_line, wire, max_line):
+            checked: JSONRPCMessage | Refusal
+            if isinstance(line, TooLong):
+                checked, received = line, line.line
+            elif not line.strip():
                 continue  # 空行不是请求
-            checked = read_line(line)
-            if isinstance(checked, Refusal):
-                log(refusal_note(checked, line, secrets))
-                if checked.answered:
-                    await replies.send(SessionMessage(checked.reply()))
             else:
+                checked, received = read_line(line), line
+            if isinstance(checked, Refusal):
+                session.log(refusal_note(checked, received, session.secrets))
+                if checked.answered and not session.unread.is_set():
+                    await replies.send(SessionMessage(checked.reply()))
+            elif session.unread.is_set() and isinstance(checked, JSONRPCRequest):
+                session.log(f"没有开始 {literal(checked.method, 40)}（id {literal(str(checked.id), 40)}）："
+                            "客户端不再读标准输出了，回答送不到")
+            else:
+                session.handshake.sent(checked)
                 await requests.send(SessionMessage(checked))
 
 
-async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, log: Log,
-                        secrets: Sequence[str]) -> None:
+async def write_replies(replies: MemoryObjectReceiveStream[SessionMessage], wire: BinaryIO, session: Session) -> None:
     """唯一往协议里写的地方。客户端不再读了（管道断了）就说一声，之后的回应都丢掉，等它关掉标准输入。"""
-    writable = True
     async with replies:
         async for reply in replies:
-            if not writable:
+            if session.unread.is_set():
                 continue
+            message = in_chinese(session.handshake.explained(reply.message))
             try:
-                await in_background(send_frame, wire, frame_of(in_chinese(reply.message), secrets))
+                await in_background(send_frame, wire, frame_of(message, session.secrets))
             except OSError:
-                writable = False
-                log("MCP 客户端不再读标准输出了：之后的回应都丢掉，等它关掉标准输入")
+                session.stopped_reading()
+
+
+async def watch_reader(wire: BinaryIO, session: Session, ended: threading.Event) -> None:
+    """不等写回应的时候才发现：协议的输出是管道或套接字时，读的一端一关，poll 就报 POLLERR 或 POLLHUP。"""
+    if await in_background(reader_left, wire, ended):
+        session.stopped_reading()
+
+
+def reader_left(wire: BinaryIO, ended: threading.Event) -> bool:
+    """等到 wire 读的一端关了（True），或者服务结束了（ended，False）。普通文件、终端、/dev/null 不报这些：等到结束。"""
+    try:
+        poller = select.poll()
+        poller.register(wire.fileno(), 0)  # 不要任何事件：POLLERR、POLLHUP、POLLNVAL 总会报
+    except (AttributeError, OSError, ValueError):  # 没有 poll（Windows）、不是文件描述符（测试的内存流）
+        return False
+    while not ended.is_set():
+        for _, event in poller.poll(WATCH_MILLISECONDS):
+            return not event & select.POLLNVAL
+    return False
 
 
 def send_frame(wire: BinaryIO, frame: bytes) -> None:
@@ -213,10 +364,24 @@ def send_frame(wire: BinaryIO, frame: bytes) -> None:
 async def serve_stdio(server: Any, log: Log, secrets: Sequence[str]) -> None:
     """在标准输入输出上服务 server（SDK 的底层 Server），直到标准输入关掉。"""
     with claimed_stdio() as (wire_in, wire_out):
-        requests, received = anyio.create_memory_object_stream[SessionMessage](0)
-        replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
+        await serve_wire(server, wire_in, wire_out, log, secrets)
+
+
+async def serve_wire(server: Any, wire_in: BinaryIO, wire_out: BinaryIO, log: Log, secrets: Sequence[str],
+                     max_line: int = MAX_LINE) -> None:
+    """在一对字节流上服务 server（标准输入输出，或者测试的两根管道），直到读完 wire_in。"""
+    requests, received = anyio.create_memory_object_stream[SessionMessage](0)
+    replies, to_write = anyio.create_memory_object_stream[SessionMessage](0)
+    session = Session(log, secrets)
+    ended = threading.Event()
+    # 客户端不再读了：SDK 正在做的每一个调用（它们的任务、守护线程都复制了这里的上下文）在下一步付费之前停下
+    with watched(session.unread):
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(write_replies, to_write, wire_out, log, secrets)
+            tasks.start_soon(write_replies, to_write, wire_out, session)
+            tasks.start_soon(watch_reader, wire_out, session, ended)
             # 错误经由回应流的一个副本发出：和 SDK 的回应排在同一条队里，由同一个任务写
-            tasks.start_soon(read_requests, wire_in, requests, replies.clone(), log, secrets)
-            await server.run(received, replies, server.create_initialization_options())
+            tasks.start_soon(read_requests, wire_in, requests, replies.clone(), session, max_line)
+            try:
+                await server.run(received, replies, server.create_initialization_options())
+            finally:
+                ended.set()
