@@ -210,6 +210,13 @@ def test_bad_arguments_are_tool_errors_with_a_chinese_message(mcp, backends, too
     assert backends.metaso.requests == []
 
 
+def test_an_out_of_range_size_is_refused_naming_the_argument_and_what_was_sent(mcp, backends):
+    """工具参数和命令行的 --size 按同一份声明检查（core/settings.py），说明里是参数名和收到的值。"""
+    result = mcp.call("answer_question", {"question": "家用 NAS 怎么选", "size": 0})
+    assert result.is_error is True and "size 应是 1 到 100 之间的整数，收到 0" in text_of(result)
+    assert backends.metaso.requests == []
+
+
 def test_a_service_failure_is_a_tool_error_with_the_key_masked(mcp, backends):
     backends.metaso.fail_with("search", "echo")  # 秘塔的 500 错误页回显请求头（带着 METASO_API_KEY）
     result = mcp.call("answer_question", {"question": "NAS 远程访问安全吗"})

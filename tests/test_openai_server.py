@@ -280,6 +280,22 @@ def test_max_tokens_out_of_range_is_400(client, backends, tokens):
     assert backends.metaso.requests == []
 
 
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("max_completion_tokens", 0, "max_completion_tokens 应是 1 到 1000000 之间的整数，收到 0"),
+    ("max_tokens", "77", "max_tokens 应是 1 到 1000000 之间的整数，收到 '77'"),
+    ("model", "qwen2.5\n✓ 引用核对通过", "model 的值里有换行、控制字符或读不懂的字节"),
+], ids=["max-completion-tokens", "digits-as-text", "model-with-a-newline"])
+def test_a_request_setting_is_checked_by_its_declaration_naming_the_field_the_client_wrote(served, backends, field,
+                                                                                          value, said):
+    """请求体里的设置和命令行按同一份声明检查（core/settings.py）：客户端写的是 max_completion_tokens，说明里也是它；
+    模型名和 --model 一样不能有换行（不然说明里能伪造出一行“✓ 引用核对通过”）。"""
+    body = {"model": "good", "messages": [{"role": "user", "content": QUESTION}], field: value}
+    reply = served.post("/chat/completions", body)
+    assert reply.status_code == 400 and reply.json()["error"]["code"] == "invalid_value"
+    assert said in reply.json()["error"]["message"]
+    assert backends.metaso.requests == [] and backends.model.requests == []
+
+
 def test_a_question_of_only_punctuation_is_400_before_any_search(client, backends):
     with pytest.raises(openai.BadRequestError) as raised:
         ask(client, "？？！……。")

@@ -1,16 +1,24 @@
 """用户能给的设置只声明一次（core/settings.py 里写成 option(…) 的字段）：命令行的参数、Python API 的关键字、
 放进设置的那一步都从这一处来。加一个参数 = 一个字段、解析器里一行、重新生成文档——这里的测试让另外几处跟不丢。"""
 import argparse
+from dataclasses import dataclass
 
 import pytest
+from anyio.from_thread import start_blocking_portal
+from mcp import Client
 
+from sourced_answers.cli import config
 from sourced_answers.cli.arguments import InRange
-from sourced_answers.cli.config import build_settings
+from sourced_answers.cli.config import build_settings, settings_from
 from sourced_answers.cli.parser import build_parser
+from sourced_answers.cli.python_api import answer_question
+from sourced_answers.core import settings as settings_module
 from sourced_answers.core.errors import UsageError
-from sourced_answers.core.options import accepted
-from sourced_answers.core.settings import KEYWORDS, OPTIONS
+from sourced_answers.core.options import Range, accepted, keywords_of, option
+from sourced_answers.core.settings import KEYWORDS, OPTIONS, SERVE_DEFAULTS, ModelSettings
 from sourced_answers.core.strings import literal
+from sourced_answers.servers import mcp_server
+from sourced_answers.servers.openai_app import Service
 
 
 def actions():
@@ -211,3 +219,64 @@ def test_a_new_setting_is_one_declared_field_the_rest_reads_it():
     assert accepted({"temperature": "1.5"}, declared, "answer_question") == {"temperature": 1.5}
     with pytest.raises(UsageError, match="参数 --temperature：应在 0 到 2 之间，收到 3"):
         accepted({"temperature": 3}, declared, "answer_question")
+
+
+# ---------- 一个新的设置，每个入口都照着声明收它、拒绝它 ----------
+
+@dataclass(frozen=True)
+class WithTemperature(ModelSettings):
+    """加一个模型的设置时在 core/settings.py 的 ModelSettings 里写的那一行（这里写在子类上，不改真的设置）。"""
+    temperature: float = option(0.0, within=Range(0.0, 2.0, float), serve=True, mcp="随机程度")
+
+
+@pytest.fixture
+def temperature(monkeypatch):
+    """把 WithTemperature 的声明放进各个入口读的清单（core/settings.py 在导入时从声明建的那几个），
+    再让设置按它建：除此之外，入口的代码一行不改。"""
+    declared = next(item for item in keywords_of(WithTemperature, "model") if item.name == "temperature")
+    listings = [settings_module.OPTIONS, settings_module.ANSWER_KEYWORDS, settings_module.SERVE_OPTIONS,
+                settings_module.MCP_OPTIONS]
+    for listing in listings:
+        listing.append(declared)
+    monkeypatch.setitem(settings_module.KEYWORDS, "temperature", declared)
+    monkeypatch.setattr(config, "ModelSettings", WithTemperature)
+    try:
+        yield declared
+    finally:
+        for listing in listings:
+            listing.remove(declared)
+
+
+def served_settings(*flags):
+    return build_settings(build_parser().parse_args([*flags, "--demo"]), {}, [])
+
+
+def test_a_new_setting_is_taken_and_refused_by_the_python_api_by_its_declaration(temperature):
+    values = accepted({"temperature": 0.5, "demo": True}, settings_module.ANSWER_KEYWORDS, "answer_question")
+    assert settings_from({**values, "question": "家用 NAS 怎么选"}, {}, []).model.temperature == 0.5
+    with pytest.raises(UsageError) as raised:
+        answer_question("家用 NAS 怎么选", environ={}, demo=True, temperature=5)
+    assert "参数 --temperature：应在 0 到 2 之间，收到 5（answer_question 的关键字 temperature）" in str(raised.value)
+
+
+def test_a_new_setting_is_a_serve_request_field_by_its_declaration(temperature):
+    service = Service(served_settings("--serve", "0"), SERVE_DEFAULTS, lambda line: None)
+    body = {"model": "good", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}
+    assert service.request_settings({**body, "temperature": 0.5}).model.temperature == 0.5
+    assert service.request_settings(body).model.temperature == 0.0
+    with pytest.raises(UsageError) as raised:
+        service.request_settings({**body, "temperature": 5})
+    assert "temperature 应是 0 到 2 之间的数字，收到 5" in str(raised.value)
+
+
+def test_a_new_setting_is_an_mcp_argument_by_its_declaration(temperature):
+    settings = served_settings("--mcp")
+    with start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(Client(mcp_server.build_server(settings))) as client:
+        tools = {tool.name: tool for tool in portal.call(client.list_tools).tools}
+        schema = tools["answer_question"].input_schema["properties"]["temperature"]
+        refused = portal.call(client.call_tool, "answer_question", {"question": "家用 NAS 怎么选", "temperature": 5})
+    assert schema["title"] == "随机程度"
+    assert refused.is_error is True and "temperature 应是 0 到 2 之间的数字，收到 5" in refused.content[0].text
+    asked = mcp_server.question_settings(settings, "家用 NAS 怎么选", {"temperature": 0.5})
+    assert asked.model.temperature == 0.5

@@ -85,6 +85,13 @@ def test_bad_options_raise_a_usage_error_in_chinese_before_any_search(fake_metas
     assert capsys.readouterr().out == ""  # 不打印帮助、不打印任何东西
 
 
+def test_an_out_of_range_max_tokens_is_refused_naming_the_keyword(fake_metaso, environ):
+    with pytest.raises(UsageError) as raised:
+        answer_question(QUESTION, environ=environ, max_tokens=0)
+    assert "参数 --max-tokens：应在 1 到 1000000 之间，收到 0（answer_question 的关键字 max_tokens）" in str(raised.value)
+    assert fake_metaso.requests == []
+
+
 @pytest.mark.parametrize("environ_given", [[1], {"METASO_API_KEY": 1}, "METASO_API_KEY=mk-x"])
 def test_an_environ_that_is_not_a_mapping_of_text_is_a_usage_error(fake_metaso, environ_given):
     with pytest.raises(UsageError, match="environ 应是环境变量的字典"):

@@ -24,7 +24,7 @@ from sourced_answers.core.environment import (
     cache_directory,
 )
 from sourced_answers.core.errors import ConfigError, UsageError
-from sourced_answers.core.options import fill
+from sourced_answers.core.options import Option, check_relations, fill
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
@@ -33,6 +33,7 @@ from sourced_answers.core.settings import (
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     EXCERPTS,
+    OPTIONS,
     SERVE_DEFAULTS,
     ApiKey,
     CheckSettings,
@@ -44,6 +45,7 @@ from sourced_answers.core.settings import (
     Settings,
     available_cores,
     default_max_tokens,
+    model_name,
 )
 from sourced_answers.core.strings import literal
 from sourced_answers.model.endpoints import api_base
@@ -116,6 +118,11 @@ def normalize_url(value: str, name: str, suffixes: tuple[str, ...] = ()) -> str:
     return text
 
 
+def flag_of(declared: Option) -> str:
+    """命令行和 Python API 的说明里，一个设置写成它的参数（--read）。"""
+    return declared.flag
+
+
 def check_flags(args: Given) -> None:
     """参数之间的冲突（和顺序有关：先报最先发现的一个）。"""
     for flag, value in (("--model", args.model), ("--models", args.models), ("--eval", args.eval),
@@ -127,8 +134,7 @@ def check_flags(args: Given) -> None:
                         ("--summary", args.summary)):
         if value is not None and "\x00" in value:  # 命令行上打不出来，库函数 main(argv) 却可能收到：系统调用会拒绝它
             raise UsageError(f"{flag} 的路径“{literal(value)}”里有 NUL 字符（\\x00），文件名里不能有它")
-    if args.read > args.size:
-        raise UsageError(f"--read（{args.read}）不能大于 --size（{args.size}）")
+    check_relations(vars(args), OPTIONS, flag_of)
     if args.models and not args.eval:
         raise UsageError("--models 要和 --eval 一起用")
     if getattr(args, "excerpts", False) and (args.local_model or args.model):  # 只有命令行有 --excerpts
@@ -170,20 +176,12 @@ def check_flags(args: Given) -> None:
         raise UsageError(f"请给出要问的问题，例如：{args.prog} \"家用 NAS 怎么选\"")
 
 
-# 模型名里不能有的：控制、格式字符（双向控制符、零宽字符）、U+2028、U+2029（会被当换行）、代理码位、私用区
-NAME_PROBLEM_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
-MAX_NAME = 200
-
-
 def clean_name(value: str, where: str) -> str:
-    """模型名（回答的、评判的）：会出现在请求、说明和页面里，所以和别的输入一样检查——换行、控制字符、
-    双向控制符、读不懂的字节都不行（一个换行就能在说明里伪造出一行“✓ 引用核对通过”）。"""
-    name = value.strip()
-    if any(unicodedata.category(char) in NAME_PROBLEM_CATEGORIES for char in name):
-        raise UsageError(f"{where}的值里有换行、控制字符或读不懂的字节，请只写模型名（例如 qwen2.5:1.5b）")
-    if len(name) > MAX_NAME:
-        raise UsageError(f"{where}的值太长（{len(name)} 个字符），模型名最多 {MAX_NAME} 个字符")
-    return name
+    """模型名（回答的、评判的）：和请求里的模型名同一个检查（core.settings.model_name），说明里写 where。"""
+    try:
+        return model_name(value)
+    except ValueError as problem:
+        raise UsageError(f"{where}{problem}") from None
 
 
 def same_model(name: str) -> str:

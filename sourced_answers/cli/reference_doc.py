@@ -173,6 +173,8 @@ def keyword_table() -> str:
         kind = KIND_NAMES[declared.kind] + ("，或 `None`" if declared.unset is None and declared.kind is not bool
                                             else "")
         used = "`answer_question`" + ("、`verify_answer`、`verify_record`" if declared in VERIFY_KEYWORDS else "")
+        used += "；`--serve` 的请求体" if declared.serve else ""
+        used += "；`--mcp` 的 `answer_question`" if declared.mcp else ""
         rows.append(f"| `{declared.name}` | {kind} | {range_cell(action)} | {default} | {used} | "
                     f"{markdown(meaning)}（`{declared.flag}`） |")
     return "\n".join(rows)

@@ -3,7 +3,10 @@
 每一个只声明一次：在设置的字段上写成 option(…)（core/settings.py）。字段名（或 name=…）就是关键字，下划线换成
 连字符、前面加 -- 就是命令行的参数；字段的类型、默认值就是它的类型、默认值；within / choices 是能取的值。
 从这一处读它的有：命令行的解析器（类型和范围，cli/arguments.py）、把值放进设置的 fill（cli/config.py，命令行和
-Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py）。
+Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py），和服务的
+请求（serve=True：--serve 的请求体里同名的字段；mcp=…：--mcp 的工具参数；core/settings.py 的 with_request）。
+设置之间的关系（at_most：--read 不能大于 --size）也写在声明上，每个入口都由 check_relations 查，说明里用那个入口
+的写法说出是哪个设置。
 """
 import inspect
 import math
@@ -36,9 +39,24 @@ class Range:
         """“1–100”、“0–87600 小时”这样的说法。"""
         return f"{self.shown(self.low)}–{self.shown(self.high)}" + (f" {self.unit}" if self.unit else "")
 
+    def kind(self) -> str:
+        return "整数" if self.convert is int else "数字"
+
+    def check_json(self, value: object) -> Any:
+        """请求里的值（JSON 的数：不收文字、true，整数也不收 2.0）→ 检查过的数。不行时抛 ValueError
+        （中文，接在字段名后面）。"""
+        number: Any = plain(value)
+        whole = isinstance(number, int) and not isinstance(number, bool)
+        if not (whole or (self.convert is float and isinstance(number, float))) \
+                or not self.low <= number <= self.high:
+            unit = f"（{self.unit}）" if self.unit else ""
+            raise ValueError(f"应是 {self.shown(self.low)} 到 {self.shown(self.high)} 之间的{self.kind()}{unit}，"
+                             f"收到 {shown_value(number)}")
+        return self.convert(number)
+
     def check(self, value: object) -> Any:
         """值（命令行上的文字，或 Python 的数字）→ 检查过的数。不行时抛 ValueError，说明是中文的。"""
-        kind = "整数" if self.convert is int else "数字"
+        kind = self.kind()
         number: Any = plain(value)
         if isinstance(number, str):
             try:
@@ -79,19 +97,28 @@ def shown_integer(value: int) -> str:
 
 @dataclass(frozen=True)
 class Option:
-    """一个用户能给的设置。声明时（option(…)）只写 name、within、choices、derived、api、switch；stage、field、kind、
-    optional、default 由 keywords_of 从字段上读出来。
+    """一个用户能给的设置。声明时（option(…)）写 name、within、choices、derived、api、switch、serve、mcp、at_most、
+    check；stage、field、kind、optional、default 由 keywords_of 从字段上读出来。
 
     derived：没给时由别的设置或环境变量决定（--model 看 ANS_MODEL，--max-tokens 看 --local-model）：解析器和
     Python API 没给时的值是 None，不是字段的默认值。api：Python API 也收它（False：只有命令行有）。
     switch：(开关的名字, 值)——另一个开关，给了它就等于这个设置取那个值（--judge-all 就是 --judge-ask all）；
-    keywords_of 把开关也列成一个 Option，它的 sets 就是那个值。"""
+    keywords_of 把开关也列成一个 Option，它的 sets 就是那个值。
+    serve：--serve 的请求体里同名的字段也能改它（OpenAI 的字段：model、max_tokens）。mcp：几个字说明它是什么
+    （“搜几条”）；写了就是 --mcp 的 answer_question 工具也有这个参数（参数表单用它做标题）。
+    at_most：另一个设置的名字，这个设置不能大于它（read 不能大于 size）。
+    check：文字的值还要怎样检查（模型名不能有换行……）：收文字，返回整理过的值，不行时抛 ValueError，说明接在
+    “--model ”“model ”这样的名字后面。"""
     name: str = ""
     within: Range | None = None
     choices: tuple[str, ...] = ()
     derived: bool = False
     api: bool = True
     switch: tuple[str, str] | None = None
+    serve: bool = False
+    mcp: str = ""
+    at_most: str = ""
+    check: Callable[[str], str] | None = None
     sets: str = ""
     stage: str = ""
     field: str = ""
@@ -125,6 +152,22 @@ class Option:
             raise ValueError(f"取值 {shown_value(value)} 无效（可以是：{'、'.join(self.choices)}）")
         return value
 
+    def accept_json(self, value: object) -> Any:
+        """请求（--serve 的请求体、--mcp 的工具参数）里的值 → 检查过的值。和 accept 的不同只在写法：JSON 的数、
+        true/false、文字各是各的类型（"2"、2.0 不是整数），文字的值还要过 check。不行时抛 ValueError（中文）。"""
+        value = plain(value)
+        if self.within is not None:
+            return self.within.check_json(value)
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"应是 true 或 false，收到 {shown_value(value)}")
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"应是文字，收到 {shown_value(value)}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"取值 {shown_value(value)} 无效（可以是：{'、'.join(self.choices)}）")
+        return self.check(value) if self.check else value
+
 
 def shown_value(value: object) -> str:
     """说明里写出的、调用方给的值：repr（一行，太长时从中间省略；很大的整数见 shown_integer）。调用方自己的类的
@@ -139,9 +182,10 @@ def shown_value(value: object) -> str:
 
 
 def option(default: Any, *, name: str = "", within: Range | None = None, choices: Iterable[str] = (),
-           derived: bool = False, api: bool = True, switch: tuple[str, str] | None = None) -> Any:
-    """设置类里一个用户能给的字段：field(default=…)，再记下它是哪个参数、哪个关键字（见 Option）。"""
-    declared = Option(name, within, tuple(choices), derived, api, switch)
+           derived: bool = False, api: bool = True, switch: tuple[str, str] | None = None, serve: bool = False,
+           mcp: str = "", at_most: str = "", check: Callable[[str], str] | None = None) -> Any:
+    """设置类里一个用户能给的字段：field(default=…)，再记下它是哪个参数、哪个关键字、请求里哪个字段（见 Option）。"""
+    declared = Option(name, within, tuple(choices), derived, api, switch, serve, mcp, at_most, check)
     return field(default=default, metadata={METADATA: declared})
 
 
@@ -199,6 +243,24 @@ def accepted(keywords: Mapping[str, object], allowed: Iterable[Option], caller: 
         except ValueError as problem:
             raise UsageError(f"参数 {known[name].flag}：{problem}（{caller} 的关键字 {name}）") from None
     return values
+
+
+class OptionError(UsageError):
+    """请求里一个设置的值不对（--serve 回 400，错误码 invalid_value）。"""
+    code = "invalid_value"
+
+
+def check_relations(values: Mapping[str, Any], declared: Iterable[Option], named: Callable[[Option], str]) -> None:
+    """设置之间的关系（at_most：read 不能大于 size），每个入口都用它查。values：设置的名字 → 值（None：没给，不查）；
+    named：这个入口的调用方怎样写一个设置（命令行 --read，请求里 read）。不行时抛 OptionError。"""
+    known = {item.name: item for item in declared}
+    for item in known.values():
+        if not item.at_most:
+            continue
+        value, limit = values.get(item.name), values.get(item.at_most)
+        if value is not None and limit is not None and value > limit:
+            raise OptionError(f"{named(item)}（{shown_value(value)}）不能大于 "
+                              f"{named(known[item.at_most])}（{shown_value(limit)}）")
 
 
 def with_keywords(function: Callable[..., Any], allowed: Iterable[Option]) -> None:

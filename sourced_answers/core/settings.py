@@ -6,12 +6,15 @@
 （SEARCH_DEFAULTS、MODEL_DEFAULTS……）。用户能给的字段写成 option(…)（core/options.py）：它同时是命令行的一个参数和
 Python API 的一个关键字，名字、类型、能取的值都只写在这一处（OPTIONS、KEYWORDS 是它们的清单）。"""
 import os
-from dataclasses import dataclass, field
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sourced_answers.checker import RULES, SupportRule
 from sourced_answers.core.conversation import Turn
-from sourced_answers.core.options import Option, Range, keywords_of, option
+from sourced_answers.core.options import Option, OptionError, Range, check_relations, keywords_of, option
 from sourced_answers.core.output_files import PlannedFile
 from sourced_answers.core.retrying import Deadline
 
@@ -34,6 +37,25 @@ DEMO_PAGE_SETS = ("nas", "nas-en", "nas-long", "nas-injection")
 INSTALL_FLAG = "--install-local-model"
 # 自带的小模型常常一句话反复说到长度上限：--local-model 时回答默认最多这么多 token，一分钟内就能看到核对结果
 BUNDLED_MAX_TOKENS = 300
+
+
+# 模型名里不能有的：控制、格式字符（双向控制符、零宽字符）、U+2028、U+2029（会被当换行）、代理码位、私用区
+NAME_PROBLEM_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+MAX_NAME = 200
+
+
+def model_name(value: str) -> str:
+    """模型名（回答的、评判的；命令行、环境变量、请求里的都一样）：会出现在请求、说明和页面里，所以和别的输入一样
+    检查——换行、控制字符、双向控制符、读不懂的字节都不行（一个换行就能在说明里伪造出一行“✓ 引用核对通过”）。
+    返回去掉两头空白的名字；不行时抛 ValueError，说明接在“--model ”“model ”这样的名字后面。"""
+    name = value.strip()
+    if any(unicodedata.category(char) in NAME_PROBLEM_CATEGORIES for char in name):
+        raise ValueError("的值里有换行、控制字符或读不懂的字节，请只写模型名（例如 qwen2.5:1.5b）")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"的值太长（{len(name)} 个字符），模型名最多 {MAX_NAME} 个字符")
+    if not name:
+        raise ValueError("的值是空的")
+    return name
 
 
 @dataclass(frozen=True)
@@ -75,8 +97,8 @@ class SearchSettings:
     demo_pages: str | None = option(None, choices=DEMO_PAGE_SETS)  # None：按问题的语言选 nas 或 nas-en
     key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）
     base: str = DEFAULT_METASO_BASE
-    size: int = option(5, within=Range(*SIZE_RANGE))
-    read: int = option(2, within=Range(*READ_RANGE))
+    size: int = option(5, within=Range(*SIZE_RANGE), mcp="搜几条")
+    read: int = option(2, within=Range(*READ_RANGE), at_most="size", mcp="读几个网页的正文")
     max_chars: int = option(2000, within=Range(1, 1_000_000))
     cache_dir: Path | None = None  # None：找不到可用的缓存目录，不用缓存
     no_cache: bool = option(False)
@@ -89,11 +111,13 @@ class SearchSettings:
 @dataclass(frozen=True)
 class ModelSettings:
     """回答（和 --fix 改写）的模型和它所在的 OpenAI 兼容服务。"""
-    name: str = option(DEFAULT_MODEL, name="model", derived=True)  # 没给时取 ANS_MODEL
+    name: str = option(DEFAULT_MODEL, name="model", derived=True, serve=True,
+                       check=model_name)  # 没给时取 ANS_MODEL
     url: str = DEFAULT_OLLAMA_URL  # --local-model 时是空的，直到本机模型服务启动（local_serving）
     key: ApiKey = NO_KEY  # ANS_API_KEY：只发给这个服务
     local: bool = option(False, name="local_model")
-    max_tokens: int = option(1024, within=Range(1, 1_000_000), derived=True)  # --local-model 时更短
+    max_tokens: int = option(1024, within=Range(1, 1_000_000), derived=True,
+                             serve=True)  # --local-model 时更短
     # Ollama 在显存小于 24 GiB 的机器上默认 4096（旧版本是 2048），OpenAI 兼容接口不能按请求改
     context_window: int = option(4096, within=Range(256, 10_000_000))
     token_rate: TokenRate = DEFAULT_RATE  # 估计 token 数用的比例（--local-model 时用自带模型的分词器量出来）
@@ -197,6 +221,9 @@ KEYWORDS: dict[str, Option] = {declared.name: declared for declared in OPTIONS}
 ANSWER_KEYWORDS = [declared for declared in OPTIONS if declared.api]
 VERIFY_KEYWORDS = [declared for declared in ANSWER_KEYWORDS
                    if declared.stage == "check" and declared.name != "fix_rounds"]
+# 每个请求也能改的设置：--serve 的请求体里同名的字段（serve=True）、--mcp 的 answer_question 工具的参数（mcp=…）
+SERVE_OPTIONS = [declared for declared in OPTIONS if declared.serve]
+MCP_OPTIONS = [declared for declared in OPTIONS if declared.mcp]
 
 # 默认值（参数解析、帮助、库函数和文档从这里读）
 SERVE_DEFAULTS = ServeSettings()
@@ -204,6 +231,33 @@ SEARCH_DEFAULTS = SearchSettings()
 MODEL_DEFAULTS = ModelSettings()
 CHECK_DEFAULTS = CheckSettings()
 JUDGE_DEFAULTS = JudgeSettings()
+
+
+def field_name(declared: Option) -> str:
+    """请求里的字段名就是设置的名字（read、max_tokens）。"""
+    return declared.name
+
+
+def with_request(settings: Settings, given: Mapping[str, object], allowed: Iterable[Option],
+                 named: Callable[[Option], str] = field_name) -> Settings:
+    """一个请求（--serve 的请求体、--mcp 的工具参数）→ 这个请求的设置：服务启动时的 settings，换上请求给的设置。
+    given：设置的名字 → 请求里的值（只看 allowed 里的：SERVE_OPTIONS 或 MCP_OPTIONS；None 是没给）。按声明检查
+    类型、范围、能取的值（和命令行、Python API 同一份声明），再查设置之间的关系（read 不能大于 size，算上没换的）；
+    不行时抛 OptionError，说明里的名字是 named(设置)：客户端写的那个字段。"""
+    changed: dict[str, dict[str, Any]] = {}
+    for declared in allowed:
+        value = given.get(declared.name)
+        if value is None:
+            continue
+        try:
+            changed.setdefault(declared.stage, {})[declared.field] = declared.accept_json(value)
+        except ValueError as problem:
+            raise OptionError(f"{named(declared)} {problem}") from None
+    settings = replace(settings, **{stage: replace(getattr(settings, stage), **fields)
+                                    for stage, fields in changed.items()})
+    check_relations({declared.name: getattr(getattr(settings, declared.stage), declared.field)
+                     for declared in OPTIONS if not declared.sets}, OPTIONS, named)
+    return settings
 
 
 def available_cores() -> int:

@@ -1,23 +1,25 @@
 """--mcp：标准输入输出上的 MCP 服务（官方的 MCP Python SDK），给 Claude Desktop、Cherry Studio、Cursor 这类客户端用。
 
 两个工具，都是 api 层上薄薄的一层：
-  answer_question(question, read?, size?, context?)   搜索、读取、回答、核对（和命令行同一段代码）；context 是
-                                            之前问过的问题，追问时搜索的问题接上它们；
+  answer_question(question, context?, read?, size?)   搜索、读取、回答、核对（和命令行同一段代码）；context 是
+                                            之前问过的问题，追问时搜索的问题接上它们；read、size 这样的参数是每个请求
+                                            也能改的设置（core/settings.py 里写了 mcp=… 的），和命令行按同一份声明检查；
   verify_answer(answer, sources)            核对一个带 [n] 引用的回答，sources 是 [{title, link, text}]。
 每个工具回的文字内容是回答、编号的来源和结论（Markdown：来源是链接，没有命令行的提示）；structuredContent 是
 --json 的那条记录。
 出错时回 isError 和一句中文说明（不带报错堆栈，也不带密钥）。标准输出是协议的通道：说明和日志都写在标准错误上。
 """
+import inspect
 import logging
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from sourced_answers.api.answering import answer
 from sourced_answers.api.results import Result, result_of
@@ -26,41 +28,54 @@ from sourced_answers.core.conversation import MAX_HISTORY_TURNS, Turn, recent, s
 from sourced_answers.core.errors import AppError, ExitCode, UsageError, exit_code_of
 from sourced_answers.core.masking import mask
 from sourced_answers.core.questions import clean_question, tidy
-from sourced_answers.core.settings import READ_RANGE, SERVE_DEFAULTS, SIZE_RANGE, Settings
+from sourced_answers.core.settings import MCP_OPTIONS, SERVE_DEFAULTS, Settings, with_request
 from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.search.backend import BACKENDS, Shared
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def whole_number(value: Any, name: str, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise UsageError(f"{name} 应是 {low} 到 {high} 之间的整数")
-    return value
-
-
-def question_settings(settings: Settings, question: Any, read: Any, size: Any, context: Any = None) -> Settings:
-    """一次 answer_question 调用的设置：问题、读几个网页、搜几条、之前问过的问题（context，一行一个：追问时
-    搜索的问题接上它们，回答的模型也看得到）；时限从这次调用算起。"""
+def question_settings(settings: Settings, question: Any, options: Mapping[str, Any], context: Any = None) -> Settings:
+    """一次 answer_question 调用的设置：问题、请求也能改的设置（read、size：和命令行按同一份声明检查，
+    core.settings.with_request）、之前问过的问题（context，一行一个：追问时搜索的问题接上它们，回答的模型也看得到）；
+    时限从这次调用算起。"""
     if not isinstance(question, str):
         raise UsageError("question 应是文字")
     if context is not None and not isinstance(context, str):
         raise UsageError("context 应是文字：之前问过的问题，一行一个")
     earlier = [tidy(line) for line in (context or "").splitlines() if tidy(line)][-MAX_HISTORY_TURNS:]
-    search = settings.search
-    if size is not None:
-        search = replace(search, size=whole_number(size, "size", *SIZE_RANGE))
-    if read is not None:
-        search = replace(search, read=whole_number(read, "read", *READ_RANGE))
-    if search.read > search.size:
-        raise UsageError(f"read（{search.read}）不能大于 size（{search.size}）")
+    settings = with_request(settings, options, MCP_OPTIONS)
     asked = clean_question(question, "question ")
     run = replace(settings.run, question=asked, query=standalone_query(asked, earlier),
                   history=recent([Turn("user", line) for line in earlier]), json=True, started=time.monotonic(),
                   timeout=settings.run.timeout or SERVE_DEFAULTS.request_timeout)
-    return replace(settings, run=run, search=search)
+    return replace(settings, run=run)
+
+
+def option_arguments(function: F) -> F:
+    """answer_question 工具的参数表：question、context 之后是每个请求也能改的设置（core.settings 里写了 mcp=… 的），
+    照着声明写进签名，SDK 从签名生成参数的 JSON Schema。strict：JSON 的 true、"2"、3.0 不是整数（pydantic 默认
+    把它们悄悄变成 1、2、3，声明的检查就看不到了）。"""
+    from typing import Annotated
+
+    from pydantic import Field
+    signature = inspect.signature(function)
+    fixed = [parameter for parameter in signature.parameters.values()
+             if parameter.kind is not inspect.Parameter.VAR_KEYWORD]
+    declared = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                                  annotation=Annotated[item.kind | None, Field(title=item.mcp, strict=True)])
+                for item in MCP_OPTIONS]
+    function.__signature__ = signature.replace(parameters=fixed + declared)  # type: ignore[attr-defined]
+    return function
+
+
+def options_described() -> str:
+    """工具说明里的一句：每个请求也能改的设置和它能取的值。"""
+    return "，".join(f"{item.name}：{item.mcp}" + (f"（{item.within.text()}）" if item.within else "")
+                    for item in MCP_OPTIONS)
 
 
 TOOLS = ("answer_question", "verify_answer")
@@ -126,18 +141,17 @@ def build_server(settings: Settings, shared: Shared | None = None) -> Any:
     @server.tool(title=TOOL_TITLES["answer_question"],
                  description=f"搜索{source.label}、读取{source.unit}、请本地模型写带 [n] 引用的回答，"
                              "并由程序逐句核对引用。"
-                             f"read：读几个{source.unit}的正文（0–100），size：搜几条（1–100），context：之前问过的问题"
+                             f"{options_described()}，context：之前问过的问题"
                              "（一行一个，可选；追问时搜索的问题接上它们）。"
                              "文字是回答、来源和结论；结构化结果是 --json 的记录（passed、problems、claims、unused……）"
                              "加上 search_query（搜索用的问题）")
+    @option_arguments
     async def answer_question(
             question: Annotated[str, Field(title="问题")],
-            # strict：JSON 的 true、"2"、3.0 不是整数（pydantic 默认把它们悄悄变成 1、2、3，whole_number 就看不到了）
-            read: Annotated[int | None, Field(title="读几个网页的正文", strict=True)] = None,
-            size: Annotated[int | None, Field(title="搜几条", strict=True)] = None,
-            context: Annotated[str | None, Field(title="之前问过的问题（一行一个）")] = None) -> CallToolResult:
+            context: Annotated[str | None, Field(title="之前问过的问题（一行一个）")] = None,
+            **options: Any) -> CallToolResult:
         try:
-            asked = question_settings(settings, question, read, size, context)
+            asked = question_settings(settings, question, options, context)
             answered = await in_background(answer, asked, quiet, None, shared)
         except AppError as error:
             return failed(error)

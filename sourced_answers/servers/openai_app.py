@@ -31,9 +31,10 @@ from sourced_answers.checker import strip_terminal, strip_think
 from sourced_answers.core.conversation import is_background_task, recent, standalone_query, task_title, title_json
 from sourced_answers.core.errors import AppError
 from sourced_answers.core.masking import mask
+from sourced_answers.core.options import Option
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
-from sourced_answers.core.settings import EXCERPTS, ServeSettings, Settings
+from sourced_answers.core.settings import EXCERPTS, SERVE_OPTIONS, ServeSettings, Settings, field_name, with_request
 from sourced_answers.core.strings import json_value
 from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
@@ -52,8 +53,6 @@ from sourced_answers.servers.replies import DONE, MaskedJSON, event_stream, new_
 
 Log = Callable[[str], None]
 T = TypeVar("T")
-MAX_NAME = 200
-MAX_TOKENS_LIMIT = 1_000_000
 OWNER = "answer-with-sources"
 
 
@@ -77,27 +76,23 @@ class Service:
 
     def request_settings(self, body: Mapping[str, Any]) -> Settings:
         """请求体 → 这个请求的设置：问题是最后一条 user 消息（追问时搜索的问题接上之前问过的，之前的几轮给回答的
-        模型当上下文，见 core.conversation），model 换回答的模型，max_tokens 换回答的上限。"""
+        模型当上下文，见 core.conversation）；请求也能改的设置（model、max_tokens：声明里写了 serve=True 的）是
+        同名的字段，和命令行按同一份声明检查（core.settings.with_request）。"""
         raw, earlier = conversation_of(body)
         question = clean_question(raw, "最后一条 user 消息")
         asked = [tidy(turn.text) for turn in earlier if turn.role == "user"]
         query = standalone_query(question, [text for text in asked if text])
-        model = self.settings.model
-        name = body.get("model")
-        if name not in (None, "", OWNER):
-            if not isinstance(name, str) or len(name) > MAX_NAME or not name.isprintable() or not name.strip():
-                raise RequestProblem(400, f"model 应是一行不超过 {MAX_NAME} 个字符的模型名", code="invalid_model")
-            model = replace(model, name=name.strip())
-        limit = body.get("max_tokens", body.get("max_completion_tokens"))
-        if limit is not None:
-            if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_TOKENS_LIMIT:
-                raise RequestProblem(400, f"max_tokens 应是 1 到 {MAX_TOKENS_LIMIT} 之间的整数", code="invalid_value")
-            model = replace(model, max_tokens=limit)
-        run = self.settings.run
+        given, named = dict(body), field_name
+        if given.get("model") in ("", OWNER):  # 聊天程序选了本服务的名字：用启动时的模型
+            given.pop("model")
+        if given.get("max_tokens") is None and "max_completion_tokens" in given:  # OpenAI 的新名字
+            given["max_tokens"] = given["max_completion_tokens"]
+            named = completion_tokens_named
+        settings = with_request(self.settings, given, SERVE_OPTIONS, named)
+        run = settings.run
         timeout = run.timeout or self.serve.request_timeout
-        return replace(self.settings, model=model,
-                       run=replace(run, question=question, query=query, history=recent(earlier), timeout=timeout,
-                                   started=time.monotonic(), json=True))
+        return replace(settings, run=replace(run, question=question, query=query, history=recent(earlier),
+                                             timeout=timeout, started=time.monotonic(), json=True))
 
     # ---------- 回答 ----------
 
@@ -129,8 +124,7 @@ class Service:
         （回答优先，background.AnswersFirst），再原样问回答的模型，回它的话（流式的请求也回一整块）。"""
         note, stream = "聊天程序的后台任务：", bool(body.get("stream"))
         request.state.access_note = note + "只问模型，没有搜索"
-        probe = self.request_settings({"messages": [{"role": "user", "content": "后台任务"}], **{
-            name: body[name] for name in ("model", "max_tokens", "max_completion_tokens") if name in body}})
+        probe = self.request_settings({**body, "messages": [{"role": "user", "content": "后台任务"}]})
         title = task_title(last_user_message(body))
         if title is not None:
             request.state.access_note = note + "起标题，用对话里的第一个问题做标题，没有问模型"
@@ -325,6 +319,11 @@ async def json_body(request: Request, limit: int) -> dict[str, Any]:
 
 
 # ---------- 小零件 ----------
+
+def completion_tokens_named(declared: Option) -> str:
+    """请求写的是 max_completion_tokens（OpenAI 的新名字）时，说明里也这样写。"""
+    return "max_completion_tokens" if declared.name == "max_tokens" else declared.name
+
 
 class Sink:
     """SafeWriter 写进来的文字放进异步队列（从回答的线程里，交给事件循环）。"""
