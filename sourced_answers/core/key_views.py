@@ -322,8 +322,8 @@ class Way(NamedTuple):
 
 
 @lru_cache(maxsize=64)
-def key_start(key: str) -> re.Pattern[str]:
-    """找密钥开头几个字的正则（key 已经去掉看不见的字符），每种看法的写法都在里面：字与字之间可以夹着看不见的东西，
+def key_start(key: str) -> "Starts":
+    """找密钥开头几个字的粗查（key 已经去掉看不见的字符），每种看法的写法都在里面：字与字之间可以夹着看不见的东西，
     每个字可以写成转义、实体、全角字母。先用一个字符类找第一个字（正则在 C 里跳着找，不在每个位置都试一遍），
     再按它是哪个字接着比（(?<=…) 回头看一眼），开头读成同样几个字的写法共用后面的正则。线性：每个字只试一次，
     夹着的东西也只走一遍。"""
@@ -337,7 +337,26 @@ def key_start(key: str) -> re.Pattern[str]:
             first += chars
             heads.setdefault(size, []).append(f"(?<=[{chars}]){tail}")
         branches += [f"(?:{'|'.join(choices)}){way.rest(size)}" for size, choices in heads.items()]
-    return re.compile(f"[{first}](?:{'|'.join(branches)})")
+    rest = "|".join(branches)
+    basic = "".join(char for char in first if ord(char) <= 0xFFFF)
+    astral = "".join(char for char in first if ord(char) > 0xFFFF)
+    return Starts(re.compile(f"[{basic}](?:{rest})"), re.compile(f"[{astral}](?:{rest})") if astral else None)
+
+
+# 基本平面以外的字：粗查先看有没有（一整段的字符类，扫一遍很快）
+ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+class Starts(NamedTuple):
+    """key_start 的两个正则：第一个字在基本平面里的、在基本平面以外的（数学字母 𝐬 这些）。字符类里有基本平面以外的
+    字时，正则在每个位置都要拿它们逐个比较，扫一遍慢十倍左右；文字里没有基本平面以外的字（绝大多数）时不用第二个。"""
+    basic: re.Pattern[str]
+    astral: re.Pattern[str] | None
+
+    def search(self, text: str) -> bool:
+        if self.basic.search(text):
+            return True
+        return bool(self.astral and ASTRAL.search(text) and self.astral.search(text))
 
 
 # ---------- 流式输出：末尾没写完的写法 ----------
