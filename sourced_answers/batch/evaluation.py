@@ -13,7 +13,15 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from sourced_answers.checker import PROBLEM_KINDS, Source
-from sourced_answers.core.errors import ExitCode, InputError, ModelError, ModelUnreachable, NoResults, UsageError
+from sourced_answers.core.errors import (
+    ExitCode,
+    InputError,
+    ModelError,
+    ModelUnreachable,
+    NoResults,
+    QuestionError,
+    UsageError,
+)
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.questions import MAX_QUESTION, clean_question
@@ -230,7 +238,7 @@ def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) ->
     models = run.models
     deadline = run.deadline()
     check_before_paying(settings.model, models, settings.judge, deadline)  # 缺哪些模型，在第一次搜索之前一起说
-    with MetasoSession(settings.search, log, deadline) as metaso:
+    with MetasoSession(settings.search, log, deadline, settings.run.secrets) as metaso:
         gathered = gather_all(metaso, questions, settings.model, log)
     records: list[EvalRecord] = []
     total = len(models) * len(questions)
@@ -271,7 +279,7 @@ def gather_all(metaso: MetasoSession, questions: Sequence[str], model: ModelSett
         log(f"[资料 {number}/{len(questions)}] {question}")
         try:
             sources = metaso.gather(question)
-        except NoResults as error:
+        except (NoResults, QuestionError) as error:  # 没有结果；问题里除了密钥没有别的字
             log(f"  ✗ {literal(error, None)}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue

@@ -89,6 +89,11 @@ def mask(text: str, secrets: Iterable[str]) -> str:
     空白（一个字一个空格）、终端控制序列、HTML 标签和注释、Markdown 的记号，或者写成转义（\u006d、\u200b）、HTML
     实体（&#109;）、全角字母（ｓ）也算，遮掉的是原文里的那一整段；两个密钥重叠、同一个密钥连着出现时，整段一起
     遮掉，不会露出半截。和文字的长度成线性。"""
+    return replaced(text, secrets, REDACTED)
+
+
+def replaced(text: str, secrets: Iterable[str], replacement: str) -> str:
+    """mask 的本体：文字里出现的每个密钥（连同夹在里面、写成别的样子的整段）换成 replacement。"""
     keys = visible_keys(secrets)
     if not text or not any(key_start(key).search(text) for key in keys):
         return text  # 绝大多数文字：连哪个密钥的开头都没有，不必去掉看不见的字符再找
@@ -108,9 +113,21 @@ def mask(text: str, secrets: Iterable[str]) -> str:
             merged.append([first, after])
     pieces, position = [], 0
     for first, after in merged:
-        pieces += [text[position:first], REDACTED]
+        pieces += [text[position:first], replacement]
         position = after
     return "".join(pieces) + text[position:]
+
+
+# 搜索的文字里去掉了密钥时说的话（命令行的标准错误、--serve 的访问日志）：从不显示密钥本身
+KEY_CUT = "搜索的文字里有密钥（本程序从环境变量里认得的），发给秘塔之前去掉了：密钥只发给它自己的服务"
+
+
+def searchable(query: str, secrets: Iterable[str]) -> tuple[str, str | None]:
+    """发给秘塔的搜索文字：问题（和对话里接上的上文）里的每个密钥整段去掉——夹着看不见的字、写成实体、全角字母的
+    也算，和 mask 认得的一样。返回 (去掉之后的文字, 去掉了时要说的话 KEY_CUT，没有时 None)。秘塔的客户端
+    （search.gather.MetasoSession）发之前调用它，--serve 的访问日志用它写“搜索：……”。"""
+    cut = " ".join(replaced(query, secrets, " ").split())
+    return (query, None) if cut == " ".join(query.split()) else (cut, KEY_CUT)
 
 
 def keys_for(keys: list[str], view: str) -> list[str]:

@@ -4,12 +4,13 @@
 """
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 from sourced_answers.checker import Source, has_chinese
 from sourced_answers.core.abandoning import stop_if_gone
-from sourced_answers.core.errors import MetasoError, NoResults
+from sourced_answers.core.errors import MetasoError, NoResults, QuestionError
+from sourced_answers.core.masking import searchable
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
 from sourced_answers.core.strings import literal, truncate
@@ -127,7 +128,8 @@ class DemoPool:
 class MetasoSession:
     """秘塔客户端和本地缓存；--demo 时在本机启动模拟服务（不用缓存，免得虚构的页面混进真缓存），用完关掉。"""
 
-    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline, pool: DemoPool | None = None) -> None:
+    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline, secrets: Sequence[str],
+                 pool: DemoPool | None = None) -> None:
         self.fake: DemoMetaso | None = None  # --demo 的演示服务和它用的那组页面（pool 给的不归这里关）
         self.fake_pages = ""
         self.pool = pool
@@ -135,6 +137,9 @@ class MetasoSession:
         self.cache: metaso_cache.MetasoCache | None = None
         self.log = log
         self.search = search
+        self.secrets = secrets  # 本程序认得的每个密钥：搜索的文字里有的话发之前去掉（gather）
+        self.searched = ""  # 上一次真正发给秘塔的搜索文字
+        self.key_cut: str | None = None  # 上一次搜索的文字里去掉了密钥时说的那句话（masking.KEY_CUT）
 
         def on_retry(message: str) -> None:
             log(f"  {message}")
@@ -178,7 +183,15 @@ class MetasoSession:
         return metaso_client.Client(self.fake.key, self.fake.base_url, self.deadline, self.on_retry)
 
     def gather(self, question: str) -> list[Source]:
-        """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
+        """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。问题里的密钥发给秘塔之前去掉，并说一句
+        （masking.searchable：每道门的搜索都经过这里，密钥只发给它自己的服务）；去掉以后没有字了就不搜索。"""
+        question, note = searchable(question, self.secrets)
+        if note:
+            self.log(f"⚠ {note}")
+            if not any(char.isalnum() for char in question):
+                raise QuestionError("问题里除了密钥没有别的文字：去掉密钥以后没有可以搜索的内容，请换个问法",
+                                    "empty_question")
+        self.searched, self.key_cut = question, note
         search = self.search
         client = self.client if self.client is not None else self.demo_client(question)  # --demo 时没有 client
         sources = gather(question, search.size, search.read, search.max_chars, client, self.log, self.cache)
