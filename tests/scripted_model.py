@@ -66,6 +66,8 @@ SCRIPTS = {
     "echo-auth": {"echo_auth": True},
     # 同样回显，只是密钥的每两个字之间夹着 model_server.echo_separator（零宽空格、软连字符……：看起来还是那个密钥）
     "echo-auth-hidden": {"echo_auth": True, "hidden": True},
+    # 同样回显，只是请求头先经 model_server.echo_disguise 改写（写成实体、夹着标签、全角字母：渲染出来还是那个密钥）
+    "echo-auth-disguised": {"echo_auth": True, "disguised": True},
     # 流式回答说了两段之后在流里报错，错误的说明里回显请求头（带着密钥）
     "error-echoes-auth": {"content": GOOD_ANSWER, "error_after": 2},
     # 还没回答就报错（500），错误的说明里回显请求头，密钥的每两个字之间夹着 model_server.echo_separator
@@ -147,6 +149,10 @@ HOLD_SECONDS = 30
 POLL_SECONDS = 0.01
 
 
+def unchanged(header):
+    return header
+
+
 class ScriptedModel:
     """按模型名返回预先写好的回答的 OpenAI 兼容服务，流式和非流式都支持。"""
 
@@ -184,6 +190,7 @@ class ScriptedModel:
         self.prefix = "/v1"
         self.probes = []  # 每个 GET 请求的路径
         self.echo_separator = "\u200b"  # echo-auth-hidden 夹在密钥每两个字之间的字符
+        self.echo_disguise = unchanged  # echo-auth-disguised 把请求头改写成什么样子
         # 非 None 时（一个 Hold）：对话请求记下之后先停在这里，测试放行了才回答（“模型正在回答”的时候做点什么）
         self.hold: Hold | None = None
         # 非 None 时：像只有一个推理槽的本地模型（llama.cpp、Ollama 默认）那样，对话请求一个一个地回答，
@@ -323,6 +330,8 @@ class ScriptedModel:
                     header = self.headers.get("Authorization") or ""
                     if script.get("hidden"):
                         header = model_server.echo_separator.join(header)
+                    if script.get("disguised"):
+                        header = model_server.echo_disguise(header)
                     script = {"content": "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。回显 "
                                          f"{header} 这里 [1]。"}
                 if script and script.get("echo"):

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from tests.scripted_model import Hold
-from tests.serving import MODEL_KEY, InProcess, ServerProcess
+from tests.serving import MODEL_KEY, SERVER_KEY, InProcess, ServerProcess, the_only_line
+from tests.support import cli_env, run_cli
 
 QUESTION = {"model": "good", "messages": [{"role": "user", "content": "家用 NAS 怎么选"}]}
 
@@ -82,7 +83,7 @@ def test_a_program_without_an_origin_is_unaffected(app, backends):
 
 def test_an_allowed_origin_gets_a_preflight_and_cors_headers(backends, cache):
     """浏览器里的网页客户端先发预检（OPTIONS），再带着 Authorization、application/json 发真正的请求。"""
-    app = opened(backends, cache, "--allow-origin", "http://localhost:3000/", "--allow-origin", "null")
+    app = opened(backends, cache, "--allow-origin", "http://localhost:3000/")
     try:
         preflight = app.client.options("/v1/chat/completions", headers={
             "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
@@ -93,10 +94,38 @@ def test_an_allowed_origin_gets_a_preflight_and_cors_headers(backends, cache):
         assert "content-type" in preflight.headers["access-control-allow-headers"]
         answered = app.post("/chat/completions", QUESTION, headers={"Origin": "http://localhost:3000"})
         assert answered.status_code == 200 and answered.headers["access-control-allow-origin"] == "http://localhost:3000"
-        assert app.client.get("/v1/models", headers={"Origin": "null"}).headers["access-control-allow-origin"] == "null"
         other = app.client.options("/v1/chat/completions", headers={"Origin": "http://evil.example",
                                                                      "Access-Control-Request-Method": "POST"})
         assert other.status_code == 403 and "access-control-allow-origin" not in other.headers
+    finally:
+        app.close()
+
+
+def test_allowing_the_null_origin_without_a_server_key_stops_before_anything(fake_metaso, model_server):
+    """Origin: null 是任何沙箱 iframe、data: 和 file: 打开的页面：不设 ANS_SERVER_KEY 就允许它，等于让每个网页
+    都能搜索、花钱。用法错误（退出码 2），说出参数和要设的变量，不问模型服务、不搜索。"""
+    done = run_cli("--serve", "127.0.0.1:0", "--allow-origin", "null",
+                   env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    line = the_only_line(done.stderr)
+    assert done.returncode == 2 and "--allow-origin null" in line and "ANS_SERVER_KEY" in line
+    assert fake_metaso.requests == [] and model_server.probes == []
+
+
+def test_with_a_server_key_the_null_origin_gets_its_preflight_and_the_post_needs_the_key(backends, cache):
+    """桌面聊天程序（Electron）发 Origin: null：预检不带 Authorization，照样回 204 和 CORS 头；之后真正的请求
+    要带着 ANS_SERVER_KEY，没带的 401，什么也不搜。"""
+    backends.reset()
+    app = InProcess(backends.env(cache, ANS_SERVER_KEY=SERVER_KEY), "--allow-origin", "null")
+    try:
+        preflight = app.client.options("/v1/chat/completions", headers={
+            "Origin": "null", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization,content-type"})
+        assert preflight.status_code == 204 and preflight.headers["access-control-allow-origin"] == "null"
+        bare = app.post("/chat/completions", QUESTION, headers={"Origin": "null"})
+        assert bare.status_code == 401 and metaso_calls(backends) == []
+        keyed = app.post("/chat/completions", QUESTION,
+                         headers={"Origin": "null", "Authorization": f"Bearer {SERVER_KEY}"})
+        assert keyed.status_code == 200 and keyed.headers["access-control-allow-origin"] == "null"
     finally:
         app.close()
 
@@ -111,7 +140,7 @@ def test_the_host_of_an_allowed_origin_is_an_accepted_host_name(backends, cache)
 
 @pytest.mark.parametrize("value", ["localhost:3000", "http://", "ftp://x.example", "http://x.example/path", "*"])
 def test_a_malformed_allowed_origin_is_a_usage_error(value):
-    from sourced_answers.cli.config import origin_of
+    from sourced_answers.cli.origins import origin_of
     from sourced_answers.core.errors import UsageError
     with pytest.raises(UsageError, match="--allow-origin"):
         origin_of(value)

@@ -3,9 +3,11 @@
 长度成线性（基准在 bench/benchmark_masking.py）。发出去之前，边界（core.secrets.check_secret）拒绝中间有空白、
 控制字符或者长过 MAX_KEY_LENGTH 的密钥：一次请求也不发。每个入口都试：主命令、metaso_search.py、quickstart_command、
 Dask 任务。"""
+import html
 import io
 import json
 import random
+import re
 import string
 import unicodedata
 
@@ -14,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_metaso import FakeMetaso
+from sourced_answers.checker import seen
 from sourced_answers.core.errors import MetasoError, ModelError
 from sourced_answers.core.masking import REDACTED, json_unescaped, mask, mask_data, masked_error, masked_json
 from sourced_answers.core.safe_output import SafeWriter
@@ -183,6 +186,135 @@ def test_a_terminal_sequence_that_ends_in_a_letter_of_the_key_does_not_hide_it()
     """\x9b 后面的 m 可以是控制序列的结尾，也可以是密钥的第一个字：两种看法都找。"""
     key = "mk-PROPERTY-key-12345"
     assert key not in mask("\x9b" + key, [key]) and key not in mask("\x1b" + key, [key])
+
+
+# ---------- 渲染出来读者看到的：HTML 实体、标签、Markdown 记号、全角字母 ----------
+
+def rendered_reading(text):
+    """参照（和实现无关的直白做法）：Markdown、HTML 渲染出来以后读者读到的字——去掉注释、标签、链接的网址和转义
+    标点的反斜杠，解开 HTML 实体，NFKC（全角、数学字母、连字换成 ASCII），去掉 Markdown 的记号（* _ ~ ` 和方括号）、
+    看不见的字符和空白。"""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"</?[A-Za-z][^<>]*>", "", text)
+    text = re.sub(r"\]\([^()\s]*\)", "", text)  # 链接只显示方括号里的字
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # 转义标点的反斜杠不显示
+    text = unicodedata.normalize("NFKC", html.unescape(text))
+    return "".join(char for char in without_hidden(text) if char not in "*_~`[]" and not char.isspace())
+
+
+def reveals(output, key):
+    """读输出的人认得出这个密钥吗：渲染一遍（审阅页这样本身是 HTML 的输出再渲染一遍）以后找得到它。"""
+    return rendered_reading(key) in rendered_reading(rendered_reading(output))
+
+
+def entity(char, style="dec"):
+    return {"dec": f"&#{ord(char)};", "hex": f"&#x{ord(char):x};", "HEX": f"&#X{ord(char):X};",
+            "padded": f"&#0000{ord(char)};"}[style]
+
+
+def full_width(text):
+    return "".join(chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char for char in text)
+
+
+KEY_AS_RENDERED = "sk-model-secret-0001"
+# 每一种写法，读者在聊天程序、网页里看到的都是 sk-model-secret-0001
+DISGUISES = {
+    "十进制实体": "sk-&#109;odel-secret-0001", "十六进制实体": "sk-&#x6d;odel-secret-0001",
+    "大写的十六进制实体": "sk-&#X6D;odel-secret-0001", "补零的实体": "sk-&#00000000000109;odel-secret-0001",
+    "不带分号的实体": "sk-&#109odel-secret-0001", "开头的字是实体": "&#115;k-model-secret-0001",
+    "每个字都是实体": "".join(entity(char) for char in KEY_AS_RENDERED),
+    "夹着空标签": "sk-mo<b></b>del-secret-0001", "夹着带属性的标签": 'sk-mo<span class="x">del</span>-secret-0001',
+    "夹着注释": "sk-mo<!-- 注释 -->del-secret-0001", "夹着 <wbr>": "sk-model-<wbr>secret-0001",
+    "斜体": "sk-model-*secret*-0001", "粗体": "sk-model-**secret**-0001", "下划线": "sk-model-_secret_-0001",
+    "删除线": "sk-model-~~secret~~-0001", "行内代码": "sk-model-`secret`-0001",
+    "整个是全角": full_width(KEY_AS_RENDERED), "开头是全角": "ｓｋ－model-secret-0001",
+    "数学粗体": "𝐬𝐤-model-secret-0001", "链接": "[sk-mo](http://x.example)del-secret-0001",
+    "转义的标点": "sk\\-model\\-secret\\-0001", "实体写的零宽空格": "sk-model-se&#8203;cret-0001",
+    "软连字符实体": "sk-model-se&shy;cret-0001", "全角的星号": "sk-model-＊secret＊-0001",
+}
+
+
+@pytest.mark.parametrize("written", DISGUISES.values(), ids=DISGUISES.keys())
+def test_a_key_written_so_a_renderer_shows_it_is_masked_with_everything_inside(written):
+    """模型把密钥写成渲染出来才看得到的样子：遮掉原文里的整段（连同夹在里面的实体、标签、记号），前后的字不动。"""
+    assert reveals(f"回显 {written} 完", KEY_AS_RENDERED)
+    masked = mask(f"回显 {written} 完", [KEY_AS_RENDERED])
+    assert masked in (f"回显 {REDACTED} 完", f"回显 [{REDACTED} 完")  # 链接：方括号在密钥之前
+    assert not reveals(masked, KEY_AS_RENDERED)
+
+
+@pytest.mark.parametrize("written", DISGUISES.values(), ids=DISGUISES.keys())
+def test_masking_hides_every_key_the_checkers_own_reading_finds(written):
+    """核对读句子用的那一份读法（checker.seen：解开实体、去掉标签和强调记号），再加上 NFKC：它读得出密钥的地方，
+    遮过以后它就读不出了。遮密钥的读法比它宽（不带分号的实体、补零的实体、注释也认），不会比它窄。"""
+    text = f"回显 {written} 完"
+    masked = mask(text, [KEY_AS_RENDERED])
+    assert KEY_AS_RENDERED not in unicodedata.normalize("NFKC", seen(masked))
+    assert REDACTED in masked
+
+
+def test_markup_without_a_key_is_left_as_it_is():
+    text = "**RAID1** 用两块盘 &amp; <b>镜像</b>，ｓｋ－ 不是密钥，sk-model 也不是 *全部*。"
+    assert mask(text, [KEY_AS_RENDERED]) == text
+
+
+def test_a_key_that_is_mostly_markup_does_not_mask_ordinary_words():
+    """密钥几乎全是 * _：渲染出来只剩几个字母，拿它去找会遮掉正常的文字，所以渲染出来的看法不用它。"""
+    key = "__________abc"
+    assert mask("abc 和 a_b_c 都是正常的字", [key]) == "abc 和 a_b_c 都是正常的字"
+    assert mask(f"回显 {key} 完", [key]) == f"回显 {REDACTED} 完"
+
+
+def test_a_key_with_its_own_markdown_marks_is_found_however_they_are_rendered():
+    """密钥自己带着 _（sk_live_…）：原样写出来、去掉 _、_ 换成实体，都遮掉。"""
+    key = "sk_live_0123456789abcdef"
+    for written in (key, key.replace("_", ""), key.replace("_", "&#95;"), key.replace("_", "<i></i>")):
+        assert mask(f"回显 {written} 完", [key]) == f"回显 {REDACTED} 完", written
+
+
+ENCODINGS = ["plain", "dec", "hex", "HEX", "padded", "full"]
+JUNK = ["<b>", "</b>", '<span class="x">', "</span>", "<!-- 注 -->", "<wbr>", "**", "*", "_", "~~", "`", "\u200b",
+        "&#8203;", "&shy;", "&ZeroWidthSpace;"]
+render_keys = st.text(alphabet=string.ascii_letters + string.digits + "-.", min_size=16, max_size=40)
+
+
+@st.composite
+def rendered_disguises(draw, key):
+    """密钥的每个字随机写成它自己、各种实体或全角字母，两个字之间随机夹上标签、注释、记号、零宽空格（写成实体的也算）。"""
+    pieces = []
+    for index, char in enumerate(key):
+        if index:
+            pieces += draw(st.lists(st.sampled_from(JUNK), max_size=2))
+        style = draw(st.sampled_from(ENCODINGS))
+        pieces.append(char if style == "plain" else full_width(char) if style == "full" else entity(char, style))
+    return "".join(pieces)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(key=render_keys, around=st.tuples(surroundings, surroundings), data=st.data())
+def test_a_key_a_renderer_would_show_is_masked_however_it_is_written(key, around, data):
+    text = around[0] + data.draw(rendered_disguises(key)) + around[1]
+    assert reveals(text, key)
+    masked = mask(text, [key])
+    assert not reveals(masked, key) and REDACTED in masked
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(key=render_keys, data=st.data(), cuts=st.lists(st.integers(1, 12), min_size=1, max_size=30),
+       terminal=st.booleans())
+def test_a_key_a_renderer_would_show_is_masked_wherever_the_stream_is_split(key, data, cuts, terminal):
+    """流式输出（--serve 的每一块、终端）按任意长度切开：切口在实体、标签、注释的中间，或者全角字母之间，照样遮掉。"""
+    text = f"回显 {data.draw(rendered_disguises(key))} 完"
+    sink = io.StringIO()
+    writer = SafeWriter(sink, [key], terminal_safe=terminal)
+    position, turn = 0, 0
+    while position < len(text):
+        size = cuts[turn % len(cuts)]
+        writer.write(text[position:position + size])
+        writer.flush()  # 流式输出每一小段都冲刷：留着的半截不能在这时放出去
+        position, turn = position + size, turn + 1
+    writer.finish()
+    assert not reveals(sink.getvalue(), key) and REDACTED in sink.getvalue()
 
 
 # ---------- 每个入口 ----------

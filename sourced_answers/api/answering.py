@@ -31,13 +31,14 @@ INCOMPLETE = "\n\n（回答不完整）\n"
 @dataclass
 class Answered:
     """回答了一个问题：核对（和修正、评判）之后的结果、--json 的那条记录、模型服务的回复、用到的资料，
-    这次缓存省下了什么（没省时为 None）和搜索用的问题（对话里的追问接上了上文）。"""
+    这次缓存省下了什么（没省时为 None）和搜索用的问题（对话里的追问接上了上文；里面的密钥去掉了）。"""
     checked: Checked
     record: Record
     result: ChatResult
     sources: list[Source]
     savings: str | None
     query: str = ""
+    key_cut: str | None = None  # 搜索的文字里去掉了密钥时说的那句话（masking.KEY_CUT）
 
     @property
     def exit_code(self) -> int:
@@ -59,8 +60,9 @@ def answer(settings: Settings, log: Log, show: Show | None = None, shared: Share
     else:
         check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：从设置里的搜索后端（秘塔……）搜索，读取前几条的正文
-    with SourceSession(settings.search, log, deadline, shared) as session:
+    with SourceSession(settings.search, log, deadline, run.secrets, shared) as session:
         sources = session.gather(query)
+        query = session.searched  # 问题里的密钥去掉了的话，去掉之后的文字
     # 2. 请模型回答（摘录：从资料里摘出最相关的几句原话）
     if excerpting:
         reply, result = excerpted(question, sources, show, log)
@@ -83,7 +85,7 @@ def answer(settings: Settings, log: Log, show: Show | None = None, shared: Share
     about = {"served_model": result.served_model, "truncated": result.truncated,
              "unfinished_reasoning": checked.unfinished}
     record = checked_record(checked, question, model.name, about)
-    return Answered(checked, record, result, sources, session.savings(), query)
+    return Answered(checked, record, result, sources, session.savings(), query, session.key_cut)
 
 
 EXCERPTS_NOTE = "摘录：下面每一句都是资料的原话，按和问题的相关程度挑出来的，不是模型写的回答"

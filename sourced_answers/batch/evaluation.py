@@ -13,7 +13,15 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from sourced_answers.checker import PROBLEM_KINDS, Source
-from sourced_answers.core.errors import ExitCode, InputError, ModelError, ModelUnreachable, NoResults, UsageError
+from sourced_answers.core.errors import (
+    ExitCode,
+    InputError,
+    ModelError,
+    ModelUnreachable,
+    NoResults,
+    QuestionError,
+    UsageError,
+)
 from sourced_answers.core.masking import masked_json
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.questions import MAX_QUESTION, clean_question
@@ -231,7 +239,7 @@ def run_eval(settings: Settings, out: Output, log: Log, progress: Any = None) ->
     models = run.models
     deadline = run.deadline()
     check_before_paying(settings.model, models, settings.judge, deadline)  # 缺哪些模型，在第一次搜索之前一起说
-    with SourceSession(settings.search, log, deadline) as session:
+    with SourceSession(settings.search, log, deadline, settings.run.secrets) as session:
         gathered = gather_all(session, questions, settings.model, log)
     records: list[EvalRecord] = []
     total = len(models) * len(questions)
@@ -272,7 +280,7 @@ def gather_all(session: SourceSession, questions: Sequence[str], model: ModelSet
         log(f"[资料 {number}/{len(questions)}] {question}")
         try:
             sources = session.gather(question)
-        except NoResults as error:
+        except (NoResults, QuestionError) as error:  # 没有结果；问题里除了密钥没有别的字
             log(f"  ✗ {literal(error, None)}：这个问题不请模型回答，记为出错")
             gathered[question] = None
             continue

@@ -15,6 +15,7 @@ from sourced_answers.checker.score import CHINESE, ENGLISH, ENGLISH_MODEL_FILE, 
 from sourced_answers.checker.support_rule import DEFAULT_RULE, RULES, TUTORIAL_THRESHOLD, SupportRule
 from sourced_answers.checker.terminal import TerminalFilter, strip_terminal, stripped_positions
 from sourced_answers.checker.text import (
+    ASCII_LIKE_CLASS,
     LINE_UNSAFE_CLASS,
     MARKS_CLASS,
     bigram_similarity,
@@ -120,15 +121,15 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "analyse", "assess", "bigram_similarity", "calibration_of", "char_bigrams", "char_width", "check", "check_answer",
-    "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks", "citations_in",
-    "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare", "conclude",
-    "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE", "FEATURES",
-    "format_citations", "has_chinese", "in_word", "language_of", "LINE_UNSAFE_CLASS", "Located", "Locator",
+    "analyse", "ASCII_LIKE_CLASS", "assess", "bigram_similarity", "calibration_of", "char_bigrams", "char_width",
+    "check", "check_answer", "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks",
+    "citations_in", "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare",
+    "conclude", "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE",
+    "FEATURES", "format_citations", "has_chinese", "in_word", "language_of", "LINE_UNSAFE_CLASS", "Located", "Locator",
     "MARKS_CLASS", "MODEL_FILE", "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote",
     "read_claim", "repeated_problems", "Reply", "Report", "Risk", "risks_in", "RULES", "seen", "Source",
     "SourceIndexes", "SourceTerms", "Span", "split_reply", "strip_citation_marks", "strip_terminal", "strip_think",
     "stripped_positions", "Structure", "structure_problems", "support", "support_model", "support_of", "SupportModel",
-    "SupportRule", "TerminalFilter", "ThinkFilter", "token_set", "tokens_with_spans", "too_short",
-    "truncated_problem", "TUTORIAL_THRESHOLD", "Unit", "without_citations", "without_thinking", "written_sentences",
+    "SupportRule", "TerminalFilter", "ThinkFilter", "token_set", "tokens_with_spans", "too_short", "truncated_problem",
+    "TUTORIAL_THRESHOLD", "Unit", "without_citations", "without_thinking", "written_sentences",
 ]

@@ -4,7 +4,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from sourced_answers.checker.unicode_ranges import LINE_UNSAFE, MARKS, character_class
+from sourced_answers.checker.unicode_ranges import ASCII_LIKE, LINE_UNSAFE, MARKS, character_class
 
 # 中日韩统一表意文字：扩展 A、基本区、兼容区
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -36,6 +36,8 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 LINE_UNSAFE_CLASS = character_class(LINE_UNSAFE)
 # 组合用的附加符号（叠在前一个字上）
 MARKS_CLASS = character_class(MARKS)
+# NFKC 换成可打印 ASCII 的字（全角的 ｓ、数学字母 𝐬、连字 ﬁ）：找密钥时读成那几个 ASCII 字
+ASCII_LIKE_CLASS = character_class(ASCII_LIKE)
 # 看不见、却会改变显示的字符（上面那些去掉换行之类以后剩下的：格式字符）：引用里去掉
 INVISIBLE = re.compile(f"[{LINE_UNSAFE_CLASS}]")
 # 在单词中间截断时，往回退到空格，但至少留下这个比例的宽度

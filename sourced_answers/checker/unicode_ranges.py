@@ -1,4 +1,4 @@
-"""四类字符的码位范围，由 unicodedata 生成（不要手改：python -m sourced_answers.checker.unicode_ranges 重新生成）。
+"""五类字符的码位范围，由 unicodedata 生成（不要手改：python -m sourced_answers.checker.unicode_ranges 重新生成）。
 
   LINE_UNSAFE  控制字符（Cc）、格式字符（Cf：零宽字符、软连字符、双向控制、BOM、标签字符）、行分隔符和段分隔符
                （Zl、Zp）：放进一行说明里会断行、乱序或者看不见。说明里引用用户给的字符串、一行里引用一句话，
@@ -9,6 +9,8 @@
   COMPATIBLE   NFKC 会换成别的字的兼容字符：康熙部首 ⼀、兼容汉字、带圈和带括号的数字 ① ⑸ ⒌、连字 ﬁ、单位 ㎏……
                （NUMERIC 里的、各种空格、全角的 ASCII、上标下标的数字、省略号，以及换出来带附加符号或以空格开头的
                除外：它们另有读法，或者换了反而不像读者看到的）。reading.py 把它们读成 NFKC 的样子。
+  ASCII_LIKE   NFKC 会换成可打印 ASCII 的字：全角的 ｓ－、数学字母 𝐬、带圈的 ⓢ、连字 ﬁ、上标 ˢ、单位 ㎏……读者把它们读成
+               那几个 ASCII 字母，夹在密钥里时照样认得出那个密钥（core/key_views.py 找密钥时读成 NFKC 的样子）。
 每段是“起-止”两个十六进制码位。Python 的 unicodedata 换了 Unicode 版本时，tests/test_unicode_ranges.py 会提醒重新生成。
 在导入时现算一遍要扫描一百一十多万个码位（零点几秒），每次启动都付不起，所以存成数据。
 """
@@ -87,6 +89,20 @@ ffe4-ffe6 ffe8-ffee 10781-10785 10787-107b0 107b2-107ba 1d400-1d454 1d456-1d49c 
 1ee8b-1ee9b 1eea1-1eea3 1eea5-1eea9 1eeab-1eebb 1f100-1f10a 1f110-1f12e 1f130-1f14f 1f16a-1f16c 1f190-1f190
 1f200-1f202 1f210-1f23b 1f240-1f248 1f250-1f251 1fbf0-1fbf9 2f800-2fa1d
 """
+ASCII_LIKE = """
+aa-aa b2-b3 b9-ba 132-133 17f-17f 1c7-1cc 1f1-1f3 2b0-2b0 2b2-2b3 2b7-2b8 2e1-2e3 37e-37e 1d2c-1d2c 1d2e-1d2e
+1d30-1d31 1d33-1d3a 1d3c-1d3c 1d3e-1d43 1d47-1d49 1d4d-1d4d 1d4f-1d50 1d52-1d52 1d56-1d58 1d5b-1d5b 1d62-1d65
+1d9c-1d9c 1da0-1da0 1dbb-1dbb 1fef-1fef 2024-2026 203c-203c 2047-2049 2070-2071 2074-207a 207c-208a 208c-208e
+2090-2093 2095-209c 20a8-20a8 2100-2102 2105-2106 210a-210e 2110-2113 2115-2116 2119-211d 2120-2122 2124-2124
+2128-2128 212a-212a 212c-212d 212f-2131 2133-2134 2139-2139 213b-213b 2145-2149 2160-217f 2460-24ea 2a74-2a76
+2c7c-2c7d 3250-325f 32b1-32bf 32cc-32cf 3371-337a 3380-3381 3383-338b 338e-3394 3396-339a 339c-33a6 33a9-33ad
+33b0-33b1 33b3-33b5 33b7-33bb 33bd-33bf 33c2-33c5 33c7-33dd 33ff-33ff a7f2-a7f4 fb00-fb06 fb29-fb29 fe10-fe10
+fe13-fe16 fe19-fe19 fe30-fe30 fe33-fe38 fe47-fe48 fe4d-fe50 fe52-fe52 fe54-fe57 fe59-fe5c fe5f-fe66 fe68-fe6b
+ff01-ff5e 107a5-107a5 1d400-1d454 1d456-1d49c 1d49e-1d49f 1d4a2-1d4a2 1d4a5-1d4a6 1d4a9-1d4ac 1d4ae-1d4b9
+1d4bb-1d4bb 1d4bd-1d4c3 1d4c5-1d505 1d507-1d50a 1d50d-1d514 1d516-1d51c 1d51e-1d539 1d53b-1d53e 1d540-1d544
+1d546-1d546 1d54a-1d550 1d552-1d6a3 1d7ce-1d7ff 1f100-1f10a 1f110-1f129 1f12b-1f12e 1f130-1f14f 1f16a-1f16c
+1f190-1f190 1fbf0-1fbf9
+"""
 # 生成：结束
 CATEGORIES = {"LINE_UNSAFE": frozenset({"Cc", "Cf", "Zl", "Zp"}), "MARKS": frozenset({"Mn", "Me"})}
 # 上标、下标的数字（reading.py 按它们的位置读成数、指数或脚注）
@@ -112,13 +128,20 @@ def compatible(char: str) -> bool:
     return not numeric(char)
 
 
+def ascii_like(char: str) -> bool:
+    """ASCII_LIKE 的一个字（见模块说明）：NFKC 换成了别的字，换出来的都是可打印的 ASCII（可以夹着空格，
+    不能全是空格）。"""
+    normal = unicodedata.normalize("NFKC", char)
+    return normal != char and bool(normal.strip()) and all(" " <= part <= "~" for part in normal)
+
+
 def in_categories(categories: frozenset[str]) -> Callable[[str], bool]:
     return lambda char: unicodedata.category(char) in categories
 
 
 PREDICATES: dict[str, Callable[[str], bool]] = {
     **{name: in_categories(categories) for name, categories in CATEGORIES.items()},
-    "NUMERIC": numeric, "COMPATIBLE": compatible}
+    "NUMERIC": numeric, "COMPATIBLE": compatible, "ASCII_LIKE": ascii_like}
 
 
 def parsed(ranges: str) -> list[tuple[int, int]]:

@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
+from sourced_answers.cli.origins import allowed_origins
 from sourced_answers.core.environment import (
     ANS_API_KEY,
     ANS_JUDGE_API_KEY,
@@ -295,25 +296,7 @@ def serve_settings(args: Given, environ: Mapping[str, str]) -> ServeSettings | N
                          concurrency=args.concurrency or SERVE_DEFAULTS.concurrency,
                          queue=SERVE_DEFAULTS.queue if args.queue is None else args.queue,
                          read_timeout=float(args.read_timeout or SERVE_DEFAULTS.read_timeout),
-                         allowed_origins=tuple(dict.fromkeys(origin_of(value) for value in args.allow_origin or ())))
-
-
-ORIGIN = re.compile(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?/?")
-DEFAULT_PORTS = {"http": "80", "https": "443"}
-
-
-def origin_of(value: str) -> str:
-    """--allow-origin 的值 → 浏览器在 Origin 头里写的样子：http://localhost:3000（小写，默认端口不写，末尾没有 /）；
-    桌面程序（Electron 从文件加载的页面）发的是 null。别的写法（带路径、没有协议）是用法错误。"""
-    text = value.strip()
-    if text.lower() == "null":
-        return "null"
-    found = ORIGIN.fullmatch(text)
-    if not found or (found[3] and not 0 < int(found[3]) <= 65535):
-        raise UsageError(f"--allow-origin 的值“{literal(value)}”不是一个网页来源：要写成 协议://主机[:端口]"
-                         "（http://localhost:3000、https://chat.example.com），或者 null（桌面程序）")
-    scheme, host, port = found[1].lower(), found[2].lower(), found[3]
-    return f"{scheme}://{host}" + (f":{port}" if port and port != DEFAULT_PORTS[scheme] else "")
+                         allowed_origins=allowed_origins(args.allow_origin, key))
 
 
 def build_settings(args: argparse.Namespace, environ: Mapping[str, str],

@@ -125,8 +125,9 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     serving.add_argument("--queue", type=in_range(0, 1000), default=None, metavar="N",
                          help=f"--serve 另外最多排队几个请求，再多的马上回 503（默认 {SERVE.queue}）")
     serving.add_argument("--allow-origin", action="append", default=None, metavar="ORIGIN",
-                         help="--serve 接受从这个网页来源（http://localhost:3000；桌面程序的 null）发来的请求，"
-                              "回应带上 CORS 头，可以写几次；不写时带着 Origin 头的请求一律 403")
+                         help="--serve 接受从这个网页来源（http://localhost:3000；桌面程序的 null，要先设置 "
+                              "ANS_SERVER_KEY）发来的请求，回应带上 CORS 头，可以写几次；不写时带着 Origin 头的请求"
+                              "一律 403")
     serving.add_argument("--read-timeout", type=in_range(1, 600), default=None, metavar="SECONDS",
                          help=f"--serve 收请求头、收请求体各最多等几秒，慢的连接到时就关掉"
                               f"（默认 {SERVE.read_timeout:g}）")

@@ -1,8 +1,9 @@
 """遮掉密钥的唯一办法：每一道门（终端、日志、--json、审阅页、汇总、缓存、HTTP 回应和错误、SSE 的每一块、MCP 的结果、
 Python API 抛出的错误、最后一行的报错）写出去之前都经过这里。
 
-  mask(text, secrets)          文字里的每个密钥换成 mk-***：密钥的字中间夹着看不见的字符、空白、终端控制序列，
-                               或者写成转义（\\u006d、literal 写出的 \\u200b）也认得出来；
+  mask(text, secrets)          文字里的每个密钥换成 mk-***：密钥的字中间夹着看不见的字符、空白、终端控制序列、
+                               HTML 标签、Markdown 的记号，写成转义（\\u006d）、HTML 实体（&#109;）、全角字母（ｓｋ－）
+                               也认得出来（几种看法见 key_views.py）；
   mask_data(value, secrets)    编码成 JSON、HTML 之前在数据上遮（编码之后密钥里的 " \\ & < 会变样）；
   masked_json(value, secrets)  一条记录写成 JSON 的唯一办法（先遮再编码）；
   masked_error(error, secrets) 一个要抛给调用方的错误，说明里的密钥遮掉；
@@ -12,126 +13,25 @@ Python API 抛出的错误、最后一行的报错）写出去之前都经过这
 """
 import json
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from functools import cache, lru_cache
-from typing import Any, NamedTuple, TypeVar
+from functools import lru_cache
+from typing import Any, TypeVar
 
-from sourced_answers.checker import LINE_UNSAFE_CLASS, MARKS_CLASS
+from sourced_answers.core.key_views import (
+    PARTIAL_ESCAPE,
+    VIEWS,
+    VisibleCopy,
+    clean_start,
+    key_start,
+    rendered_key,
+    seeing,
+    unfinished_markup,
+    visible,
+)
 from sourced_answers.core.strings import SURROGATE
 
 # 遮掉之后显示的样子
 REDACTED = "mk-***"
-
-# 遮密钥时当作看不见的字符：控制字符、格式字符（零宽空格、软连字符……）、组合用的附加符号，以及显示成空白的
-# 几个字母（韩文填充符、盲文空白）。密钥的字中间夹着它们，看起来仍是那个密钥，所以照样要遮掉。
-# 基本平面以外的那一百多段只粗粗地用两大段包住（表情符号不在里面）：字符类里有基本平面以外的范围时，正则要拿每个字
-# 和它们逐段比较，慢几十倍；多包进去的是古文字和数学字母，夹在密钥中间时多遮一点，不会少遮
-ASTRAL_MARKS = [(start, end) for start, end in
-                ((int(a, 16), int(b, 16)) for a, b in re.findall(r"\\U([0-9a-f]{8})-\\U([0-9a-f]{8})",
-                                                                 LINE_UNSAFE_CLASS + MARKS_CLASS))
-                if start > 0xFFFF]
-ROUGH_ASTRAL = "".join(f"\\U{min(a for a, _ in group):08x}-\\U{max(b for _, b in group):08x}" for group in
-                       ([r for r in ASTRAL_MARKS if r[0] < 0xE0000], [r for r in ASTRAL_MARKS if r[0] >= 0xE0000]))
-BASIC_PLANE = "".join(part for part in re.findall(r"\\U[0-9a-f]{8}-\\U[0-9a-f]{8}", LINE_UNSAFE_CLASS + MARKS_CLASS)
-                      if part[2:6] == "0000")
-HIDDEN_CLASS = f"{BASIC_PLANE}\u115f\u1160\u3164\uffa0\u2800\ud800-\udfff{ROUGH_ASTRAL}"
-
-
-# 找密钥时看不见的东西（除了 HIDDEN_CLASS 里的字符）：空白（“m k - C A N A R Y”一个字一个空格）、终端控制序列
-# （ESC[31m、OSC 8 链接，去掉它们之后就是完整的密钥）、写成转义的看不见的字符和空白（literal 把零宽空格写成 \u200b、
-# 换行写成 \n）。写成转义的密钥本身的字（JSON 里的 \u006d、\x6d）换成那个字再找。
-_TERMINAL = r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|[\x1b][\]P^_X][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)"
-_ESCAPE = r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8})|([nrtfvb]))"
-# 三种看法（都找，合起来遮）：只去掉看不见的字符和空白；再去掉终端控制序列；再把转义解开。一种看法会吃掉别的看法
-# 要的字（“\x9bm…”里的 m 是密钥的第一个字，也可以是控制序列的结尾），所以不只用最宽的那一种
-VIEWS = ("plain", "terminal", "escapes")
-
-
-class Seeing(NamedTuple):
-    """找密钥用的正则。hidden：看不见的字符；views：每种看法不看的部分；seen_only：两处之间只有不看的东西；
-    through_start：不看的部分都在这些字里开头，没有它们的文字（绝大多数）原样就是找密钥用的样子。"""
-    hidden: re.Pattern[str]
-    views: dict[str, re.Pattern[str]]
-    seen_only: re.Pattern[str]
-    through_start: re.Pattern[str]
-
-
-@cache
-def seeing() -> Seeing:
-    """第一次要找密钥时才编译（字符类有几百段，每个正则要编译一毫秒多）：没有密钥的运行（--verify、--help 常常如此）
-    不为它们付启动的时间。"""
-    return Seeing(
-        hidden=re.compile(f"[{HIDDEN_CLASS}]+"),
-        views={"plain": re.compile(f"[{HIDDEN_CLASS}\\s]+"),
-               "terminal": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+"),
-               "escapes": re.compile(f"{_TERMINAL}|[{HIDDEN_CLASS}\\s]+|{_ESCAPE}")},
-        seen_only=re.compile(f"(?:{_TERMINAL}|[{HIDDEN_CLASS}\\s]|{_ESCAPE})*"),
-        through_start=re.compile(f"[\\x1b\\x9b\\\\{HIDDEN_CLASS}\\s]"))
-
-
-def escaped_char(match: re.Match[str]) -> str | None:
-    """seeing().views["escapes"] 的一处匹配如果是转义，它代表的字；看不见的字、空白和别的匹配是 None（整个不算）。"""
-    code = match.group(1) or match.group(2) or match.group(3)
-    if code is None:
-        return None
-    number = int(code, 16)
-    if number > 0x10FFFF:
-        return None
-    char = chr(number)
-    return None if char.isspace() or seeing().hidden.fullmatch(char) else char
-
-
-class VisibleCopy:
-    """一段文字找密钥时的样子（text）：去掉看不见的字符、空白和终端控制序列，转义换成它代表的字；和把其中的位置
-    换回原文的办法（original、original_end）。每一段记着 (在 text 里的开始, 在原文里的开始, 在原文里的结束)：
-    照抄的一段结束是 None（一个字对一个字），换成一个字的转义记着它在原文里占到哪里。"""
-
-    def __init__(self, text: str, view: str = "escapes") -> None:
-        self.source = text
-        self.segments: list[tuple[int, int, int | None]] = []
-        if not seeing().through_start.search(text):
-            self.text = text
-            return
-        pieces: list[str] = []
-        length = position = 0
-        for match in seeing().views[view].finditer(text):
-            if match.start() > position:
-                pieces.append(text[position:match.start()])
-                self.segments.append((length, position, None))
-                length += match.start() - position
-            char = escaped_char(match) if view == "escapes" else None
-            if char is not None:
-                pieces.append(char)
-                self.segments.append((length, match.start(), match.end()))
-                length += 1
-            position = match.end()
-        pieces.append(text[position:])
-        self.segments.append((length, position, None))  # 最后一段（可能是空的）：末尾之后的位置也换得回去
-        self.text = "".join(pieces)
-
-    def _segment(self, index: int) -> tuple[int, int, int | None]:
-        return self.segments[bisect_right(self.segments, (index, float("inf"), 0)) - 1]
-
-    def original(self, index: int) -> int:
-        """self.text 里第 index 个字（或末尾之后）在原文里从哪里开始。"""
-        if not self.segments:
-            return index
-        start, origin, _ = self._segment(index)
-        return origin + index - start
-
-    def original_end(self, index: int) -> int:
-        """self.text 里第 index 个字在原文里到哪里结束（转义占好几个字）。"""
-        if not self.segments:
-            return index + 1
-        start, origin, end = self._segment(index)
-        return end if end is not None else origin + index - start + 1
-
-
-@lru_cache(maxsize=64)
-def visible(secret: str) -> str:
-    """密钥去掉看不见的字符：环境变量里的密钥自己夹着零宽字符时，输出里有没有那个字都认得出来。"""
-    return seeing().hidden.sub("", secret)
 
 
 @lru_cache(maxsize=64)
@@ -175,27 +75,6 @@ def periodic_end(text: str, end: int, tail: str) -> int:
     return end
 
 
-# 先粗查一遍用密钥的前这么多个字：它们之间可以夹着看不见的字符。找不到就不会有这个密钥
-KEY_START = 4
-
-
-@lru_cache(maxsize=64)
-def key_start(key: str) -> re.Pattern[str]:
-    """找密钥开头几个字的正则：字与字之间可以夹着看不见的字符、空白、终端控制序列和写成转义的这些，每个字也可以
-    写成转义（\u006d）。每个字只试一次，夹着的东西也只走一遍：线性。"""
-    # 夹着的转义这里不细分是不是看不见的字（多放过的由 VisibleCopy 再确认），只求不漏
-    between = f"(?:{_TERMINAL}|[{HIDDEN_CLASS}\\s]|{_ESCAPE})*"
-    return re.compile(between.join(char_pattern(char) for char in key[:KEY_START]))
-
-
-def char_pattern(char: str) -> str:
-    """密钥里的一个字：它自己，或者写成转义的它（\u006d、\x6d，十六进制大小写都行）。"""
-    def hexes(code: str) -> str:
-        return "".join(f"[{digit}{digit.upper()}]" if digit.isalpha() else digit for digit in code)
-    short = f"|\\\\x{hexes(f'{ord(char):02x}')}" if ord(char) < 0x100 else ""
-    return f"(?:{re.escape(char)}|\\\\u{hexes(f'{ord(char):04x}')}|\\\\U{hexes(f'{ord(char):08x}')}{short})"
-
-
 def visible_keys(secrets: Iterable[str]) -> list[str]:
     return [key for key in dict.fromkeys(visible(secret) for secret in secrets) if key]
 
@@ -207,17 +86,23 @@ def may_hold_secret(text: str, secrets: Iterable[str]) -> bool:
 
 def mask(text: str, secrets: Iterable[str]) -> str:
     """把文字里出现的每个密钥换成 mk-***：密钥的字中间夹着看不见的字符（零宽空格、软连字符、组合附加符号、换行）、
-    空白（一个字一个空格）、终端控制序列，或者写成转义（\u006d、\u200b）也算；两个密钥重叠、同一个密钥连着出现时，
-    整段一起遮掉，不会露出半截。和文字的长度成线性。"""
+    空白（一个字一个空格）、终端控制序列、HTML 标签和注释、Markdown 的记号，或者写成转义（\u006d、\u200b）、HTML
+    实体（&#109;）、全角字母（ｓ）也算，遮掉的是原文里的那一整段；两个密钥重叠、同一个密钥连着出现时，整段一起
+    遮掉，不会露出半截。和文字的长度成线性。"""
+    return replaced(text, secrets, REDACTED)
+
+
+def replaced(text: str, secrets: Iterable[str], replacement: str) -> str:
+    """mask 的本体：文字里出现的每个密钥（连同夹在里面、写成别的样子的整段）换成 replacement。"""
     keys = visible_keys(secrets)
     if not text or not any(key_start(key).search(text) for key in keys):
         return text  # 绝大多数文字：连哪个密钥的开头都没有，不必去掉看不见的字符再找
-    # 几种看法都找（VIEWS）：转义解开的（JSON 里的 \u006d、literal 写出的 \u200b）和不解开的（密钥自己带着反斜杠时，
-    # 解开就认不出它了）、去掉控制序列的和不去掉的
-    views = ["plain"] + (["terminal"] if "\x1b" in text or "\x9b" in text else [])
-    copies = [VisibleCopy(text, view) for view in views + (["escapes"] if "\\" in text else [])]
+    # 几种看法都找（key_views.VIEWS）：转义解开的（JSON 里的 \u006d、literal 写出的 \u200b）和不解开的（密钥自己
+    # 带着反斜杠时，解开就认不出它了）、去掉控制序列的和不去掉的、渲染出来的（找渲染出来的密钥）
+    views = ["plain", "rendered"] + (["terminal"] if "\x1b" in text or "\x9b" in text else [])
     spans = sorted((copy.original(start), copy.original_end(end - 1))
-                   for copy in copies for key in keys for start, end in occurrences(copy.text, key))
+                   for copy in (VisibleCopy(text, view) for view in views + (["escapes"] if "\\" in text else []))
+                   for key in keys_for(keys, copy.view) for start, end in occurrences(copy.text, key))
     if not spans:
         return text
     merged: list[list[int]] = []
@@ -228,35 +113,56 @@ def mask(text: str, secrets: Iterable[str]) -> str:
             merged.append([first, after])
     pieces, position = [], 0
     for first, after in merged:
-        pieces += [text[position:first], REDACTED]
+        pieces += [text[position:first], replacement]
         position = after
     return "".join(pieces) + text[position:]
 
 
+# 搜索的文字里去掉了密钥时说的话（命令行的标准错误、--serve 的访问日志）：从不显示密钥本身
+KEY_CUT = "搜索的文字里有密钥（本程序从环境变量里认得的），发给秘塔之前去掉了：密钥只发给它自己的服务"
+
+
+def searchable(query: str, secrets: Iterable[str]) -> tuple[str, str | None]:
+    """发给秘塔的搜索文字：问题（和对话里接上的上文）里的每个密钥整段去掉——夹着看不见的字、写成实体、全角字母的
+    也算，和 mask 认得的一样。返回 (去掉之后的文字, 去掉了时要说的话 KEY_CUT，没有时 None)。秘塔的客户端
+    （search.gather.SourceSession）发之前调用它，--serve 的访问日志用它写“搜索：……”。"""
+    cut = " ".join(replaced(query, secrets, " ").split())
+    return (query, None) if cut == " ".join(query.split()) else (cut, KEY_CUT)
+
+
+def keys_for(keys: list[str], view: str) -> list[str]:
+    """在一种看法里找的密钥：渲染出来的文字里找渲染出来的密钥（太短的不找，见 key_views.rendered_key）。"""
+    if view != "rendered":
+        return keys
+    return [shown for shown in dict.fromkeys(rendered_key(key) for key in keys) if shown]
+
+
 def held_secret_length(text: str, secrets: Iterable[str]) -> int:
-    """流式输出时 text 末尾要先留着多少个字：可能是某个密钥的开头（夹着看不见的字符、空白、控制序列、转义也算），
-    等下一段到了再决定。只看末尾：够放下最长的密钥（去掉看不见的东西以后）就行。几种看法（VIEWS）各算一次，取最长的。"""
-    keys = [key for key in dict.fromkeys(visible(secret) for secret in secrets) if key]
+    """流式输出时 text 末尾要先留着多少个字：可能是某个密钥的开头（夹着看不见的字符、空白、控制序列、标签，写成
+    转义、实体、全角字母也算），等下一段到了再决定。只看末尾：够放下最长的密钥（去掉看不见的东西以后）就行。几种看法
+    （VIEWS）各算一次，取最长的；末尾没写完的转义（\\u00）、标签（<b）、实体（&#10）、链接网址也等它写完。"""
+    keys = visible_keys(secrets)
     if not keys or not text:
         return 0
     half_escape = PARTIAL_ESCAPE.search(text[-10:])
-    held = len(half_escape.group()) if half_escape else 0  # 末尾是没写完的转义（\u00）：等它写完
+    held = len(half_escape.group()) if half_escape else 0
     for view in VIEWS:
-        held = max(held, held_in_view(text, keys, view))
+        wanted = keys_for(keys, view)
+        if not wanted:
+            continue
+        written = unfinished_markup(text) if view == "rendered" else len(text)
+        held = max(held, len(text) - written + held_in_view(text[:written], wanted, view))
     return held
-
-
-PARTIAL_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{0,3}|U[0-9a-fA-F]{0,7}|x[0-9a-fA-F]?)?$")
 
 
 def held_in_view(text: str, keys: list[str], view: str) -> int:
     """held_secret_length 在一种看法下的答案。"""
     longest = max(len(key) for key in keys)
     size = 2 * longest
-    copy = VisibleCopy(text[-size:], view)
+    copy = VisibleCopy(text[clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
     while len(copy.text) < longest and size < len(text):  # 末尾夹着很多看不见的字符：往前多看一些
         size *= 4
-        copy = VisibleCopy(text[-size:], view)
+        copy = VisibleCopy(text[clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
     shown = copy.text
     held_from = len(shown)
     for key in keys:  # 从最早可能的位置往后找：第一个对得上的就是这个密钥最长的开头

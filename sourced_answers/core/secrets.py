@@ -3,7 +3,7 @@ from collections.abc import Mapping
 
 from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_SERVER_KEY, METASO_API_KEY, Variable
 from sourced_answers.core.errors import ConfigError
-from sourced_answers.core.masking import visible
+from sourced_answers.core.key_views import visible
 from sourced_answers.core.settings import MAX_KEY_LENGTH
 
 # 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝

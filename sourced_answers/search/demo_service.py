@@ -65,6 +65,7 @@ class DemoMetaso:
         self.requests: list[tuple[str, str]] = []  # 收到的每个请求：(方法, 路径)，测试用来数调用次数
         self.authorizations: list[str] = []  # 每个 API 请求带的 Authorization 头（测试用来确认别的密钥没发过来）
         self.queries: list[str] = []  # 每次搜索的问题（测试用来看追问搜的是什么）
+        self.bodies: list[bytes] = []  # 每个 POST 请求的原样的请求体（测试用来确认别的密钥一个字节也没发过来）
         self.in_flight = {"search": 0, "reader": 0}
         self.max_in_flight = {"search": 0, "reader": 0}  # 同时在处理的最多请求数，用来验证并发读取
         self.hang_seconds = 60  # 故障 kind="hang" 时不回应多久（见 fake_metaso）
@@ -194,7 +195,9 @@ class DemoMetaso:
                     time.sleep(fake.delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
+                    raw = self.rfile.read(length)
+                    fake.bodies.append(raw)
+                    body = json.loads(raw or b"{}")
                 except ValueError:
                     body = None
                 fake.authorizations.append(self.headers.get("Authorization") or "")

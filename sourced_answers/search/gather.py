@@ -5,11 +5,13 @@ SourceSession 按设置打开后端、用完关掉；各个门（命令行、--s
 """
 import contextvars
 import threading
+from collections.abc import Sequence
 from types import TracebackType
 
 from sourced_answers.checker import Source
 from sourced_answers.core.abandoning import stop_if_gone
-from sourced_answers.core.errors import NoResults, SourceError
+from sourced_answers.core.errors import NoResults, QuestionError, SourceError
+from sourced_answers.core.masking import searchable
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
 from sourced_answers.core.strings import literal
@@ -92,11 +94,16 @@ def gather(question: str, search: SearchSettings, backend: Backend, log: Log) ->
 
 
 class SourceSession:
-    """一次回答（或一次 --eval）的资料来源：按设置打开搜索后端，用完关掉。shared：服务里各个请求共用的东西。"""
+    """一次回答（或一次 --eval）的资料来源：按设置打开搜索后端，用完关掉。shared：服务里各个请求共用的东西。
+    secrets：本程序认得的每个密钥，搜索的文字里有的话发出去之前去掉（gather）。"""
 
-    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline, shared: Shared | None = None) -> None:
+    def __init__(self, search: SearchSettings, log: Log, deadline: Deadline, secrets: Sequence[str],
+                 shared: Shared | None = None) -> None:
         self.search = search
         self.log = log
+        self.secrets = secrets
+        self.searched = ""  # 上一次真正拿去搜索的文字
+        self.key_cut: str | None = None  # 上一次搜索的文字里去掉了密钥时说的那句话（masking.KEY_CUT）
         self.backend = open_backend(search, log, deadline, shared)
 
     def __enter__(self) -> "SourceSession":
@@ -107,7 +114,15 @@ class SourceSession:
         self.backend.close()
 
     def gather(self, question: str) -> list[Source]:
-        """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。"""
+        """搜索并读取；一条结果也没有时是服务的问题（退出码 3）。问题里的密钥交给后端之前去掉，并说一句
+        （masking.searchable：每道门、每个后端的搜索都经过这里，密钥只发给它自己的服务）；去掉以后没有字了就不搜索。"""
+        question, note = searchable(question, self.secrets)
+        if note:
+            self.log(f"⚠ {note}")
+            if not any(char.isalnum() for char in question):
+                raise QuestionError("问题里除了密钥没有别的文字：去掉密钥以后没有可以搜索的内容，请换个问法",
+                                    "empty_question")
+        self.searched, self.key_cut = question, note
         sources = gather(question, self.search, self.backend, self.log)
         if not sources:
             raise NoResults(f"{self.backend.label}没有搜到结果", next_step="换个说法再试")

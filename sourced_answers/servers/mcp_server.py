@@ -157,7 +157,9 @@ def build_server(settings: Settings, shared: Shared | None = None) -> Any:
             return failed(error)
         truncated = asked.model.max_tokens if answered.result.truncated else None
         result = result_of(answered.checked, answered.record, secrets, truncated, asked.search.demo)
-        searched = f"搜索的问题（接上了 context）：{answered.query}\n\n" if answered.query != asked.run.question else ""
+        joined = asked.run.query != asked.run.question
+        searched = f"搜索的问题（接上了 context）：{answered.query}\n\n" if joined else ""
+        searched += f"{answered.key_cut}\n\n" if answered.key_cut else ""
         return CallToolResult(content=[TextContent(type="text", text=mask(searched, secrets) + result.markdown)],
                               structured_content={**result.record, "search_query": mask(answered.query, secrets)})
 

@@ -30,7 +30,7 @@ from sourced_answers.api.verifying import verify_answer
 from sourced_answers.checker import strip_terminal, strip_think
 from sourced_answers.core.conversation import is_background_task, recent, standalone_query, task_title, title_json
 from sourced_answers.core.errors import AppError
-from sourced_answers.core.masking import mask
+from sourced_answers.core.masking import mask, searchable
 from sourced_answers.core.options import Option
 from sourced_answers.core.questions import clean_question, tidy
 from sourced_answers.core.safe_output import SafeWriter
@@ -104,7 +104,8 @@ class Service:
         if request.headers.get("x-task", "").strip() or is_background_task(last_user_message(body)):
             return await self.background_task(request, body)
         settings = self.request_settings(body)
-        request.state.access_note = f"搜索：{settings.run.query}"
+        searched, cut = searchable(settings.run.query or "", self.secrets)  # 发给秘塔的文字（密钥去掉了）
+        request.state.access_note = f"搜索：{searched}" + (f"（{cut}）" if cut else "")
         if stream:
             return await self.streamed(settings)
         try:
