@@ -39,8 +39,8 @@ if __name__ == "__main__":
     run(main)
 else:
     # 被别的 Python 程序导入时才要的：check、support 是原教程的接口（教程的测试从这里导入），answer_question、
-    # verify_answer 是给别的 Python 程序用的。作为命令运行时不导入它们：python_api 要回答问题的整条流程
+    # verify_answer 是给别的 Python 程序用的。作为命令运行时不导入它们：api/public.py 要回答问题的整条流程
     # （搜索、模型客户端），--help、--verify 用不上，启动要多花一倍的时间（docs/performance.md 的“启动”）
+    from sourced_answers.api.public import answer_question, verify_answer
     from sourced_answers.checker import check, support
-    from sourced_answers.cli.python_api import answer_question, verify_answer
     from sourced_answers.cli.run import run_question

@@ -26,8 +26,8 @@ if __name__ == "__main__":  # 最先做：在导入本项目的任何模块之�
 
 import sys  # 在上面的信号处理之后
 
+from sourced_answers.api.config import METASO_URL_SUFFIXES, normalize_url
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, add_standard_flags, in_range
-from sourced_answers.cli.config import METASO_URL_SUFFIXES, normalize_url
 from sourced_answers.cli.launch import masked_printer, run
 from sourced_answers.core.environment import METASO_BASE
 from sourced_answers.core.errors import ENDINGS, ExitCode, MetasoError, MissingKeyError, exit_code_of

@@ -4,8 +4,8 @@ import argparse
 
 import pytest
 
+from sourced_answers.api.config import build_settings
 from sourced_answers.cli.arguments import InRange
-from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.options import accepted
@@ -44,7 +44,7 @@ def a_value_for(declared):
     return "some-model", "some-model"
 
 
-# 由别的设置、环境变量决定的几个（model、judge、judge_url、local_model）在 cli/config.py 里算，不是原样放进去的
+# 由别的设置、环境变量决定的几个（model、judge、judge_url、local_model）在 api/config.py 里算，不是原样放进去的
 COMPUTED = {"model", "judge", "judge_url", "local_model", "max_tokens"}
 
 
