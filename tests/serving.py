@@ -170,7 +170,7 @@ class InProcess(LineLog):
     def __init__(self, env: dict[str, str], *flags: str) -> None:
         from starlette.testclient import TestClient
 
-        from sourced_answers.cli.config import build_settings
+        from sourced_answers.api.config import build_settings
         from sourced_answers.cli.parser import build_parser
         from sourced_answers.servers.openai_server import asgi_app
         settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "127.0.0.1:0", *flags]),
@@ -269,7 +269,7 @@ class McpInProcess(LineLog):
                  handshake: bool = True) -> None:
         import anyio
 
-        from sourced_answers.cli.config import build_settings
+        from sourced_answers.api.config import build_settings
         from sourced_answers.cli.parser import build_parser
         from sourced_answers.servers.mcp_server import build_server
         from sourced_answers.servers.mcp_stdio import MAX_LINE, serve_wire

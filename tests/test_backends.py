@@ -89,7 +89,7 @@ def test_serve_and_mcp_answer_from_a_registered_backend(pages, fake_metaso, mode
     from anyio.from_thread import start_blocking_portal
     from mcp import Client
 
-    from sourced_answers.cli.config import build_settings
+    from sourced_answers.api.config import build_settings
     from sourced_answers.cli.parser import build_parser
     from sourced_answers.servers import mcp_server
 

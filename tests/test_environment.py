@@ -7,7 +7,7 @@ import ast
 import functools
 from collections.abc import Iterator
 
-from sourced_answers.cli.config import build_settings
+from sourced_answers.api.config import build_settings
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core import environment
 from sourced_answers.core.environment import VARIABLES, Variable, cache_directory

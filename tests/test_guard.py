@@ -140,7 +140,7 @@ def test_the_host_of_an_allowed_origin_is_an_accepted_host_name(backends, cache)
 
 @pytest.mark.parametrize("value", ["localhost:3000", "http://", "ftp://x.example", "http://x.example/path", "*"])
 def test_a_malformed_allowed_origin_is_a_usage_error(value):
-    from sourced_answers.cli.origins import origin_of
+    from sourced_answers.api.origins import origin_of
     from sourced_answers.core.errors import UsageError
     with pytest.raises(UsageError, match="--allow-origin"):
         origin_of(value)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from sourced_answers.api.config import build_settings
 from sourced_answers.checker import check_answer, support_model
-from sourced_answers.cli.config import build_settings
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.settings import JUDGE_ASK, JudgeSettings, Settings

@@ -1,4 +1,4 @@
-"""每个入口最外的一层（每个入口文件开头的几行和 cli/launch.py）：Ctrl-C、SIGTERM、SIGHUP 在启动之后的任何时候
+"""每个入口最外的一层（每个入口最先调用的 sourced_answers.catch_signals_while_starting 和 cli/launch.py）：Ctrl-C、SIGTERM、SIGHUP 在启动之后的任何时候
 都是退出码 130 和一行“已中断”，没有报错堆栈。
 
 解释器自己的启动（读 site、.pth，编译入口文件）在入口文件的第一行之前，够不着：按时刻发信号的测试先等到入口
@@ -26,7 +26,7 @@ ENTRY_FILES = ["answer_with_sources.py", "metaso_search.py", "fake_metaso.py", "
 INSTALLED = Path(sys.executable).with_name("answer-with-sources")  # pip 生成的 answer-with-sources 命令
 
 
-# ---------- 入口文件开头的几行：只用标准库，在导入本项目的任何模块之前 ----------
+# ---------- 入口文件开头：只导入包的根（只用标准库），在导入本项目别的模块之前接住信号 ----------
 
 def top_level(path):
     tree = ast.parse((HERE / path).read_text(encoding="utf-8"))
@@ -47,42 +47,55 @@ def opening(path):
     return body[:next(index for index, node in enumerate(body) if isinstance(node, ast.If)) + 1]
 
 
-REFERENCE = opening("answer_with_sources.py")
-HANDLER = next(node for node in REFERENCE if isinstance(node, ast.FunctionDef))
-GUARD = REFERENCE[-1]
+GUARD = ast.parse('if __name__ == "__main__":\n    sourced_answers.catch_signals_while_starting()\n').body[0]
 
 
 @pytest.mark.parametrize("path", ENTRY_FILES)
-def test_every_entry_file_catches_the_three_signals_before_any_project_import(path):
-    """入口文件最先（在导入本项目的任何模块之前）：只导入解释器启动时就载入了的 _signal、os，装好同一个处理。"""
+def test_every_entry_file_catches_the_three_signals_before_any_other_project_import(path):
+    """入口文件最先（在导入本项目别的模块之前）：只导入包的根，作为程序运行时调用它接住信号的那个函数。"""
     before = opening(path)
-    assert sorted(name for node in before for name in imported(node)) == ["_signal", "os"]
-    assert [ast.dump(node) for node in before if not imported(node)] == [ast.dump(HANDLER), ast.dump(GUARD)]
+    assert [name for node in before for name in imported(node)] == ["sourced_answers"]
+    assert [ast.dump(node) for node in before if not imported(node)] == [ast.dump(GUARD)]
     assert "run(main)" in ast.unparse(top_level(path)[-1]) or path == "sourced_answers/__main__.py"
 
 
-def test_the_reference_guard_is_what_the_other_tests_assume():
-    assert HANDLER.name == "interrupted_while_starting"
-    installed = [ast.unparse(call.args[0]) for call in ast.walk(GUARD) if isinstance(call, ast.Call)
-                 and ast.unparse(call.func) == "_signal.signal"]
-    assert ast.unparse(GUARD.test) == "__name__ == '__main__'"
-    assert installed == ["_signal.SIGINT", "_signal.SIGTERM", "_signal.SIGHUP"]
+@pytest.mark.slow
+def test_the_package_root_imports_only_what_the_interpreter_loaded_before_the_entry():
+    """包的根（sourced_answers/__init__.py）是每个入口在接住信号之前要导入的唯一一个文件：它只导入 _signal、os，
+    而它们在解释器启动时就载入了——导入它不会再导入别的模块（多导入一个，按 Ctrl-C 出报错堆栈的那段时间就长一点）。"""
+    assert sorted(name for node in top_level("sourced_answers/__init__.py") for name in imported(node)) == \
+        ["_signal", "os"]
+    probe = "import sys\nbefore = set(sys.modules)\nimport sourced_answers\nprint(sorted(set(sys.modules) - before))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=HERE, env=cli_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.split() == ["['sourced_answers']"], done.stderr
+
+
+def test_the_guard_catches_the_three_signals_with_one_handler():
+    body = top_level("sourced_answers/__init__.py")
+    guard = next(node for node in body if isinstance(node, ast.FunctionDef)
+                 and node.name == "catch_signals_while_starting")
+    installed = [(ast.unparse(call.args[0]), ast.unparse(call.args[1])) for call in ast.walk(guard)
+                 if isinstance(call, ast.Call) and ast.unparse(call.func) == "_signal.signal"]
+    assert installed == [("_signal.SIGINT", "interrupted_while_starting"),
+                         ("_signal.SIGTERM", "interrupted_while_starting"),
+                         ("_signal.SIGHUP", "interrupted_while_starting")]
 
 
 def test_the_installed_command_catches_the_signals_before_importing_the_rest():
-    """装好的命令：pip 的小脚本导入 cli/command.py（它的文件开头只导入 _signal 和 os），main() 的头几行就是同一个处理。"""
+    """装好的命令：pip 的小脚本导入 cli/command.py（它的文件开头只导入包的根），main() 的第一行就接住信号。"""
     body = top_level("sourced_answers/cli/command.py")
-    assert sorted(name for node in body for name in imported(node)) == ["_signal", "os"]
-    handler = next(node for node in body if isinstance(node, ast.FunctionDef) and node.name == HANDLER.name)
+    assert [name for node in body for name in imported(node)] == ["sourced_answers"]
     main = next(node for node in body if isinstance(node, ast.FunctionDef) and node.name == "main")
-    assert ast.dump(handler) == ast.dump(HANDLER)
-    assert [ast.dump(node) for node in main.body[:3]] == [ast.dump(node) for node in GUARD.body]
+    assert ast.dump(main.body[0]) == ast.dump(GUARD.body[0])
 
 
-# 导入本项目第一个模块的那一刻（信号是在导入进行中到的，不是之前）发出信号，再把入口当作程序运行。
-# python -m 在运行入口之前就导入了它所在的包（__init__ 只有版本号和说明）：那是启动的一部分，先导入，不算
+# 导入包的根之后、本项目第一个别的模块的那一刻（信号是在导入进行中到的，不是之前）发出信号，再把入口当作程序运行。
+# 包的根（只用标准库，接住信号的函数就在它里面）先导入，不算：python -m 在运行入口之前本来就导入了它，顶层的
+# 入口文件第一件事就是导入它（它不导入别的模块，由上面的测试守着）
 SIGNAL_AT_THE_FIRST_PROJECT_IMPORT = """
 import importlib, runpy, signal, sys
+import sourced_answers
 entry, number = sys.argv[1], int(sys.argv[2])
 PROJECT = {"sourced_answers", "answer_with_sources", "metaso_search", "fake_metaso"}
 if entry == "answer-with-sources":

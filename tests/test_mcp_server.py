@@ -57,7 +57,7 @@ class InProcessSession:
     """服务在测试进程里：官方客户端直接连 mcp_server.build_server 建的服务对象（和 --mcp 起的是同一个）。"""
 
     def __init__(self, env):
-        from sourced_answers.cli.config import build_settings
+        from sourced_answers.api.config import build_settings
         from sourced_answers.cli.parser import build_parser
         settings = build_settings(build_parser("answer-with-sources").parse_args(["--mcp"]), env, [])
         self.portal_context = start_blocking_portal()

@@ -705,7 +705,7 @@ def app_with(env, **serve):
 
     from starlette.testclient import TestClient
 
-    from sourced_answers.cli.config import build_settings
+    from sourced_answers.api.config import build_settings
     from sourced_answers.cli.parser import build_parser
     from sourced_answers.servers.openai_app import Service, build_app
     settings = build_settings(build_parser("answer-with-sources").parse_args(["--serve", "0"]), env)

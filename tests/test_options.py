@@ -7,11 +7,11 @@ import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import Client
 
-from sourced_answers.cli import config
+from sourced_answers.api import config
+from sourced_answers.api.config import build_settings, settings_from
+from sourced_answers.api.public import answer_question
 from sourced_answers.cli.arguments import InRange
-from sourced_answers.cli.config import build_settings, settings_from
 from sourced_answers.cli.parser import build_parser
-from sourced_answers.cli.python_api import answer_question
 from sourced_answers.core import settings as settings_module
 from sourced_answers.core.errors import UsageError
 from sourced_answers.core.options import Range, accepted, keywords_of, option
@@ -52,7 +52,7 @@ def a_value_for(declared):
     return "some-model", "some-model"
 
 
-# 由别的设置、环境变量决定的几个（model、judge、judge_url、local_model）在 cli/config.py 里算，不是原样放进去的
+# 由别的设置、环境变量决定的几个（model、judge、judge_url、local_model）在 api/config.py 里算，不是原样放进去的
 COMPUTED = {"model", "judge", "judge_url", "local_model", "max_tokens"}
 
 

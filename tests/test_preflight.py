@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from sourced_answers.cli.config import normalize_url
+from sourced_answers.api.config import normalize_url
 from sourced_answers.core.errors import ConfigError, ModelError
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import JudgeSettings, ModelSettings

@@ -16,14 +16,17 @@ pytestmark = pytest.mark.slow
 
 RECORD = '{"answer": "RAID1 用两块盘互为镜像 [1]。", "sources": [{"text": "RAID1 用两块盘互为镜像，一块坏了数据还在。"}]}\n'
 
+# api/ 里每条命令都要的只有 config（参数和环境变量变成设置）：回答问题的经过、Python API、它的结果、核对一个回答都不要
+API_BEYOND_SETTINGS = ("sourced_answers.api.answering", "sourced_answers.api.public", "sourced_answers.api.results",
+                       "sourced_answers.api.verifying")
 # 这三条命令都不该导入的（包名包括它下面的每一个模块）：HTTP 客户端和服务、秘塔和它的缓存、模型客户端和提示词、
 # --local-model、回答问题的整条流程、两个服务、Python API、--eval、评判、改写、审阅页、进度条、Dask、工作进程的管道
 NEVER = (
     "requests", "urllib3", "http.client", "http.server", "sqlite3", "tqdm", "dask", "distributed", "starlette",
     "uvicorn", "mcp", "concurrent.futures", "multiprocessing.connection",
-    "sourced_answers.search", "sourced_answers.api", "sourced_answers.servers", "sourced_answers.model.model_client",
+    "sourced_answers.search", *API_BEYOND_SETTINGS, "sourced_answers.servers", "sourced_answers.model.model_client",
     "sourced_answers.model.prompts", "sourced_answers.model.local_serving", "sourced_answers.model.llama_server",
-    "sourced_answers.cli.python_api", "sourced_answers.cli.local_model_command", "sourced_answers.batch.evaluation",
+    "sourced_answers.cli.local_model_command", "sourced_answers.batch.evaluation",
     "sourced_answers.steps.judge", "sourced_answers.steps.rewrite", "sourced_answers.outputs.review_page",
     "sourced_answers.checker.risky",
 )
@@ -76,6 +79,12 @@ def test_verifying_one_record_imports_the_checker_but_not_search_models_or_serve
     modules = imported_modules(tmp_path, door, "--verify", str(path))
     assert {"sourced_answers.batch.verification", "sourced_answers.checker.rules"} <= modules  # 真的核对了
     assert loaded(modules, *NEVER) == []
+
+
+def test_every_module_of_the_api_layer_but_the_settings_is_among_those_never_imported():
+    """api/ 里新加的模块也要在上面的表里（不然 --help 导入了它也没人知道）：除了 config，每一个都不该导入。"""
+    modules = {f"sourced_answers.api.{path.stem}" for path in (HERE / "sourced_answers" / "api").glob("*.py")}
+    assert modules - {"sourced_answers.api.__init__", "sourced_answers.api.config"} == set(API_BEYOND_SETTINGS)
 
 
 def test_the_listing_sees_modules_imported_by_name_at_run_time(tmp_path):

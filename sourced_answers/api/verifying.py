@@ -1,5 +1,5 @@
 """核对一个保存下来的回答（不搜索、不调用回答的模型）：和 --verify --json、verify_record、Dask 任务是同一段代码
-（outputs.records.check_record → check_saved）。给别的程序用的 verify_answer（cli/python_api.py）、两个服务的
+（outputs.records.check_record → check_saved）。给别的程序用的 verify_answer（api/public.py）、两个服务的
 verify_answer 都调用这里，核对的设置（CheckSettings）由调用方建好。"""
 from collections.abc import Mapping, Sequence
 from typing import Any

@@ -1,28 +1,14 @@
 """answer-with-sources 命令和 python -m sourced_answers 的入口：先接住信号，再导入主程序。
 
-装好的命令是 pip 生成的一个小脚本：它导入这个模块、调用 main()。所以这个模块在文件开头只导入标准库，main() 的
-头几行先接住 Ctrl-C、SIGTERM、SIGHUP，再导入本项目别的模块。在那之前导入的只有 sourced_answers 和
-sourced_answers.cli 这两个包的 __init__（一个版本号、一段说明），和解释器自己的启动一样，在这里够不着。
+装好的命令是 pip 生成的一个小脚本：它导入这个模块、调用 main()。所以这个模块在文件开头只导入包的根（它只用标准库，
+导入这个模块时已经导入了），main() 的第一行先接住 Ctrl-C、SIGTERM、SIGHUP，再导入本项目别的模块。在那之前导入的
+只有 sourced_answers 和 sourced_answers.cli 这两个包的 __init__，和解释器自己的启动一样，在这里够不着。
 """
-import _signal  # signal 下面的 C 模块：解释器启动时就已经载入（见下面的说明）
-import os
-
-
-def interrupted_while_starting(signum: int, frame: object) -> None:
-    """还在导入本项目的模块时收到 Ctrl-C、SIGTERM 或 SIGHUP：一行“已中断”，退出码 130，没有报错堆栈。
-    只用解释器启动时就载入了的标准库（这时本项目的模块一个也还没有导入；import signal 还要现做几个枚举类，
-    那零点几毫秒里按 Ctrl-C 又是报错堆栈，所以用它下面的 _signal）。导入完之后由 cli/launch.py 的 run 接手。"""
-    try:
-        os.write(2, "\n已中断\n".encode())
-    finally:
-        os._exit(130)
+import sourced_answers  # 只导入标准库的 _signal、os（它已经导入了：这个模块在包里）
 
 
 def main() -> None:
-    _signal.signal(_signal.SIGINT, interrupted_while_starting)  # 最先做：在导入本项目别的模块之前
-    _signal.signal(_signal.SIGTERM, interrupted_while_starting)
-    if hasattr(_signal, "SIGHUP") and _signal.getsignal(_signal.SIGHUP) != _signal.SIG_IGN:  # nohup、Windows 除外
-        _signal.signal(_signal.SIGHUP, interrupted_while_starting)
+    sourced_answers.catch_signals_while_starting()  # 最先做：在导入本项目别的模块之前
     from sourced_answers.cli.launch import run
     from sourced_answers.cli.run import main as program
     run(program)

@@ -2,10 +2,10 @@
 python -m sourced_answers.cluster、python -m sourced_answers.local_model、quickstart、metaso_search.py、fake_metaso.py。
 
   · Ctrl-C、SIGTERM（kill、timeout、systemd 停服务）、SIGHUP（终端关了、ssh 断了）在任何时候都是退出码 130 和一行
-    “已中断”，没有报错堆栈。导入模块的那零点几秒由每个入口文件开头几行只用标准库的处理接住（那时还没有导入本项目的
-    任何模块，连这个模块也没有）；run() 接手之后，它们变成 KeyboardInterrupt，收尾照做（结果目录的清单、子进程、
-    已经写好的结果），SIGHUP 走和 SIGTERM 完全一样的路（--serve、--mcp 里也是）；main 做完、收尾期间再收到一个，
-    马上安静地结束。启动时就被忽略的 SIGHUP（nohup）照旧忽略；
+    “已中断”，没有报错堆栈。导入模块的那零点几秒由每个入口最先调用的 sourced_answers.catch_signals_while_starting
+    接住（它只用标准库；那时还没有导入本项目别的模块，连这个模块也没有）；run() 接手之后，它们变成
+    KeyboardInterrupt，收尾照做（结果目录的清单、子进程、已经写好的结果），SIGHUP 走和 SIGTERM 完全一样的路
+    （--serve、--mcp 里也是）；main 做完、收尾期间再收到一个，马上安静地结束。启动时就被忽略的 SIGHUP（nohup）照旧忽略；
   · 程序自己的 bug（没想到的异常）：一段简短的中文说明和报告的办法，退出码 4（不是 1：1 的意思是“核对没通过”），
     加 --debug 才显示报错堆栈（像 httpie 那样）；
   · 结束时标准输出已经断了（接在 head 后面），不让解释器再打出一段英文的报错。
@@ -116,7 +116,7 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
     """运行入口的 main()，把结果变成退出码（见模块说明）。argv 里有 --debug 时，内部错误显示报错堆栈。"""
     arguments = sys.argv[1:] if argv is None else argv
     try:
-        take_over_signals()  # 入口文件开头的处理到这里为止：之后的信号由 main 自己接住
+        take_over_signals()  # 入口最先装上的处理到这里为止：之后的信号由 main 自己接住
         tolerate_narrow_encodings()
         code = main()
     except KeyboardInterrupt as ending:  # main 之外收到的信号

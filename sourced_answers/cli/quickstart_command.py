@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Mapping
 
+from sourced_answers.api.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli import run
-from sourced_answers.cli.config import model_from, model_key_from, model_url_from
 from sourced_answers.cli.context import Environment
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.environment import OLLAMA_URL

@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from sourced_answers.cli.config import build_settings
+from sourced_answers.api.config import build_settings
 from sourced_answers.cli.context import Environment
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.core.errors import (

@@ -1,7 +1,8 @@
 """退出码和错误：每一类错误带着自己的退出码，main() 只在一处把错误变成退出码。
 
 每个退出码的意思写在 EXIT_MEANINGS 里（只写这一处）：--help 末尾的一句和 docs/reference.md 的退出码表都由它生成。
-launch.py 里的最后一道防线给出 4 和 main 之外的 130（导入期间的 130 由每个入口文件开头的几行给出）。
+launch.py 里的最后一道防线给出 4 和 main 之外的 130（导入期间的 130 由包的根 sourced_answers
+里接住启动期间信号的那个函数给出）。
 """
 from collections.abc import Callable
 from dataclasses import dataclass

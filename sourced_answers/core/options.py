@@ -2,7 +2,7 @@
 
 每一个只声明一次：在设置的字段上写成 option(…)（core/settings.py）。字段名（或 name=…）就是关键字，下划线换成
 连字符、前面加 -- 就是命令行的参数；字段的类型、默认值就是它的类型、默认值；within / choices 是能取的值。
-从这一处读它的有：命令行的解析器（类型和范围，cli/arguments.py）、把值放进设置的 fill（cli/config.py，命令行和
+从这一处读它的有：命令行的解析器（类型和范围，cli/arguments.py）、把值放进设置的 fill（api/config.py，命令行和
 Python API 走同一段）、Python API 检查关键字的 accepted、文档里的关键字表（cli/reference_doc.py），和服务的
 请求（serve=True：--serve 的请求体里同名的字段；mcp=…：--mcp 的工具参数；core/settings.py 的 with_request）。
 设置之间的关系（at_most：--read 不能大于 --size）也写在声明上，每个入口都由 check_relations 查，说明里用那个入口

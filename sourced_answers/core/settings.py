@@ -1,4 +1,4 @@
-"""一次运行的设置，按阶段分开：搜索、模型、评判、核对，和运行本身。命令行入口（cli/config.py）从参数和环境变量
+"""一次运行的设置，按阶段分开：搜索、模型、评判、核对，和运行本身。api/config.py 从参数（或 API 的关键字）和环境变量
 建一次、检查一次，往下传；每一步只拿它读的那一份（Dask worker 核对一条记录只要 CheckSettings）。这里之下的代码
 不读 os.environ。
 
@@ -203,7 +203,7 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class Settings:
-    """一次运行的全部设置，由 cli/config.build_settings 建一次；往下只传各步要的那一份。"""
+    """一次运行的全部设置，由 api/config.build_settings 建一次；往下只传各步要的那一份。"""
     run: RunSettings = field(default_factory=RunSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
     model: ModelSettings = field(default_factory=ModelSettings)

@@ -9,7 +9,7 @@ api_base 把用户写的地址变成“接口前缀”（OpenAI SDK 的 base_url
     /openai/v1、/compatible-mode/v1、/api/v1、/api/paas/v4）；
   · 别的（只写了主机和端口，或者一个不带版本号的路径）：后面加 /v1。
 对同一个地址做两次结果不变（api_base(api_base(x)) == api_base(x)），所以谁拿到的是已经整理过的地址都没关系。
-地址本身对不对（协议、主机名、端口）由 cli/config.py 检查；这里只管路径。
+地址本身对不对（协议、主机名、端口）由 api/config.py 检查；这里只管路径。
 """
 import re
 from urllib.parse import urlsplit

@@ -2,8 +2,8 @@
 
 两个都是普通的关键字函数，建的是和命令行一样的设置：关键字就是设置里声明的 option（core/settings.py：名字、类型、
 范围只写在那里，docs/reference.md 的“Python API 的关键字”由它生成），按声明检查（core.options.accepted），
-再和命令行的参数一样交给 cli.config.settings_from（环境变量按命令行的规矩读一次），然后交给 api 层
-（api.answering.answer、api.verifying.verify_answer）——不另写任何一步，也不经过命令行的解析器。
+再和命令行的参数一样交给 api.config.settings_from（环境变量按命令行的规矩读一次），然后交给同一层的
+api.answering.answer、api.verifying.verify_answer——不另写任何一步，也不经过命令行的解析器。
 出错时抛本程序的错误（core.errors 里的类：UsageError 是用法或配置错误，ServiceError 是秘塔或模型服务出错），
 说明是中文的，不含密钥。
 """
@@ -12,9 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sourced_answers.api.answering import answer
+from sourced_answers.api.config import settings_from
 from sourced_answers.api.results import Result, result_of
 from sourced_answers.api.verifying import verify_answer as verify_with
-from sourced_answers.cli.config import settings_from
 from sourced_answers.core.errors import AppError, UsageError
 from sourced_answers.core.masking import mask, masked_error
 from sourced_answers.core.options import accepted, fill, with_keywords

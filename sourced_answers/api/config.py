@@ -1,5 +1,5 @@
 """一次运行的全部设置：环境变量和命令行参数（或 Python API 的关键字）在这里读一次、检查一次，变成按阶段分开的
-Settings 往下传。命令行（build_settings）和 Python API（cli/python_api.py）都走 settings_from：声明过的设置由
+Settings 往下传。命令行（build_settings）和 Python API（api/public.py）都走 settings_from：声明过的设置由
 core.options.fill 原样放进字段，这里只写参数之间的冲突和由别的值、环境变量算出来的（地址、密钥、要写的文件）。
 这里之下的代码不读 os.environ；quickstart、基准和测试要换设置时，直接构造 Settings 或传入另一份环境变量。
 用户写错的（参数互相冲突、地址不对、缺密钥）都是 UsageError / ConfigError（退出码 2），在付费之前报出。"""
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
-from sourced_answers.cli.origins import allowed_origins
+from sourced_answers.api.origins import allowed_origins
 from sourced_answers.core.environment import (
     ANS_API_KEY,
     ANS_JUDGE_API_KEY,
