@@ -233,5 +233,5 @@ def test_a_newly_registered_problem_kind_gets_a_row_with_what_it_means(monkeypat
                 meaning="句子里的日期和所引资料说的不是同一天")
     monkeypatch.setitem(PROBLEM_KINDS, "date_mismatch", date)
     rows = reference_doc.kinds_table().splitlines()
-    assert rows[-1] == "| `date_mismatch` | 日期不符 | 一句话 | — | 总问 | — | 句子里的日期和所引资料说的不是同一天 |"
+    assert "| `date_mismatch` | 日期不符 | 一句话 | — | 总问 | — | 句子里的日期和所引资料说的不是同一天 |" in rows
     assert rows[2].startswith("| `missing_source` | 编号不存在 | 一句话 | 是 | 撤不掉 | 是 |")
