@@ -63,7 +63,7 @@ def test_summary_on_stderr_and_in_a_file(tmp_path):
     [kinds] = [line for line in result.stderr.splitlines() if line.startswith("  有这种问题的记录（条）：")]
     assert "空回答 empty_answer 2" in kinds and "没有引用 uncited_paragraph 2" in kinds
     for kind, count in summary["kinds"].items():
-        assert f"{PROBLEM_KINDS[kind]} {kind} {count}" in kinds
+        assert f"{PROBLEM_KINDS[kind].label} {kind} {count}" in kinds
 
 
 def test_the_summary_counts_problems_by_kind_beside_the_records_that_have_them(tmp_path):

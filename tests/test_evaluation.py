@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -146,13 +147,13 @@ def test_the_table_has_a_column_for_every_problem_kind_in_order(model_server, tm
     result = run_cli("--demo", "--demo-pages", "nas-en", "--eval", questions_file(tmp_path), "--models", "good",
                      env=cli_env(None, model_server))
     header = result.stdout.splitlines()[0].split(" | ")
-    assert header[4:4 + len(PROBLEM_KINDS)] == list(PROBLEM_KINDS.values())
+    assert header[4:4 + len(PROBLEM_KINDS)] == [kind.label for kind in PROBLEM_KINDS.values()]
     # 中文回答、英文资料：字面核对判断不了，每个带引用的句子一个“跨语言”（以前的表没有这一栏，它们不见了）
-    assert int(eval_table(result.stdout)["good"][PROBLEM_KINDS["cross_language"]]) > 0
+    assert int(eval_table(result.stdout)["good"][PROBLEM_KINDS["cross_language"].label]) > 0
 
 
 def test_a_newly_registered_problem_kind_gets_its_own_column(monkeypatch):
-    monkeypatch.setitem(PROBLEM_KINDS, "copied_markup", "抄了标记")
+    monkeypatch.setitem(PROBLEM_KINDS, "copied_markup", replace(PROBLEM_KINDS["copied_markup"], label="抄了标记"))
     records = [{"model": "m", "passed": False, "error": None, "truncated": False, "seconds": 1.0,
                 "tokens_per_second": None, "problems": {"copied_markup": 2, "empty_answer": 1, "unregistered": 1}}]
     row = eval_table(render_table(records, ["m"]))["m"]

@@ -17,7 +17,7 @@ def kinds(answer):
 
 
 def test_the_kind_is_listed_with_a_chinese_name():
-    assert PROBLEM_KINDS["copied_markup"] == "抄了提示词标记"
+    assert PROBLEM_KINDS["copied_markup"].label == "抄了提示词标记"
 
 
 def test_copied_source_tags_are_named_for_what_they_are():

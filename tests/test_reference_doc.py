@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from sourced_answers.checker import PROBLEM_KINDS, Kind
 from sourced_answers.cli import reference_doc
 from sourced_answers.cli.parser import build_parser
 from sourced_answers.cli.reference_doc import DOCUMENTS, REGENERATE, regenerate, split_default
@@ -224,3 +225,13 @@ def test_no_file_cites_a_tracker_number():
     found = [f"{path.relative_to(HERE)}: {match.group(0)}" for path in paths
              for match in cited.finditer(path.read_text(encoding="utf-8"))]
     assert found == []
+
+
+def test_a_newly_registered_problem_kind_gets_a_row_with_what_it_means(monkeypatch):
+    """问题的种类表取自 checker 的 PROBLEM_KINDS：新登记的一种自动多一行，后面各步怎样对待它也写在这一行里。"""
+    date = Kind("日期不符", "sentence", certain=False, judge_may_decide=True, fix_may_recite=False, undecided=True,
+                meaning="句子里的日期和所引资料说的不是同一天")
+    monkeypatch.setitem(PROBLEM_KINDS, "date_mismatch", date)
+    rows = reference_doc.kinds_table().splitlines()
+    assert "| `date_mismatch` | 日期不符 | 一句话 | — | 总问 | — | 句子里的日期和所引资料说的不是同一天 |" in rows
+    assert rows[2].startswith("| `missing_source` | 编号不存在 | 一句话 | 是 | 撤不掉 | 是 |")

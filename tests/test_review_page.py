@@ -388,7 +388,7 @@ def test_every_reason_names_its_problem_in_chinese(tmp_path):
     _, page = review(tmp_path, MANY_PROBLEMS)
     for _, anchor, text in (item for item in reading(page.read_text(encoding="utf-8")) if item[0] == "reason"):
         problem = problems[int(anchor.removeprefix("why-"))]
-        name = PROBLEM_KINDS[problem["kind"]]
+        name = PROBLEM_KINDS[problem["kind"]].label
         assert text.startswith((f"⚠ {name}：", f"⚠ {name}（第 "))
         # 说明去掉开头的地方和种类名（以前是“没有引用：第 3 段没有引用：……”，同样的字说了两遍）
         said = re.sub(r"^第 \d+ 段(第 \d+ 项)?", "", " ".join(problem["message"].split("\n")))

@@ -126,7 +126,7 @@ def check_fields(checked: Checked) -> EvalRecord:
 
 def kind_columns(records: Sequence[EvalRecord]) -> dict[str, str]:
     """表里“各类问题”的列：PROBLEM_KINDS 的每一种（按它的顺序），再加上记录里出现、却没登记的种类（不悄悄丢掉）。"""
-    columns = dict(PROBLEM_KINDS)
+    columns = {name: kind.label for name, kind in PROBLEM_KINDS.items()}
     for record in records:
         for kind in record["problems"]:
             columns.setdefault(kind, kind)

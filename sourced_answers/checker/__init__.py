@@ -29,7 +29,16 @@ from sourced_answers.checker.text import (
     one_line,
     quote,
 )
-from sourced_answers.checker.types import PROBLEM_KINDS, Claim, ClaimCheck, Problem, Report, Source
+from sourced_answers.checker.types import (
+    PROBLEM_KINDS,
+    Claim,
+    ClaimCheck,
+    Kind,
+    Problem,
+    Report,
+    Source,
+    kind_of,
+)
 
 if TYPE_CHECKING:
     from sourced_answers.checker.calibration import calibration_of
@@ -125,11 +134,11 @@ __all__ = [
     "check", "check_answer", "check_claim", "checked_indexes", "checked_positions", "CHINESE", "citation_marks",
     "citations_in", "cites_existing", "Claim", "claim_words", "ClaimCheck", "claims_with_positions", "compare",
     "conclude", "count_chinese", "DEFAULT_RULE", "display_width", "empty_report", "ENGLISH", "ENGLISH_MODEL_FILE",
-    "FEATURES", "format_citations", "has_chinese", "in_word", "language_of", "LINE_UNSAFE_CLASS", "Located", "Locator",
-    "MARKS_CLASS", "MODEL_FILE", "numbers_in", "one_line", "Problem", "PROBLEM_KINDS", "problem_places", "quote",
-    "read_claim", "repeated_problems", "Reply", "Report", "Risk", "risks_in", "RULES", "seen", "Source",
-    "SourceIndexes", "SourceTerms", "Span", "split_reply", "strip_citation_marks", "strip_terminal", "strip_think",
-    "stripped_positions", "Structure", "structure_problems", "support", "support_model", "support_of", "SupportModel",
-    "SupportRule", "TerminalFilter", "ThinkFilter", "token_set", "tokens_with_spans", "too_short", "truncated_problem",
-    "TUTORIAL_THRESHOLD", "Unit", "without_citations", "without_thinking", "written_sentences",
+    "FEATURES", "format_citations", "has_chinese", "in_word", "Kind", "kind_of", "language_of", "LINE_UNSAFE_CLASS",
+    "Located", "Locator", "MARKS_CLASS", "MODEL_FILE", "numbers_in", "one_line", "Problem", "PROBLEM_KINDS",
+    "problem_places", "quote", "read_claim", "repeated_problems", "Reply", "Report", "Risk", "risks_in", "RULES",
+    "seen", "Source", "SourceIndexes", "SourceTerms", "Span", "split_reply", "strip_citation_marks", "strip_terminal",
+    "strip_think", "stripped_positions", "Structure", "structure_problems", "support", "support_model", "support_of",
+    "SupportModel", "SupportRule", "TerminalFilter", "ThinkFilter", "token_set", "tokens_with_spans", "too_short",
+    "truncated_problem", "TUTORIAL_THRESHOLD", "Unit", "without_citations", "without_thinking", "written_sentences",
 ]

@@ -4,15 +4,16 @@
   1. 引用的编号必须存在（1…资料条数）——missing_source；
   2. 每个段落、每个列表项都要有引用（列表项可以继承引出它的那一行的引用）——uncited_paragraph；
   3. 句子里的数字在所引资料里找不到，或者资料里和它最接近的一句用同一个单位说了别的数——number_mismatch；
-  4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language；
+  4. 句子和所引资料不是同一种语言，字面核对判断不了——cross_language（不是判成了错：交给评判模型或人）；
   5. 空的回答（或者只有短标题、代码块，没有一句可以核对的话）——empty_answer，从不通过；
   6. 回答里照抄了提示词包资料用的 <source id=…> 标签（标签不算引用）——copied_markup；
+  7. 中文句子照抄了所引资料、却在同一处说反了、换成反义词、换了名字（slots.py）——polarity_mismatch、opposite_mismatch、
+     name_mismatch，说明里写出两边的说法；
 学来的判断：
-  7. 每个带引用的句子有一个支持分（score.py；英文句子引英文资料时用英文的模型，见 calibration.py）；低于切点就是
-     weak_support。句子和资料里最接近的一句在同一处说反了（“不能容忍”对“可以容忍”，polarity.py）是支持分的一个特征：
-     因此低于切点时问题的种类是 polarity_mismatch，说明里写出两边的说法（评判模型可以撤销它，和 weak_support 一样）。
-     --rule tutorial 改用原教程的规则（句子的字二元组在所引资料里出现的比例不低于 0.35）。
-另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
+  8. 每个带引用的句子有一个支持分（score.py；英文句子引英文资料时用英文的模型，见 calibration.py）；低于切点就是
+     weak_support。--rule tutorial 改用原教程的规则（句子的字二元组在所引资料里出现的比例不低于 0.35）。
+每种问题对后面各步的意思（确定不确定、评判模型能不能改、--fix 改不改引）在 types.PROBLEM_KINDS 里；一句话的结论由
+flagged 按那张表记下。另外列出从没被引用的资料。整个核对对回答和资料的长度是线性的。
 """
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -36,7 +37,7 @@ from sourced_answers.checker.terminal import strip_terminal
 from sourced_answers.checker.text import format_citations, quote
 from sourced_answers.checker.thinking import Reply, split_reply
 from sourced_answers.checker.tokens import LANGUAGE_NAMES, ClaimWords, claim_words, language_of, too_short
-from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source
+from sourced_answers.checker.types import Claim, ClaimCheck, Problem, Report, Source, kind_of
 
 # 另一条资料的支持分至少高出这么多，才建议“可能应引用 [k]”
 BETTER_MARGIN = 0.2
@@ -167,13 +168,11 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
     numbers = found.numbers
     where = (claim.paragraph, claim.text, numbers)
     if found.cross_language:
-        if found.number_problem:
-            return (ClaimCheck(*where, None, None, None, "number_mismatch", certain=True),
-                    Problem("number_mismatch", found.number_problem, *where))
-        if not found.eligible:
+        if not found.number_problem and not found.eligible:
             return ClaimCheck(*where, None, None, None, "too_short"), None
-        return (ClaimCheck(*where, None, None, None, "cross_language"),
-                Problem("cross_language", found.cross_language, *where))
+        problem = Problem("number_mismatch", found.number_problem, *where) if found.number_problem \
+            else Problem("cross_language", found.cross_language, *where)
+        return flagged(ClaimCheck(*where, None, None, None, problem.kind), problem)
     scores = found.scores(model)
     best = max(range(len(scores)), key=lambda i: scores[i])
     score = round(scores[best], 4)
@@ -189,38 +188,43 @@ def conclude(found: Assessment, index_of: SourceIndexes, rule: SupportRule,
         weak = found.eligible and score < rule.limit(model)
     aligned, unmatched = aligned_spans(read_claim(claim.body), found.own_alignment, index_of, numbers)
     if found.title_of is not None:
-        check = ClaimCheck(*where, score, overlap, numbers[best], "title_only", certain=True,
-                           calibration=found.calibration, evidence=aligned, unmatched=unmatched)
-        return check, Problem("title_only", f"“{quote(claim.text)}” 只是资料 [{found.title_of}] 的标题，不是一句回答",
-                              *where, overlap, evidence, score=score)
+        problem = Problem("title_only", f"“{quote(claim.text)}” 只是资料 [{found.title_of}] 的标题，不是一句回答",
+                          *where, overlap, evidence, score=score)
+        return flagged(ClaimCheck(*where, score, overlap, numbers[best], problem.kind, calibration=found.calibration,
+                                  evidence=aligned, unmatched=unmatched), problem)
     # 确定的规则只留在没见过的数据上够准的地方（docs/checker.md）：同一处的矛盾只对中文句子是结论，英文句子只记在
     # contradicts 里（--judge 时要问）；英文句子的数不单独下结论，资料里找不到的数拉低英文的支持分（missing_numbers）
     chinese = found.calibration == CHINESE
     hit = found.contradictions[0] if found.contradictions and rule.name != "tutorial" and chinese else None
     number_problem = found.number_problem if chinese else None
+    # 报出来的是支持分的结论时，同一句上别的确定的规则（数字、同一处的矛盾）也找到了问题，这句话照样是确定的
+    also = (["number_mismatch"] if number_problem else []) + ([CONTRADICTION_KINDS[hit.kind]] if hit else [])
     check = ClaimCheck(*where, score, overlap, numbers[best], "supported" if found.eligible else "too_short",
-                       certain=number_problem is not None or hit is not None, calibration=found.calibration,
+                       certain=any(kind_of(kind).certain for kind in also), calibration=found.calibration,
                        contradicts=bool(found.contradictions),
                        evidence=aligned, unmatched=unmatched)
     if hit:
-        kind = CONTRADICTION_KINDS[hit.kind]
-        check.status = kind
-        return check, Problem(kind, contradiction_message(found, hit, index_of), *where, overlap, evidence,
-                              score=score)
+        return flagged(check, Problem(CONTRADICTION_KINDS[hit.kind], contradiction_message(found, hit, index_of),
+                                      *where, overlap, evidence, score=score))
     if number_problem and found.number_swapped:
-        check.status = "number_mismatch"
-        return check, Problem("number_mismatch", number_problem, *where, overlap, evidence, score=score)
+        return flagged(check, Problem("number_mismatch", number_problem, *where, overlap, evidence, score=score))
     if weak:
-        check.status = "weak_support"
         better = better_source(found, index_of, scores[best], rule)
         message = weak_message(found, overlap, rule, unmatched)
         if better:
             message += f"，可能应引用 [{better}]"
-        return check, Problem("weak_support", message, *where, overlap, evidence, better, score)
+        return flagged(check, Problem("weak_support", message, *where, overlap, evidence, better, score))
     if number_problem:
-        check.status = "number_mismatch"
-        return check, Problem("number_mismatch", number_problem, *where, overlap, evidence, score=score)
+        return flagged(check, Problem("number_mismatch", number_problem, *where, overlap, evidence, score=score))
     return check, None
+
+
+def flagged(check: ClaimCheck, problem: Problem) -> tuple[ClaimCheck, Problem]:
+    """这句话的结论是 problem：句子的状态就是它的种类；这种问题是确定的规则给的（PROBLEM_KINDS），句子就是确定的
+    （评判模型不问它）。"""
+    check.status = problem.kind
+    check.certain = check.certain or kind_of(problem.kind).certain
+    return check, problem
 
 
 # 同一处的矛盾（slots.py）→ 问题的种类

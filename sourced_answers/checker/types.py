@@ -1,28 +1,92 @@
 """核对用到的数据类型：资料、句子、问题、报告。这个模块不导入本项目的任何东西，别的模块都可以放心用它。
 
-问题的种类（kind）只在 PROBLEM_KINDS 这一处定义：文字输出、--eval 的表和文档都从这里取名字。
+问题的种类（kind）只在 PROBLEM_KINDS 这一张表里定义：它的中文名，以及它对后面各步意味着什么——是不是确定的规则、
+评判模型（--judge）能不能改它、--fix 会不会给它标出的句子改引、它说的是一句话、一整块还是整个回答。核对、修正、评判、
+文字输出、审阅页、--eval 的表和文档（docs/reference.md 的“问题的种类”表由 cli/reference_doc.py 从这里生成）都读这张表，
+不再各自按种类的名字判断。新加一种问题：在表里加一行，核对规则里给出它（checker/rules.py 或它自己的模块）。
 """
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-# 问题的种类 → 简短的中文名（--eval 的表头、汇总里用）。顺序就是表格里列的顺序
-PROBLEM_KINDS: dict[str, str] = {
-    "missing_source": "编号不存在",
-    "uncited_paragraph": "没有引用",
-    "copied_markup": "抄了提示词标记",
-    "weak_support": "对不上",
-    "number_mismatch": "数字不符",
-    "polarity_mismatch": "说反了",
-    "opposite_mismatch": "反义词",
-    "name_mismatch": "名称不符",
-    "cross_language": "跨语言",
-    "empty_answer": "空回答",
-    "truncated": "被截断",
-    "repeated": "重复",
-    "title_only": "只是标题",
-    "judge_unsupported": "评判不支持",
+# 一个问题说的是什么：一句话（有的还点名资料、编号）、一整块没有引用的段落或列表项、整个回答
+About = Literal["sentence", "block", "answer"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """一种问题对后面各步的意思。
+
+    label：简短的中文名（文字输出、审阅页、--eval 的表头、汇总）；
+    about：它说的是一句话（sentence）、一整块（block：整块没有引用，原因写在块的最后一句下面，模型改写时说明取句子自己的问题）
+    还是整个回答（answer：审阅页不为它把句子和资料并排对照）；
+    certain：确定的规则给的——评判模型不问它标出的句子，也撤不掉它（句子的 ClaimCheck.certain 跟着它）；
+    judge_may_decide：评判模型可以改这个结论：说“是”撤掉它，说“否”换成 judge_unsupported（支持分给的结论）；
+    undecided：字面核对判断不了这句（不是判成了错）：评判模型总问它，审阅页用黄底和“？”，文字输出提示可以加 --judge；
+    fix_may_recite：--fix 给它标出的句子改引一条能让它完全通过的资料；
+    meaning：给用户的说明（docs/reference.md 的表）。"""
+    label: str
+    about: About
+    certain: bool
+    judge_may_decide: bool
+    fix_may_recite: bool
+    meaning: str
+    undecided: bool = False
+
+    def __post_init__(self) -> None:
+        if self.certain and self.judge_may_decide:
+            raise ValueError(f"{self.label}：确定的规则给的结论，评判模型改不了")
+        if self.undecided and not self.judge_may_decide:
+            raise ValueError(f"{self.label}：字面核对判断不了的结论要交给评判模型")
+
+
+SAME_SPOT = "只对中文句子，英文句子只记在 `claims` 的 `contradicts` 里"
+
+# 问题的种类 → 它的意思。顺序就是 --eval 的表里列的顺序、汇总里数的顺序
+PROBLEM_KINDS: dict[str, Kind] = {
+    "missing_source": Kind("编号不存在", "sentence", certain=True, judge_may_decide=False, fix_may_recite=True,
+                           meaning="引用了不存在的编号；`paragraph`、`sentence` 是第一次引用它的地方"),
+    "uncited_paragraph": Kind("没有引用", "block", certain=True, judge_may_decide=False, fix_may_recite=False,
+                              meaning="段落或列表项没有引用（`--fix` 在每一句都有资料能支持时给它补上引用）"),
+    "copied_markup": Kind("抄了提示词标记", "sentence", certain=True, judge_may_decide=False, fix_may_recite=False,
+                          meaning="照抄了提示词里包资料用的 `<source id=\"n\">` 标签，每段一个，"
+                                  "`citations` 是标签里的编号——标签不算引用"),
+    "weak_support": Kind("对不上", "sentence", certain=False, judge_may_decide=True, fix_may_recite=True,
+                         meaning="支持分低于切点；说明里列出资料里找不到的那几个字"),
+    "number_mismatch": Kind("数字不符", "sentence", certain=True, judge_may_decide=False, fix_may_recite=True,
+                            meaning="句子里的数字在所引资料里找不到，或者照抄了资料、只在同一处换了数："
+                                    "“至少四块盘”对“至少三块盘”；只对中文句子"),
+    "polarity_mismatch": Kind("说反了", "sentence", certain=True, judge_may_decide=False, fix_may_recite=False,
+                              meaning="照抄了资料、却在同一处一边肯定一边否定：“不支持运行 Docker”对“支持运行 Docker”；"
+                                      + SAME_SPOT),
+    "opposite_mismatch": Kind("反义词", "sentence", certain=True, judge_may_decide=False, fix_may_recite=False,
+                              meaning="同一处换成了反义词：“降低”对“提高”；" + SAME_SPOT),
+    "name_mismatch": Kind("名称不符", "sentence", certain=True, judge_may_decide=False, fix_may_recite=False,
+                          meaning="同一处换了一个名字：“ZeroTier”对“Tailscale”、“黄晓明”对“朱亚文”；" + SAME_SPOT),
+    "cross_language": Kind("跨语言", "sentence", certain=False, judge_may_decide=True, fix_may_recite=False,
+                           undecided=True, meaning="句子和资料不是同一种语言，字面核对判断不了"),
+    "empty_answer": Kind("空回答", "answer", certain=True, judge_may_decide=False, fix_may_recite=False,
+                         meaning="回答是空的，或者只有短标题、代码块，没有一句可以核对的话"),
+    "truncated": Kind("被截断", "answer", certain=True, judge_may_decide=False, fix_may_recite=False,
+                      meaning="回答到了长度上限被截断了：模型服务说 `finish_reason` 是 `length`，"
+                              "或者 `--verify` 读到的记录写着 `\"truncated\": true`；说明里写出它停在哪几个字上"),
+    "repeated": Kind("重复", "answer", certain=True, judge_may_decide=False, fix_may_recite=False,
+                     meaning="同一段、同一句话一字不差地写了好几遍：小模型卡在循环里；每一段、每一句重复的内容报一次，"
+                             "写出在哪几段、一共几遍"),
+    "title_only": Kind("只是标题", "sentence", certain=True, judge_may_decide=False, fix_may_recite=False,
+                       meaning="这一句只是某条资料的标题，不是回答"),
+    "judge_unsupported": Kind("评判不支持", "sentence", certain=False, judge_may_decide=False, fix_may_recite=False,
+                              meaning="用了 `--judge`，评判模型说所引资料不支持这句话"),
 }
+
+# 表里没有的种类（别的版本写的记录）：当作说一句话的问题，名字写“其他问题”，后面各步都不特别对待它
+UNKNOWN_KIND = Kind("其他问题", "sentence", certain=False, judge_may_decide=False, fix_may_recite=False,
+                    meaning="这个版本不认识的种类")
+
+
+def kind_of(name: str) -> Kind:
+    """一种问题的意思；表里没有的是 UNKNOWN_KIND。"""
+    return PROBLEM_KINDS.get(name, UNKNOWN_KIND)
 
 
 @dataclass
@@ -121,7 +185,7 @@ class ClaimCheck:
     score：支持分，0 到 1，所引资料里最能支持它的那一条给出的分（跨语言、所引的编号不存在时为 None）；
     overlap：重合度（--rule tutorial 时是原教程的字二元组重合度）；source：给出这个分的资料编号；
     status：supported（通过）、too_short（太短，不判支持分）或问题的种类；
-    certain：确定的规则（数字对不上）也标出了这句话——评判模型不问它，也撤不掉它；
+    certain：确定的规则（数字对不上之类，PROBLEM_KINDS 里 certain 的种类）也标出了这句话——评判模型不问它，也撤不掉它；
     calibration：支持分用的是哪一份模型，zh（中文）或 en（英文句子引英文资料时），没有支持分时为 None；
     contradicts：它照抄了所引资料的一段、却在同一处说反了（确定的规则 polarity_mismatch，评判模型不问它）；
     evidence：它的哪几段对上了哪条资料的哪几个字，unmatched：哪几段在所引资料里找不到（checker/evidence.py：

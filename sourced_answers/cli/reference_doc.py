@@ -1,7 +1,8 @@
 """文档里从程序来的部分由这里生成，不手写：docs/reference.md 的参数表（读参数解析器本身）、Python API 的关键字表
 （设置里的声明，含义取自同名参数的帮助）、环境变量表（core/environment.py）、退出码表和 README、docs 里列出全部
-退出码的地方（core/errors.py 的 EXIT_MEANINGS），以及 README 和 docs 里取自 support_model.json 的数字（切点、
-询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、拟合的设置、交叉验证的结果和取舍表）。
+退出码的地方（core/errors.py 的 EXIT_MEANINGS）、问题的种类表（checker 的 PROBLEM_KINDS），以及 README 和 docs
+里取自 support_model.json 的数字（切点、询问区间、拟合的设置）和 support_model_en.json 的数字（英文的切点、询问区间、
+拟合的设置、交叉验证的结果和取舍表）。
 
 生成的部分夹在一对标记之间，标记外面手写的文字原样保留。一张表的标记各占一行，一个数字的就在句子里：
 
@@ -23,7 +24,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sourced_answers.checker import ENGLISH, ENGLISH_MODEL_FILE, MODEL_FILE, SupportRule, support_model
+from sourced_answers.checker import (
+    ENGLISH,
+    ENGLISH_MODEL_FILE,
+    MODEL_FILE,
+    PROBLEM_KINDS,
+    Kind,
+    SupportRule,
+    support_model,
+)
 from sourced_answers.cli import cluster_command, parser
 from sourced_answers.cli.arguments import ChineseArgumentParser, ChineseHelpFormatter, InRange, add_standard_flags
 from sourced_answers.core.environment import VARIABLES
@@ -201,6 +210,30 @@ def exit_code_parts() -> dict[str, str]:
             "退出码数字": "、".join(str(code.value) for code in EXIT_MEANINGS)}
 
 
+# ---------- 问题的种类 ----------
+
+ABOUT_NAMES = {"sentence": "一句话", "block": "一整块", "answer": "整个回答"}
+
+
+def judge_cell(kind: Kind) -> str:
+    if kind.undecided:
+        return "总问"
+    if kind.judge_may_decide:
+        return "支持分拿不准时问"
+    return "撤不掉" if kind.certain else "—"
+
+
+def kinds_table() -> str:
+    """问题的每一种（PROBLEM_KINDS 的顺序）：它的意思，和后面各步怎样对待它。"""
+    rows = ["| `kind` | 中文名 | 说的是 | 确定的规则 | 评判模型（`--judge`） | `--fix` 改引 | 含义 |",
+            "|---|---|---|---|---|---|---|"]
+    for name, kind in PROBLEM_KINDS.items():
+        cells = [f"`{name}`", kind.label, ABOUT_NAMES[kind.about], "是" if kind.certain else "—", judge_cell(kind),
+                 "是" if kind.fix_may_recite else "—", kind.meaning]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
 # ---------- support_model.json 里的数字 ----------
 
 def figure_parts() -> dict[str, str]:
@@ -284,7 +317,7 @@ def default_parts() -> dict[str, str]:
 def generated_parts() -> dict[str, str]:
     """标记名 → 生成的内容。"""
     return {**flag_parts(), API_KEYWORDS: keyword_table(), "环境变量": environment_table(), "退出码": exit_code_table(),
-            **exit_code_parts(),
+            **exit_code_parts(), "问题的种类": kinds_table(),
             **figure_parts(), **english_parts(), **default_parts()}
 
 

@@ -12,6 +12,7 @@ from sourced_answers.checker import (
     Source,
     citations_in,
     format_citations,
+    kind_of,
     quote,
     without_citations,
 )
@@ -121,8 +122,10 @@ def verdict_lines(report: Report, fixable: Fixable = NOTHING_FIXABLE, limit: int
     rest = [problems[number] for item in said[limit:] for number in item.members]
     if rest:
         lines.append(f"  还有 {len(rest)} 个问题没有列出（{kind_counts(rest)}），{reader.all_problems_at}")
-    if reader.command_hints and any(problem.kind == "cross_language" for problem in problems):
-        lines.append("跨语言引用的句子可以加 --judge 请评判模型看")
+    # 字面核对判断不了的（跨语言）：说出是哪一种
+    undecided = dict.fromkeys(kind_of(problem.kind).label for problem in problems if kind_of(problem.kind).undecided)
+    if reader.command_hints and undecided:
+        lines.append(f"{'、'.join(undecided)}引用的句子可以加 --judge 请评判模型看")
     if reader.command_hints and fixable.count:
         some = f"至少 {fixable.count}" if fixable.more else f"其中 {fixable.count}"
         lines.append(f"可以加 --fix 自动修正{some} 处引用（只改引用标记，不改一个字的正文）")

@@ -27,6 +27,7 @@ from sourced_answers.outputs.review_reasons import (
     Reasons,
     escape,
     flags_by_claim,
+    kind_in,
     scores_by_claim,
     with_block,
 )
@@ -135,9 +136,10 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
     for index, claim, (start, end) in claims:
         pieces.append(with_block(link_citations(answer[position:start], prefix, count), pending))
         numbers = flags.get(index, [])
-        across = bool(numbers) and all(reasons.problems[n].get("kind") == "cross_language" for n in numbers)
+        kinds = [kind_in(reasons.problems[n]) for n in numbers]
+        across = bool(kinds) and all(kind.undecided for kind in kinds)  # 字面核对判断不了（跨语言）
         state = "cross" if across else "flagged" if numbers else "ok" if claim.citations else "plain"
-        label = ("？ 跨语言，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if numbers
+        label = (f"？ {kinds[0].label}，字面核对无法判断，请人工核对" if across else "⚠ 被标出" if numbers
                  else "✓ 通过" if claim.citations else "")
         # 被标出的句子里，资料中找不到的那几个字标出来（通过的句子不标：那只会让人分心）
         text = claim_html(answer[start:end], checked.get(index) if numbers else None, shown_at, (start, end))
@@ -145,8 +147,8 @@ def render_answer(record: Record, prefix: str, evidence: Evidence) -> str:
             text = f'<a href="#{reasons.anchor(numbers[0])}">{text}</a>'
         pieces.append(f'<span class="claim {state}" title="{label}">{text}</span>{score_badge(scores.get(index))}')
         # 同样的问题只在说它的那一处并排对照：别处只有“同第 N 段”的句子，对照也是同样的
-        # 重复、被截断说的是整个回答，不是这一句和资料对不对：它们不要对照
-        told_here = any(reasons.problems[n].get("kind") not in ("repeated", "truncated")
+        # 说整个回答的问题（重复、被截断）不是这一句和资料对不对：它们不要对照
+        told_here = any(kind_in(reasons.problems[n]).about != "answer"
                         for n in set(numbers) - set(placement.same.get(index, [])))
         side_by_side = comparison(answer[start:end], checked.get(index), shown_at, (start, end), sources, prefix) \
             if told_here and not across else ""

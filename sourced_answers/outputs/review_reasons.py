@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from sourced_answers.checker import (
-    PROBLEM_KINDS,
+    Kind,
     Problem,
     Source,
     SourceIndexes,
@@ -14,6 +14,7 @@ from sourced_answers.checker import (
     checked_positions,
     claim_words,
     compare,
+    kind_of,
     problem_places,
     read_claim,
     strip_terminal,
@@ -25,6 +26,11 @@ from sourced_answers.outputs.records import Record
 from sourced_answers.outputs.same_problems import Said, places_text, same_problems, split_place
 
 ProblemRecord = dict[str, Any]
+
+
+def kind_in(problem: ProblemRecord) -> Kind:
+    """记录里一个问题的种类的意思（种类不认识、不是文字时是 UNKNOWN_KIND）。"""
+    return kind_of(str(problem.get("kind") or ""))
 
 
 def escape(text: str | None) -> str:
@@ -65,7 +71,7 @@ def place_reasons(problems: Sequence[ProblemRecord], flags: dict[int, list[int]]
     for index, numbers in flags.items():
         for number in numbers:
             known = place.get(number)
-            whole_paragraph = problems[number].get("kind") == "uncited_paragraph"
+            whole_paragraph = kind_in(problems[number]).about == "block"
             if known is None or (index > known if whole_paragraph else index < known):
                 place[number] = index
     placement = Placement({}, {}, [], {})
@@ -190,28 +196,27 @@ class Reasons:
         same：在别处说过的同样的问题，这里只写一行“同第 N 段”。"""
         if not numbers and not same:
             return ""
-        kinds = [self.problems[n].get("kind") for n in (*numbers, *same)]
-        cross = all(kind == "cross_language" for kind in kinds)
+        cross = all(kind_in(self.problems[n]).undecided for n in (*numbers, *same))
         reasons = "".join(self.reason(n, body, badge) for n in numbers) + "".join(self.same_as(n) for n in same)
         return f'<div class="why{" cross" if cross else ""}">{reasons}{extra}</div>'
 
     def same_as(self, number: int) -> str:
         """“⚠ 对不上：同第 1 段”，链到说它的原因。"""
-        kind = str(self.problems[number].get("kind") or "")
-        mark, css = ("？", "reason same cross") if kind == "cross_language" else ("⚠", "reason same")
+        kind = kind_in(self.problems[number])
+        mark, css = ("？", "reason same cross") if kind.undecided else ("⚠", "reason same")
         teller = self.told_by.get(number, number)
         place = split_place(self.problems[teller])[0]
         where = f"同{places_text([place])}" if place else "同上"
         return (f'<div class="{css}"><a href="#{self.anchor(number)}"><b class="kind">{mark} '
-                f'{escape(PROBLEM_KINDS.get(kind, "其他问题"))}</b>：{where}</a></div>')
+                f'{escape(kind.label)}</b>：{where}</a></div>')
 
     def reason(self, number: int, body: str | None, badge: float | None) -> str:
         problem = self.problems[number]
-        kind = str(problem.get("kind") or "")
+        kind = kind_in(problem)
         message = str(problem.get("message") or "")
-        mark, css = ("？", "reason cross") if kind == "cross_language" else ("⚠", "reason")
-        # 新加的问题种类这里不用改：名字取自 PROBLEM_KINDS，不认识的种类也照样显示它的说明
-        name = PROBLEM_KINDS.get(kind, "其他问题")
+        mark, css = ("？", "reason cross") if kind.undecided else ("⚠", "reason")
+        # 新加的问题种类这里不用改：名字和“？”取自 PROBLEM_KINDS，不认识的种类也照样显示它的说明
+        name = kind.label
         said = one_line(self.said_text(number, name))
         line = f'<b class="kind">{mark} {escape(name)}</b>{self.where(number)}：{said}'
         overlap, score = problem.get("overlap"), problem.get("score")

@@ -20,8 +20,8 @@ SLOWEST = 5
 def kind_count(kind: str, count: int) -> str:
     """给人看的一种问题和它的个数：“对不上 weak_support 475”——中文名，旁边是 --json 里的 id（拿去搜 JSON、
     文档都找得到）。没登记的种类只有 id。JSON 的汇总（to_dict）里的键仍然是 id。"""
-    name = PROBLEM_KINDS.get(kind)
-    return f"{name} {kind} {count}" if name else f"{kind} {count}"
+    known = PROBLEM_KINDS.get(kind)
+    return f"{known.label} {kind} {count}" if known else f"{kind} {count}"
 
 
 @dataclass

@@ -22,6 +22,7 @@ from sourced_answers.checker import (
     checked_indexes,
     claim_words,
     claims_with_positions,
+    kind_of,
     numbers_in,
     quote,
     read_claim,
@@ -87,7 +88,7 @@ def flagged_texts(answer: str, report: Report) -> list[str]:
     for problem in report.problems:
         if problem.claim is not None and problem.claim in positions:
             texts.append(structure.claims[positions[problem.claim]].body)
-        elif problem.kind == "uncited_paragraph" and problem.sentence:
+        elif kind_of(problem.kind).about == "block" and problem.sentence:
             texts.append(problem.sentence)
     return list(dict.fromkeys(texts))
 

@@ -8,7 +8,9 @@ bench/fit_support_score.py 模拟评判模型选出；英文句子引英文资�
   · 说“否”：这句换成 judge_unsupported（原来的 weak_support 不重复列出）；
   · 答非所问：结论不变。
 跨语言的句子字面核对判断不了，总是问；“是”撤掉 cross_language，“否”换成 judge_unsupported。
-确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。问哪些句子是 --judge-ask 的设置：
+确定的规则（编号不存在、没有引用、数字对不上）评判模型撤不掉，这些句子也不问。哪些结论评判模型能改、哪些总要问，
+是问题种类的表（checker 的 PROBLEM_KINDS：judge_may_decide、undecided、certain）说的，这里不按名字认。
+问哪些句子是 --judge-ask 的设置：
   band（默认）只问上面这些；risky 另外问支持分放过了、却有所引资料里一字不差地找不到的数字、名称或否定说法的句子
   （checker/risky.py；支持分有把握地标出的句子不多问：问了只可能撤掉一个该有的标记）；all（--judge-all）问每一个
   带引用的句子，每一句都由评判模型决定。bench/evaluate_judge_choice.py 衡量每一种问多少句、盖住多少漏报。
@@ -44,6 +46,7 @@ from sourced_answers.checker import (
     SourceTerms,
     SupportRule,
     format_citations,
+    kind_of,
     quote,
     risks_in,
     seen,
@@ -85,9 +88,7 @@ DENIED = re.compile(r"不(?:完全|能|能够)?支持|无法支持|没有支持|
                     r"|\bno\s+(?:\w+\s+)?(?:evidence|basis|support)\b"
                     r"|\bnot\s+(?:\w+\s+)?supported\b|\b(?:does|do|is|are)(?:n't|\s+not)\s+(?:\w+\s+)?support",
                     re.IGNORECASE)
-# 评判模型能改的结论：支持分给的（weak_support、通过），以及字面核对判断不了的跨语言
-DECIDABLE = ("supported", "weak_support", "cross_language", "too_short")
-# 支持分放过了的句子（--judge-ask risky 只在这些里面多问有风险的）
+# 支持分放过了的句子（--judge-ask risky 只在这些里面多问有风险的）；评判模型也能改它们的结论
 PASSED = ("supported", "too_short")
 
 
@@ -150,9 +151,14 @@ def asking_band(rule: SupportRule, calibration: str = CHINESE) -> tuple[float, f
     return max(0.0, low), high if high < 1.0 else 1.01  # 区间是左闭右开的：挪到 1 以上时连 1.0 也要包括
 
 
+def decidable(status: str) -> bool:
+    """评判模型能改这个结论：支持分放过了的，和问题种类的表说它能改的（支持分、跨语言给的问题）。"""
+    return status in PASSED or kind_of(status).judge_may_decide
+
+
 def askable(check: ClaimCheck) -> bool:
     """评判模型能改结论的句子：支持分或跨语言给的结论，确定的规则没有标出它，也不是短得没有内容。"""
-    return check.status in DECIDABLE and not check.certain and len(without_citations(check.sentence)) >= 4
+    return decidable(check.status) and not check.certain and len(without_citations(check.sentence)) >= 4
 
 
 def band_of(check: ClaimCheck, rule: SupportRule) -> tuple[float, float] | None:
@@ -166,7 +172,7 @@ def to_ask(check: ClaimCheck, band: tuple[float, float] | None, ask: str, risks:
     没有区间）时能判断的都问。和资料同一处说反了的（contradicts）是确定的规则标出的，不问（askable）。"""
     if not askable(check):
         return False
-    if ask == "all" or band is None or check.status == "cross_language":
+    if ask == "all" or band is None or kind_of(check.status).undecided:
         return True
     if in_band(check, band):
         return True
@@ -246,8 +252,7 @@ def merged(report: Report, calls: list[JudgeCall]) -> list[Problem]:
         if call is not None and askable(check):
             decided[index] = call
             check.status = "supported" if call.verdict else "judge_unsupported"
-    replaced = ("weak_support", "cross_language")
-    problems = [p for p in report.problems if not (p.kind in replaced and p.claim in decided)]
+    problems = [p for p in report.problems if not (kind_of(p.kind).judge_may_decide and p.claim in decided)]
     problems += [unsupported(report.claims[index], call, index) for index, call in decided.items()
                  if call.verdict is False]
     return problems

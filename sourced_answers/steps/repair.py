@@ -33,6 +33,7 @@ from sourced_answers.checker import (
     citations_in,
     claims_with_positions,
     format_citations,
+    kind_of,
     read_claim,
     strip_terminal,
     too_short,
@@ -81,8 +82,9 @@ def problem_identity(problem: Problem) -> tuple[Any, ...]:
 
 
 def flagged_claims(report: Report) -> set[int]:
-    """被“对不上 / 数字不符”标出的句子：它们在 report.claims 里的下标（问题自己带着，不按文字去对）。"""
-    return {p.claim for p in report.problems if p.kind in ("weak_support", "number_mismatch") and p.claim is not None}
+    """要改引的句子：标出它们的问题，问题种类的表说 --fix 可以改引（对不上、数字不符、编号不存在）；它们在
+    report.claims 里的下标（问题自己带着，不按文字去对）。引了不存在的编号的句子不管有没有问题点名它，都看编号改引。"""
+    return {p.claim for p in report.problems if kind_of(p.kind).fix_may_recite and p.claim is not None}
 
 
 def recite_edits(located: Located, report: Report, pool: Sources, locator: Locator,

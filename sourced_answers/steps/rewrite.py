@@ -9,6 +9,7 @@ from sourced_answers.checker import (
     analyse,
     bigram_similarity,
     check_answer,
+    kind_of,
     problem_places,
     without_citations,
 )
@@ -39,7 +40,7 @@ def rewrite_repairs(old_answer: str, old_report: Report, new_answer: str, source
         if key in new_keys or position not in places:
             continue
         about = places[position]
-        own = [number for number in about if problems[number].kind != "uncited_paragraph"]
+        own = [number for number in about if kind_of(problems[number].kind).about != "block"]
         reason = problems[(own or about)[-1]].message
         match = max(added, key=lambda c: bigram_similarity(c.body, claim.body), default=None)
         if match is not None and bigram_similarity(match.body, claim.body) >= 0.2:
