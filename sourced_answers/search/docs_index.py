@@ -4,7 +4,7 @@
 一个文件也不读。索引的是段落（docs_formats.Passage），排序用 FTS5 的 bm25。
 
 中文没有空格分词：汉字按相邻两个字一组（“缓存目录”→ 缓存 存目 目录）进索引，两个字的词就能搜到；其他文字按小写的
-词和数字（FTS5 的 porter：backups 也找得到 backup）。问题里的“怎么”“什么”“how”这类问法的词不搜；在太多段落里都有
+词和数字（去掉常见的英文词尾：backups 也找得到 backup）。问题里的“怎么”“什么”“how”这类问法的词不搜；在太多段落里都有
 的词（超过 COMMON_SHARE）也不搜——除非问题里只剩它们。
 """
 import re
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sourced_answers.search.docs_formats import Passage
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 BUSY_TIMEOUT_MS = 10_000
 # 一个问题最多用这么多个词去搜（最少见的那些）：长问题的 OR 查询也在几十毫秒内
 MAX_TERMS = 24
@@ -38,14 +38,26 @@ QUESTION_WORDS = {
 }
 
 
+def stem(word: str) -> str:
+    """英文词去掉最常见的词尾（复数、-ing、-ed），backups 和 backup、updated 和 update 算一个词。只动长词：
+    is、was、bus 不变。"""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for ending, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if word.endswith(ending) and len(word) - len(ending) >= 3 and not word.endswith(("ss", "us", "is")):
+            word = word[:len(word) - len(ending)] + replacement
+            break
+    return word.removesuffix("e") if len(word) > 4 else word
+
+
 def terms(text: str) -> list[str]:
-    """进索引、拿去搜的词：汉字两个一组（单独一个汉字就是它自己），其他的是小写的词和数字。"""
+    """进索引、拿去搜的词：汉字两个一组（单独一个汉字就是它自己），其他的是小写的词和数字（英文去掉常见词尾）。"""
     found = []
     for run in TERM.findall(text.lower()):
         if HAN_RUN.fullmatch(run):
             found += [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
         else:
-            found.append(run)
+            found.append(stem(run))
     return found
 
 
@@ -127,7 +139,7 @@ class Index:
             CREATE TABLE passages (id INTEGER PRIMARY KEY, file_id INTEGER, start INTEGER, end INTEGER,
                                    page INTEGER, heading TEXT, text TEXT);
             CREATE INDEX passages_of_file ON passages (file_id);
-            CREATE VIRTUAL TABLE passage_terms USING fts5(body, label, tokenize = 'porter unicode61');
+            CREATE VIRTUAL TABLE passage_terms USING fts5(body, label, tokenize = 'unicode61');
             CREATE VIRTUAL TABLE term_counts USING fts5vocab(passage_terms, 'row');
             INSERT INTO meta VALUES ('version', '{SCHEMA_VERSION}');
             COMMIT;""")
