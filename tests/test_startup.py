@@ -23,7 +23,7 @@ API_BEYOND_SETTINGS = ("sourced_answers.api.answering", "sourced_answers.api.pub
 # --local-model、回答问题的整条流程、两个服务、Python API、--eval、评判、改写、审阅页、进度条、Dask、工作进程的管道
 NEVER = (
     "requests", "urllib3", "http.client", "http.server", "sqlite3", "tqdm", "dask", "distributed", "starlette",
-    "uvicorn", "mcp", "concurrent.futures", "multiprocessing.connection",
+    "uvicorn", "mcp", "pypdf", "concurrent.futures", "multiprocessing.connection",
     "sourced_answers.search", *API_BEYOND_SETTINGS, "sourced_answers.servers", "sourced_answers.model.model_client",
     "sourced_answers.model.prompts", "sourced_answers.model.local_serving", "sourced_answers.model.llama_server",
     "sourced_answers.cli.local_model_command", "sourced_answers.batch.evaluation",

@@ -82,6 +82,10 @@ class ServiceError(AppError):
     timed_out = False
 
 
+class DocsError(UsageError):
+    """--docs 用不了（退出码 2）：给的路径里一个能读的文档也没有，或者这个 Python 的 SQLite 没有 FTS5。"""
+
+
 class OutputClosed(AppError):
     """标准输出被关掉了（比如接在 head 后面、head 已经退出）：像 Unix 工具一样安静地结束（退出码 130）。"""
     exit_code = ExitCode.INTERRUPTED

@@ -106,6 +106,13 @@ class SearchSettings:
     cache_search_hours: float = option(24.0, within=Range(0.0, 87600.0, float, "小时"))
     cache_page_days: float = option(7.0, within=Range(0.0, 3650.0, float, "天"))
     cache_max_mb: int = option(200, within=Range(1, 1_000_000))
+    # --docs：从这些文件夹、文件里找资料（search/docs_backend.py），写法照用户给的（后端自己解析成绝对路径）
+    docs: tuple[str, ...] = ()
+    # 本地文档的来源链接：file 是 file:// 的绝对地址加 #L12-18（命令行、--json、--html、--mcp、Python API），
+    # relative 是“文件夹名/相对路径:12-18”、哪里都没有绝对路径（--serve：不给客户端看服务器上的路径）
+    docs_links: str = "file"
+    # 建本地文档索引时画进度条的地方（标准错误是终端、没有 -q 时由门给出，和 --eval 的一样）；None 不画
+    progress: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ class Registration:
 # 登记的名字 → 它的后端。类的构造参数：(SearchSettings, Log, Deadline, Shared | None)
 BACKENDS: dict[str, Registration] = {
     "metaso": Registration("sourced_answers.search.metaso_backend", "MetasoBackend", "秘塔", "网页"),
+    "docs": Registration("sourced_answers.search.docs_backend", "DocsBackend", "本地文档", "段落"),
 }
 
 
