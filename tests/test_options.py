@@ -42,6 +42,8 @@ def a_value_for(declared):
     """一个不是默认值、又合法的值（命令行上怎么写，设置里应是什么）。"""
     if declared.kind is bool:
         return None, True
+    if declared.kind is tuple:  # 可以给几次的路径
+        return "notes", ("notes",)
     if declared.choices:
         choice = next(choice for choice in reversed(declared.choices) if choice != declared.default)
         return choice, choice
@@ -63,7 +65,8 @@ def test_a_flag_lands_in_its_settings_field_without_code_of_its_own(declared):
     flag = [declared.flag] if written is None else [f"{declared.flag}={written}"]
     needs = {"fix_rounds": ["--fix"], "size": ["--read=1"], "judge_ask": ["--judge=m"]}.get(declared.name, [])
     question = [] if declared.name == "mcp" else ["家用 NAS 怎么选"]
-    settings = build_settings(build_parser().parse_args([*question, *flag, *needs, "--demo"]), {})
+    source = [] if declared.name == "docs" else ["--demo"]  # --docs 自己就是资料的来源
+    settings = build_settings(build_parser().parse_args([*question, *flag, *needs, *source]), {})
     assert getattr(getattr(settings, declared.stage), declared.field) == expected
 
 

@@ -143,6 +143,8 @@ def check_flags(args: Given) -> None:
     if args.local_model and not names_only_the_bundled_model(args):
         raise UsageError(f"--local-model 只有自带的 SmolLM2-135M（{bundled_model_name()}）一个模型，不能同时问"
                          "别的模型：不要再给别的 --model 或 --models（比较它时写 --eval 问题文件 --local-model）")
+    if args.docs and (args.demo or args.verify):  # 资料只从一处来；--verify 不搜索
+        raise UsageError(f"--docs 从本机的文档回答，不要同时给 {'--demo' if args.demo else '--verify'}")
     if args.demo_pages and not args.demo:  # 不然它什么也不选，程序照样去搜真的秘塔（付费）
         raise UsageError("--demo-pages 要和 --demo 一起用")
     if args.judge_url and not args.judge:
@@ -322,22 +324,19 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
     else:
         models = (model,)
     model_url, judge_url = service_urls(args, environ)
+    # 只读这次运行真的会发出去的密钥：没发的不要求（遮是另一回事：环境里的每一个都遮）
+    sends = keys_sent(args, model_url, judge_url)
     metaso_base = DEFAULT_METASO_BASE
-    if not args.verify and not args.demo:  # 要搜索真的秘塔：这时才导入它的客户端（--verify、--demo 用不上）
+    if sends.metaso:  # 要搜索真的秘塔：这时才导入它的客户端（--verify、--demo、--docs 用不上）
         from sourced_answers.search import metaso_client
         metaso_base = normalize_url(metaso_client.api_base(environ), METASO_BASE.name, METASO_URL_SUFFIXES)
     judge = clean_name(args.judge, "--judge ") if args.judge else None
     secrets = secrets_to_mask(environ)
-    # 只读这次运行真的会发出去的密钥：没发的不要求（遮是另一回事：环境里的每一个都遮）
-    sends = keys_sent(args, model_url, judge_url)
     model_key = ApiKey(model_key_from(environ) if sends.model else "", ANS_API_KEY.name, secrets)
     judge_key = model_key if judge_url == model_url else ApiKey("", ANS_JUDGE_API_KEY.name, secrets)
     if sends.judge:  # 别的服务：只用它自己的密钥，回答模型的密钥不发给它
         judge_key = ApiKey(model_key_from(environ, ANS_JUDGE_API_KEY.name), ANS_JUDGE_API_KEY.name, secrets)
-    key = ""
-    if sends.metaso:
-        from sourced_answers.search import metaso_client
-        key = metaso_client.api_key(environ)
+    key = metaso_client.api_key(environ) if sends.metaso else ""
     # 要写的文件在这里一起检查（付费、打印任何东西之前）：不能是输入、标准输入输出，也不能两个写到同一个文件
     outputs = OutputFiles([path for path in (args.verify, args.eval) if path], streams)
     html = outputs.plan(args.html, "审阅页") if args.html else None
@@ -346,7 +345,8 @@ def settings_from(values: Mapping[str, Any], environ: Mapping[str, str],
         run=fill(RunSettings, values, question=question, eval=args.eval, verify=args.verify, models=models,
                  html=html, summary=summary, jobs=args.jobs or available_cores(), started=time.monotonic(),
                  secrets=secrets, prog=args.prog or RunSettings.prog, serve=serve),
-        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=cache_directory(environ)),
+        search=fill(SearchSettings, values, key=key, base=metaso_base, cache_dir=cache_directory(environ),
+                    docs_links="relative" if args.serve is not None else "file"),
         model=fill(ModelSettings, values, name=model, url=model_url, key=model_key,
                    max_tokens=args.max_tokens or default_max_tokens(args.local_model)),
         judge=fill(JudgeSettings, values, name=judge, url=judge_url,
@@ -376,6 +376,6 @@ def service_urls(args: Given, environ: Mapping[str, str]) -> tuple[str, str]:
 def keys_sent(args: Given, model_url: str, judge_url: str) -> KeysSent:
     """哪几个密钥会发出去——build_settings 只读、只检查这几个（遮的是环境里的每一个：secrets_to_mask）。"""
     judge = bool((args.judge or "").strip())
-    return KeysSent(metaso=not args.verify and not args.demo,
+    return KeysSent(metaso=not args.verify and not args.demo and not args.docs,
                     model=not args.local_model and (not args.verify or (judge and judge_url == model_url)),
                     judge=judge and judge_url != model_url)

@@ -102,6 +102,14 @@ def choices_of(name: str) -> list[str]:
     return list(KEYWORDS[name].choices)
 
 
+class AddPath(argparse.Action):
+    """可以给几次的路径参数（--docs A --docs B）：每次加一个，设置里是元组（默认是空的元组，不是 None）。"""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, (*(getattr(namespace, self.dest) or ()), values))
+
+
 class ShowVersion(argparse.Action):
     """--version：把“程序名 版本号”写到帮助写的地方，然后结束（退出码 0）。"""
 

@@ -2,6 +2,7 @@
 import argparse
 
 from sourced_answers.cli.arguments import (
+    AddPath,
     ChineseArgumentParser,
     ChineseHelpFormatter,
     add_rule_flags,
@@ -74,6 +75,9 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
     answering.add_argument("--stream", action=argparse.BooleanOptionalAction, default=MODEL.stream,
                            help="边生成边显示回答（默认：输出到终端时开启，输出到管道或文件时关闭）")
     answering.add_argument("--demo", action="store_true", help="用内置的模拟秘塔服务，不需要密钥")
+    answering.add_argument("--docs", action=AddPath, default=SEARCH.docs, metavar="PATH",
+                           help="从本机的文档回答，代替秘塔搜索：一个文件夹或文件，可以给几次；Markdown、文本、HTML、"
+                                "PDF、docx。不要密钥、不联网；索引建在缓存目录里，文件夹里的东西一样也不动")
     answering.add_argument("--demo-pages", choices=choices_of("demo_pages"), default=None, metavar="PAGES",
                            help="--demo 用哪组内置页面：nas（中文）、nas-en（英文）、nas-long（正文前有很长的导航）、"
                                 "nas-injection（第 3 页写着“忽略之前的所有指令”）（默认按问题的语言选 nas 或 nas-en）")

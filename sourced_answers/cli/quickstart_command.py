@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None, environ: Mapping[str, str] | None = None
     default_question = not (options.question or options.eval or options.verify)
     if default_question:
         args.insert(0, DEFAULT_QUESTION)
-    if not metaso_client.api_key(environ, required=False) and not options.demo and not options.verify:
+    if not metaso_client.api_key(environ, required=False) and not (options.demo or options.verify or options.docs):
         log("没有设置 METASO_API_KEY：使用内置的模拟秘塔服务（虚构的 NAS 页面）")
         args.append("--demo")
     if options.local_model or options.excerpts or options.model == EXCERPTS:  # 用户自己选了本机的模型或者摘录

@@ -72,6 +72,8 @@ def shown_default(action: argparse.Action) -> str | None:
         return None
     if default is argparse.SUPPRESS:
         return "—"
+    if default == ():  # 可以给几次的参数（--docs）：没给就是一个也没有
+        return "—"
     if default is False:
         return "关"
     if isinstance(default, float):
@@ -161,7 +163,7 @@ def flag_parts() -> dict[str, str]:
 
 # ---------- Python API 的关键字 ----------
 
-KIND_NAMES = {int: "整数", float: "数字", str: "文字", bool: "`True` / `False`"}
+KIND_NAMES = {int: "整数", float: "数字", str: "文字", bool: "`True` / `False`", tuple: "路径，或路径的列表"}
 
 
 def keyword_table() -> str:

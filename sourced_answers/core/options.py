@@ -10,6 +10,7 @@ Python API 走同一段）、Python API 检查关键字的 accepted、文档里�
 """
 import inspect
 import math
+import os
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -144,6 +145,8 @@ class Option:
             if not isinstance(value, bool):
                 raise ValueError(f"应是 True 或 False，收到 {shown_value(value)}")
             return value
+        if self.kind is tuple:
+            return paths(value)
         if self.within is not None:
             return self.within.check(value)
         if not isinstance(value, str):
@@ -169,6 +172,23 @@ class Option:
         return self.check(value) if self.check else value
 
 
+def paths(value: object) -> tuple[str, ...]:
+    """可以给几个的路径（--docs）：一个路径（文字或 pathlib.Path），或者它们的列表、元组。
+    不行时抛 ValueError（中文）。"""
+    items = [value] if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(items, (list, tuple)):  # 空的列表：一个也没给（和不给一样）
+        raise ValueError(f"应是一个路径或路径的列表，收到 {shown_value(value)}")
+    found = []
+    for item in items:
+        text = os.fspath(item) if isinstance(item, os.PathLike) else plain(item)
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"每一项应是不空的路径，收到 {shown_value(item)}")
+        if "\x00" in text:
+            raise ValueError(f"路径“{literal(text)}”里有 NUL 字符（\\x00），文件名里不能有它")
+        found.append(text)
+    return tuple(found)
+
+
 def shown_value(value: object) -> str:
     """说明里写出的、调用方给的值：repr（一行，太长时从中间省略；很大的整数见 shown_integer）。调用方自己的类的
     __repr__ 可能出错，这时只写类型名。"""
@@ -190,11 +210,11 @@ def option(default: Any, *, name: str = "", within: Range | None = None, choices
 
 
 def value_type(annotation: Any) -> tuple[type, bool]:
-    """字段的类型 → (值的类型, 可不可以是 None)。"""
+    """字段的类型 → (值的类型, 可不可以是 None)。tuple[str, ...]（可以给几个的路径）的类型是 tuple。"""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         kinds = [kind for kind in typing.get_args(annotation) if kind is not type(None)]
         return kinds[0], len(kinds) < len(typing.get_args(annotation))
-    return annotation, False
+    return typing.get_origin(annotation) or annotation, False
 
 
 def keywords_of(stage_class: Any, stage: str) -> list[Option]:

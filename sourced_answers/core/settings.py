@@ -92,7 +92,11 @@ DEFAULT_RATE = TokenRate()
 @dataclass(frozen=True)
 class SearchSettings:
     """搜集资料：从哪个搜索后端（search/backend.py 登记的名字；秘塔时可以是 --demo 的演示服务）、读几条、缓存。"""
-    backend: str = "metaso"
+    # --docs：从这些文件夹、文件回答（search/docs_backend.py），代替秘塔
+    docs: tuple[str, ...] = option(())
+    # 本地文档的来源链接：file（file:// 加绝对路径，命令行、--html、MCP、Python API）或 relative（文件夹名加相对路径，
+    # --serve：不给聊天客户端看本机的绝对路径）
+    docs_links: str = "file"
     demo: bool = option(False)
     demo_pages: str | None = option(None, choices=DEMO_PAGE_SETS)  # None：按问题的语言选 nas 或 nas-en
     key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）
@@ -113,6 +117,11 @@ class SearchSettings:
     docs_links: str = "file"
     # 建本地文档索引时画进度条的地方（标准错误是终端、没有 -q 时由门给出，和 --eval 的一样）；None 不画
     progress: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def backend(self) -> str:
+        """用哪个搜索后端（search/backend.py 的 BACKENDS 里登记的名字）：由选它的设置决定。"""
+        return "docs" if self.docs else "metaso"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """核对结果的审阅页（--html FILE）：一个自带样式、不含任何脚本的 HTML 文件，离线、从 file:// 打开都能看。
 
-页面上的文字来自网页、搜索结果和模型，一律转义；只有 http、https 的地址才做成链接；
+页面上的文字来自网页、搜索结果和模型，一律转义；只有 http、https 和 file:///（--docs 的本机文档）的地址才做成链接；
 页面带一条严格的 Content-Security-Policy（不许任何脚本、外部资源），即使哪里漏了转义也不会执行。
 每个问题的原因只写一次，紧跟在它那一句下面（整段的问题在那一段的最后一句下面）；同样的问题（same_problems）
 只在最早的那一处写原因、说出所有的地方，别处写一行“同第 N 段”链过去；
@@ -70,10 +70,10 @@ mark.same{background:#d8f0de;color:inherit}
 
 
 def safe_link(url: str | None, label: str | None = None) -> str:
-    """只有 http、https 的地址做成链接；其余（javascript: 之类）只显示为文字。"""
+    """只有 http、https 和 file（--docs 的本机文档）的地址做成链接；其余（javascript: 之类）只显示为文字。"""
     url = (url or "").strip()
     shown = escape(label if label is not None else url)
-    if url.lower().startswith(("http://", "https://")):
+    if url.lower().startswith(("http://", "https://", "file:///")):
         return f'<a href="{escape(url)}" rel="noopener noreferrer">{shown}</a>'
     return shown
 

@@ -93,6 +93,12 @@ def gather(question: str, search: SearchSettings, backend: Backend, log: Log) ->
     return sources
 
 
+def prepare(search: SearchSettings, log: Log, shared: Shared) -> None:
+    """服务（--serve、--mcp）接受请求之前打开一次后端：本地文档这时建好、更新索引（留在 shared 里，第一个问题不用等），
+    文件夹不对这时就说（退出码 2），不等到第一个请求。"""
+    open_backend(search, log, Deadline(None), shared).close()
+
+
 class SourceSession:
     """一次回答（或一次 --eval）的资料来源：按设置打开搜索后端，用完关掉。shared：服务里各个请求共用的东西。
     secrets：本程序认得的每个密钥，搜索的文字里有的话发出去之前去掉（gather）。"""

@@ -32,6 +32,7 @@ from sourced_answers.core.settings import MCP_OPTIONS, SERVE_DEFAULTS, Settings,
 from sourced_answers.core.strings import literal
 from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.search.backend import BACKENDS, Shared
+from sourced_answers.search.gather import prepare
 from sourced_answers.servers.background import in_background
 
 Log = Callable[[str], None]
@@ -198,6 +199,11 @@ def serve_mcp(settings: Settings, log: Log) -> int:
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
     logging.getLogger("mcp").setLevel(logging.CRITICAL + 1)  # SDK 自己的英文日志不混进标准错误
     shared = Shared()
+    try:
+        prepare(settings.search, log, shared)  # --docs：接受调用之前建好索引（文件夹不对就不起服务）
+    except BaseException:
+        shared.close()
+        raise
     server = build_server(settings, shared)
     log(f"MCP 服务在标准输入输出上（回答用的模型 {model.name}）：工具 answer_question、verify_answer")
     with interrupts_end_at_once(log):

@@ -40,6 +40,7 @@ from sourced_answers.model.preflight import probe_models
 from sourced_answers.outputs.chat import ChatReply, chat_reply
 from sourced_answers.outputs.records import json_problem
 from sourced_answers.search.backend import Shared
+from sourced_answers.search.gather import prepare
 from sourced_answers.servers.background import AnswersFirst, Gate, in_background
 from sourced_answers.servers.openai_protocol import (
     RequestProblem,
@@ -68,6 +69,7 @@ class Service:
         self.answers_first = AnswersFirst()  # 聊天程序的后台任务等正在做的回答
         # 各个请求共用、开到服务停止的东西（--demo 的演示服务：回答里的来源链接在服务运行时都能打开）
         self.shared = Shared()
+        prepare(settings.search, log, self.shared)
 
     def close(self) -> None:
         self.shared.close()

@@ -67,11 +67,15 @@ def serve(settings: Settings, log: Log) -> int:
     model = settings.model
     # 监听之前：模型服务在、模型都有（和回答问题时付费之前的检查是同一个）
     check_before_paying(model, [model.name], settings.judge, settings.run.deadline())
-    sock = listening_socket(options.host, options.port)
+    app, close = asgi_app(settings, log)  # --docs：监听之前建好索引（文件夹不对就不起服务）
+    try:
+        sock = listening_socket(options.host, options.port)
+    except BaseException:
+        close()
+        raise
     port = sock.getsockname()[1]
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)  # 英文的日志不混进来：访问日志由 Door 写
-    app, close = asgi_app(settings, log)
     # 同时开着的连接和在做的请求加起来最多这么多（再多的请求 uvicorn 回 503）：慢的客户端也只能占一份
     connections = (options.concurrency + options.queue) * 2 + 16
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
