@@ -52,7 +52,7 @@ def top_files(backend: DocsBackend, question: str, count: int = 3) -> list[str]:
 
 def labelled(cache: Path, show_misses: bool = True) -> dict[str, tuple[int, int]]:
     """每一半：(应该找到的文件在前 3 条里的问题数, 问题数)。"""
-    search = SearchSettings(backend="docs", docs=(str(NOTES),), cache_dir=cache)
+    search = SearchSettings(docs=(str(NOTES),), cache_dir=cache)
     backend = DocsBackend(search, lambda message: None, Deadline(None))
     results: dict[str, tuple[int, int]] = {}
     try:
@@ -133,7 +133,7 @@ def scale(root: Path) -> None:
     make_folder(folder)
     print(f"造了 {FILES} 个文件（每个 {PASSAGES_PER_FILE} 段），{time.perf_counter() - started:.1f} 秒")
     progress = sys.stderr if sys.stderr.isatty() else None
-    search = SearchSettings(backend="docs", docs=(str(folder),), cache_dir=root / "cache", progress=progress)
+    search = SearchSettings(docs=(str(folder),), cache_dir=root / "cache", progress=progress)
     first, first_seconds, first_reads = open_timed(search)
     files, passages = first.folders[0].index.counts()
     first.close()

@@ -32,7 +32,7 @@ def notes(tmp_path) -> Path:
 
 
 def settings(tmp_path, *docs, **changes) -> SearchSettings:
-    return SearchSettings(backend="docs", docs=tuple(str(path) for path in docs), cache_dir=tmp_path / "cache",
+    return SearchSettings(docs=tuple(str(path) for path in docs), cache_dir=tmp_path / "cache",
                           **changes)
 
 
@@ -80,7 +80,7 @@ def test_relative_links_carry_no_absolute_path_and_still_read(tmp_path, notes):
 @pytest.mark.parametrize("links", ["file", "relative"])
 def test_gather_gives_sources_that_follow_the_contract(tmp_path, notes, links):
     search = settings(tmp_path, notes, docs_links=links)
-    with SourceSession(search, lambda message: None, Deadline(None)) as session:
+    with SourceSession(search, lambda message: None, Deadline(None), ()) as session:
         sources = session.gather("RAID 重建花了多久")
     assert sources[0].title.startswith("storage/raid.md:5-6") and sources[0].read
     every_field = repr([vars(source) for source in sources])
@@ -145,18 +145,28 @@ def test_an_unchanged_folder_reads_no_file_and_a_change_reads_only_that_file(tmp
     backend.close()
 
 
-def test_a_server_keeps_the_index_open_and_sees_an_edited_note_on_the_next_request(tmp_path, notes, monkeypatch):
-    opens = []
+def test_a_server_keeps_the_index_open_and_sees_an_edited_note_once_the_rescan_interval_passed(tmp_path, notes,
+                                                                                              monkeypatch):
+    """服务里索引只开一次；请求开始时离上一次看文件夹不到 RESCAN_SECONDS 秒就不再 stat（问题不等它），过了就看，
+    改过的笔记这时搜得到。时钟由测试拨（不睡）。"""
+    from sourced_answers.search.docs_backend import RESCAN_SECONDS
+    opens, now = [], [1000.0]
     original = docs_folder.Index
     monkeypatch.setattr(docs_folder, "Index", lambda path: opens.append(path) or original(path))
+    monkeypatch.setattr(docs_folder.time, "monotonic", lambda: now[0])
     with Shared() as shared:
         first = opened(settings(tmp_path, notes), shared=shared)
         assert first.search("鸡翅", 1)[0][0].text.startswith("可乐")
         first.close()  # 一次回答用完：共用的索引不关
         (notes / "cooking.txt").write_text("鸡翅用烤箱 200 度烤 20 分钟。\n", encoding="utf-8")
+        now[0] += RESCAN_SECONDS / 2
         second = opened(settings(tmp_path, notes), shared=shared)
-        assert second.search("鸡翅", 1)[0][0].text.startswith("鸡翅用烤箱")
+        assert second.search("鸡翅", 1)[0][0].text.startswith("可乐")  # 刚看过：这次不再看
         second.close()
+        now[0] += RESCAN_SECONDS
+        third = opened(settings(tmp_path, notes), shared=shared)
+        assert third.search("鸡翅", 1)[0][0].text.startswith("鸡翅用烤箱")
+        third.close()
     assert len(opens) == 1
 
 

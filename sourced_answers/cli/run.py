@@ -11,6 +11,7 @@ answer_with_sources.py、answer-with-sources 命令和 python -m sourced_answers
 import argparse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from sourced_answers.api.config import build_settings
 from sourced_answers.cli.context import Environment
@@ -74,6 +75,8 @@ def program(settings: Settings, env: Environment) -> int:
     run = settings.run
     for notice in remote_notices(None if run.verify else settings.model.url, settings.judge):
         env.log(notice)
+    if settings.search.docs:  # 建本地文档的索引时画进度条的地方（和 --eval 的一样：终端上、没有 -q 时）
+        settings = replace(settings, search=replace(settings.search, progress=env.progress(run.quiet)))
     if run.serve:
         from sourced_answers.servers.openai_server import serve  # 只有起服务时才导入 Starlette、uvicorn
         return serve(settings, env.log)

@@ -92,11 +92,6 @@ DEFAULT_RATE = TokenRate()
 @dataclass(frozen=True)
 class SearchSettings:
     """搜集资料：从哪个搜索后端（search/backend.py 登记的名字；秘塔时可以是 --demo 的演示服务）、读几条、缓存。"""
-    # --docs：从这些文件夹、文件回答（search/docs_backend.py），代替秘塔
-    docs: tuple[str, ...] = option(())
-    # 本地文档的来源链接：file（file:// 加绝对路径，命令行、--html、MCP、Python API）或 relative（文件夹名加相对路径，
-    # --serve：不给聊天客户端看本机的绝对路径）
-    docs_links: str = "file"
     demo: bool = option(False)
     demo_pages: str | None = option(None, choices=DEMO_PAGE_SETS)  # None：按问题的语言选 nas 或 nas-en
     key: str = ""  # METASO_API_KEY（--demo、--verify 时是空的：不发）
@@ -111,7 +106,7 @@ class SearchSettings:
     cache_page_days: float = option(7.0, within=Range(0.0, 3650.0, float, "天"))
     cache_max_mb: int = option(200, within=Range(1, 1_000_000))
     # --docs：从这些文件夹、文件里找资料（search/docs_backend.py），写法照用户给的（后端自己解析成绝对路径）
-    docs: tuple[str, ...] = ()
+    docs: tuple[str, ...] = option(())
     # 本地文档的来源链接：file 是 file:// 的绝对地址加 #L12-18（命令行、--json、--html、--mcp、Python API），
     # relative 是“文件夹名/相对路径:12-18”、哪里都没有绝对路径（--serve：不给客户端看服务器上的路径）
     docs_links: str = "file"

@@ -1,8 +1,8 @@
 """本地文档这个搜索后端（--docs PATH，search/backend.py 的 Backend）：从用户的笔记里找资料，不联网、不要密钥。
 
 每个给的路径（文件夹或单个文件）一个索引（docs_folder.Folder）。打开后端时按文件的元数据增量更新索引；
-服务（--serve、--mcp）里索引开着、各个请求共用（Shared），每个请求开始时再 stat 一遍：改过的笔记下一个请求就搜得到
-（一万个文件 stat 一遍的用时见 docs/performance.md）。
+服务（--serve、--mcp）里索引开着、各个请求共用（Shared），请求开始时离上一次看文件夹超过 RESCAN_SECONDS 秒就再
+stat 一遍：改过的笔记最多十秒后就搜得到（一万个文件 stat 一遍的用时见 docs/performance.md）。
 
 一条结果是一段（不是整个文件），已经带着正文（Hit.text），gather 不再读它：
 - 标题：相对路径:起-止行 · 所在的标题（notes/raid.md:12-18 · 重建）；PDF 按页（report.pdf:p3 · 第 3 页）；
@@ -25,6 +25,9 @@ from sourced_answers.search.docs_folder import Folder
 from sourced_answers.search.docs_index import Match, has_fts5
 
 SNIPPET_CHARS = 200
+# 服务里（--serve、--mcp）一个请求开始时，上一次看文件夹已经过了这么多秒才再看一遍：改过的笔记最多这么久之后搜得到，
+# 问题不必每个都等 stat 一遍整个文件夹
+RESCAN_SECONDS = 10.0
 
 
 def no_fts5_message() -> str:
@@ -91,7 +94,7 @@ class DocsBackend:
                 else:
                     folder = Folder(root, cache, max_bytes, log)
                     self.folders.append(folder)  # 自己开的自己关
-                folder.refresh(log, search.progress)
+                folder.refresh(log, search.progress, RESCAN_SECONDS if shared is not None else 0.0)
                 if shared is not None:
                     self.folders.append(folder)
         except BaseException:

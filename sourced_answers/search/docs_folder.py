@@ -12,6 +12,7 @@ import importlib.util
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ class Folder:
         self.max_bytes = max_bytes
         self.lock = threading.Lock()
         self.refreshed = False
+        self.scanned = 0.0  # 上一次看完文件夹的时刻（time.monotonic）
         self.index = self.open_index(cache, log)
 
     def open_index(self, cache: Path | None, log: Log) -> Index:
@@ -81,12 +83,17 @@ class Folder:
             log(f"⚠ 索引文件 {literal(path)} 不能用（{error}），这次在内存里建索引")
             return Index(None)
 
-    def refresh(self, log: Log, progress: Any = None) -> None:
-        """按文件的元数据更新索引。第一次说一遍文件夹的概况，之后（服务里的每个请求）只在有变化时说。"""
+    def refresh(self, log: Log, progress: Any = None, at_most_every: float = 0.0) -> None:
+        """按文件的元数据更新索引。第一次说一遍文件夹的概况，之后（服务里的每个请求）只在有变化时说。
+        at_most_every：上一次看过还不到这么多秒就不再看（服务里：一万个文件 stat 一遍要零点几秒到几秒，
+        不让每个问题都等它；同时来的几个请求也只有第一个去看）。"""
         with self.lock:
+            if self.refreshed and time.monotonic() - self.scanned < at_most_every:
+                return
             first = not self.refreshed
             changed = self.update(log, progress, verbose=first)
             self.refreshed = True
+            self.scanned = time.monotonic()
             if first or changed:
                 files, passages = self.index.counts()
                 log(f"本地文档 {literal(self.name)}：{files} 个文件，{passages} 段")
