@@ -134,11 +134,12 @@ def test_quickstart_passes_the_install_flag_to_the_main_command():
     assert "模拟秘塔" not in done.stderr
 
 
-def test_the_readme_section_on_the_installed_command_only_runs_that_command():
-    """README“装成命令”一段的每一条命令都是 pipx、pip 或装好的 answer-with-sources：pipx 装的命令的 Python 藏在
-    pipx 自己的目录里，照抄 python -m sourced_answers.local_model install 会是 No module named 'sourced_answers'。"""
-    readme = (HERE / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## 装成命令", 1)[1].split("\n## ", 1)[0]
+def test_the_usage_guide_section_on_the_installed_command_only_runs_that_command():
+    """使用指南“装成命令”一段（README 链接它）的每一条命令都是 pipx、pip 或装好的 answer-with-sources：pipx 装的命令的
+    Python 藏在 pipx 自己的目录里，照抄 python -m sourced_answers.local_model install 会是 No module named 'sourced_answers'。"""
+    assert "装成命令" in (HERE / "README.md").read_text(encoding="utf-8")
+    guide = (HERE / "docs" / "usage.md").read_text(encoding="utf-8")
+    section = guide.split("## 装成命令", 1)[1].split("\n## ", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in section.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()]
     assert commands and all(command.split()[0] in ("pipx", "pip", "answer-with-sources") for command in commands if command)
     assert "answer-with-sources --install-local-model" in commands

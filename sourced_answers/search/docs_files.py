@@ -32,7 +32,7 @@ class Found:
     inode: int
 
     @property
-    def kind(self) -> str:
+    def format(self) -> str:
         return FORMATS[Path(self.relative).suffix.lower()]
 
 

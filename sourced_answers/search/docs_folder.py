@@ -103,8 +103,8 @@ class Folder:
         stored = self.index.stored()
         current = {item.relative: item for item in found.found}
         pdf_ok = has_pypdf()
-        waiting_pdfs = [item for item in found.found if item.kind == "pdf" and not pdf_ok]
-        to_read = [item for item in found.found if (item.kind != "pdf" or pdf_ok) and changed(item, stored)]
+        waiting_pdfs = [item for item in found.found if item.format == "pdf" and not pdf_ok]
+        to_read = [item for item in found.found if (item.format != "pdf" or pdf_ok) and changed(item, stored)]
         gone = [relative for relative in stored if relative not in current]
         notes = list(found.notes)
         if verbose or to_read or gone:
@@ -158,7 +158,7 @@ class Folder:
         except OSError as error:
             return f"{item.relative} 读不了（{os_error_text(error)}），跳过"
         try:
-            found = document_passages(item.kind, data, decode)
+            found = document_passages(item.format, data, decode)
         except (NotText, Unreadable) as error:
             self.index.put(item.relative, item.size, item.mtime_ns, item.inode, [], skipped=str(error))
             return f"{item.relative}：{error}，跳过"
