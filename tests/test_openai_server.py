@@ -5,6 +5,7 @@
 真的服务进程（python answer_with_sources.py --serve）只留给要它的几件事：信号、真的连接（原样的请求行、走掉的客户端）、
 监听时说的话，以及官方客户端走真的网络。每个测试结束时看一遍服务新写的行：没有报错堆栈，没有密钥。
 """
+import errno
 import json
 import re
 import signal
@@ -696,6 +697,20 @@ def test_bad_serving_flags_are_usage_errors_naming_the_flag(fake_metaso, model_s
     done = run_cli(*flags, env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
     assert done.returncode == 2 and named in the_only_line(done.stderr)
     assert no_listening == [] and fake_metaso.requests == []
+
+
+@pytest.mark.parametrize(("error", "said"), [
+    (OSError(errno.EADDRINUSE, "Address already in use"), "端口 8000 已经被别的程序占用了"),
+    (OSError(errno.EACCES, "Permission denied"), "没有权限，1024 以下的端口要管理员权限"),
+    (OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address"), "不是这台机器的地址"),
+    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "解析不出地址"),
+], ids=["in-use", "permission", "not-available", "unknown-name"])
+def test_a_port_that_cannot_be_bound_is_said_in_chinese_with_the_flag(error, said):
+    """绑不上端口的每种原因（真的绑端口的在 tests/test_serve_socket.py；以 root 运行时低端口绑得上，只能在这里看那句话）。"""
+    port = 80 if error.errno == errno.EACCES else 8000
+    message = openai_server.bind_problem("127.0.0.1", port, error)
+    assert message.startswith(f"--serve 监听不了 127.0.0.1:{port}：") and said in message
+    assert "系统错误" not in message and str(error.errno) not in message.replace(str(port), "")
 
 
 # ---------- 请求体的上限（本进程里的 Starlette 应用） ----------

@@ -6,12 +6,15 @@ uvicorn 先写响应头、再写响应体。开着 Nagle 时，保持连接的�
 proto 是 IPPROTO_TCP 的套接字设 TCP_NODELAY，所以建套接字时要写明 IPPROTO_TCP。
 """
 import asyncio
+import os
 import socket
 
 import pytest
 
 from sourced_answers.core.errors import UsageError
 from sourced_answers.servers.openai_server import listening_socket
+from tests.serving import the_only_line
+from tests.support import cli_env, run_cli
 
 pytestmark = pytest.mark.slow  # 绑真的端口、连进去
 
@@ -45,3 +48,47 @@ def test_answers_are_not_held_back_by_nagle(host):
     except (OSError, UsageError) as error:  # 有 IPv6 支持、却没有配 ::1 的容器
         pytest.skip(f"连不上 {host}：{error}")
     assert nodelay != 0
+
+
+# ---------- 绑不上端口：一句中文，说出地址、原因和 --serve 该怎么改（不是“系统错误 98”），退出码 2 ----------
+
+def test_a_port_another_program_holds_names_the_port_and_the_flag():
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    try:
+        with pytest.raises(UsageError) as refused:
+            listening_socket("127.0.0.1", port)
+    finally:
+        taken.close()
+    message = str(refused.value)
+    assert f"127.0.0.1:{port}" in message and "占用" in message and "--serve" in message
+    assert "系统错误" not in message
+
+
+def test_a_port_taken_stops_the_command_with_exit_code_2_before_any_search(fake_metaso, model_server):
+    taken = socket.create_server(("127.0.0.1", 0))
+    port = taken.getsockname()[1]
+    try:
+        done = run_cli("--serve", f"127.0.0.1:{port}", env=cli_env(fake_metaso, model_server, ANS_MODEL="good"))
+    finally:
+        taken.close()
+    line = the_only_line(done.stderr)
+    assert done.returncode == 2 and str(port) in line and "占用" in line and "--serve" in line
+    assert fake_metaso.requests == []
+
+
+def test_an_address_that_is_not_this_machine_says_so():
+    # 192.0.2.1 是文档专用的地址（TEST-NET-1），不会在本机网卡上：bind 在本机就失败，不发任何包
+    with pytest.raises(UsageError) as refused:
+        listening_socket("192.0.2.1", 8000)
+    message = str(refused.value)
+    assert "192.0.2.1:8000" in message and "不是这台机器的地址" in message and "--serve" in message
+
+
+def test_a_low_port_without_the_right_says_why_and_what_to_write():
+    if os.geteuid() == 0:
+        pytest.skip("以 root 运行：1024 以下的端口也绑得上（这句话由 test_openai_server 里的说明测试检查）")
+    with pytest.raises(UsageError) as refused:
+        listening_socket("127.0.0.1", 1)
+    message = str(refused.value)
+    assert "没有权限" in message and "1024" in message and "--serve 127.0.0.1:8000" in message

@@ -26,6 +26,7 @@ ERRNO_TEXT = {
     errno.EHOSTUNREACH: "主机不可达",
     errno.ETIMEDOUT: "连接超时",
     errno.EADDRNOTAVAIL: "这个地址在本机上不能用",
+    errno.EADDRINUSE: "地址已经被别的程序占用",
 }
 
 

@@ -8,6 +8,7 @@
   · Ctrl-C、SIGTERM、SIGHUP（终端关了；cli/launch.py 把它交给接 SIGTERM 的 uvicorn）：不再接新请求，最多等
     SHUTDOWN_SECONDS 秒让正在回答的说完，然后“已中断”、退出码 130。
 """
+import errno
 import logging
 import socket
 from collections.abc import Callable
@@ -34,13 +35,36 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as error:
         sock.close()
-        raise UsageError(f"--serve 监听不了 {literal(host)}:{port}：{os_error_text(error)}") from None
+        raise UsageError(bind_problem(host, port, error)) from None
     except (OverflowError, UnicodeError):
         sock.close()
         raise UsageError(f"--serve 的地址 {literal(host)}:{port} 不能用") from None
     sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+def bind_problem(host: str, port: int, error: OSError) -> str:
+    """绑不上端口时给人看的一句：是哪个地址、为什么、该怎么改 --serve（不写系统的错误号）。"""
+    where = f"--serve 监听不了 {literal(host)}:{port}"
+    if isinstance(error, socket.gaierror):
+        return f"{where}：{literal(host)} 解析不出地址。--serve 的 HOST 要写这台机器上的地址（127.0.0.1、0.0.0.0、::1）"
+    if error.errno == errno.EADDRINUSE:
+        other = port + 1 if port < 65535 else port - 1
+        return (f"{where}：端口 {port} 已经被别的程序占用了。换一个端口（例如 --serve {serve_value(host, other)}），"
+                "或者先停掉占着它的程序")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        why = "1024 以下的端口要管理员权限" if port < 1024 else "系统不让这个程序听这个端口"
+        return f"{where}：没有权限，{why}。请换一个 1024 以上的端口（例如 --serve {serve_value(host, 8000)}）"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return (f"{where}：{literal(host)} 不是这台机器的地址。--serve 的 HOST 要写本机网卡上的地址"
+                "（127.0.0.1 只给本机用，0.0.0.0 听所有网卡）")
+    return f"{where}：{os_error_text(error)}"
+
+
+def serve_value(host: str, port: int) -> str:
+    """建议的 --serve 值：地址照用户给的写（IPv6 加方括号）。"""
+    return f"[{literal(host)}]:{port}" if ":" in host else f"{literal(host)}:{port}"
 
 
 def asgi_app(settings: Settings, log: Log) -> tuple[ASGIApp, Callable[[], None]]:
