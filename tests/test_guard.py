@@ -201,6 +201,24 @@ def closed_within(connection, seconds):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("sent", [b"GARBAGE\r\n\r\n", b"GET /v1/models HTTP/1.1\r\n\r\n"],
+                         ids=["garbage", "http11-without-host"])
+def test_a_request_that_is_not_http_gets_a_chinese_400_and_a_chinese_line(slow_server, backends, sent):
+    """h11 读不懂的请求到不了门：uvicorn 自己回 400。回应和标准错误上的那一行都是中文，没有 uvicorn 的英文。"""
+    mark = slow_server.mark()
+    with socket.create_connection(("127.0.0.1", slow_server.port), timeout=10) as connection:
+        connection.sendall(sent)
+        received = closed_within(connection, 5)
+    assert received is not None and received.startswith(b"HTTP/1.1 400")
+    error = json.loads(received.split(b"\r\n\r\n", 1)[1])["error"]
+    assert error["code"] == "invalid_http" and "不是合法的 HTTP" in error["message"]
+    line = slow_server.wait_for_line(lambda line: "不合法的 HTTP 请求" in line, 10, mark)
+    assert line == "收到一个不合法的 HTTP 请求（请求行或请求头写得不对）：回了 400，关掉了连接"
+    assert b"Invalid" not in received and "Invalid" not in slow_server.stderr
+    assert metaso_calls(backends) == []
+
+
+@pytest.mark.slow
 def test_two_hundred_half_sent_headers_are_all_closed_within_the_read_timeout(slow_server):
     sockets = half_requests(slow_server.port, 200)
     # 服务的时限是 1 秒（--read-timeout 1）；测试不看它关得多快（机器忙时会慢），只看服务自己关掉了每一个连接：

@@ -225,10 +225,22 @@ async def refuse(send: Send, problem: RequestProblem, secrets: Sequence[str]) ->
     await send({"type": "http.response.body", "body": body})
 
 
-def bounded_protocol(read_timeout: float) -> type:
-    """uvicorn 的 h11 连接，加上“请求头要在 read_timeout 秒内收完”：连上之后、每个回答发完之后开始计时，
-    请求头收完就停；到时还没收完（只发了半个请求头，或者连上了什么也不发）就关掉连接。uvicorn 自己只在两个请求之间
-    计时（keep-alive），第一个请求的请求头发得再慢也一直等着。"""
+# 请求行、请求头不是合法的 HTTP（h11 读不懂：乱码、HTTP/1.1 没有 Host、请求头太大）时回的错误和写的那一行
+INVALID_HTTP = RequestProblem(400, "请求不是合法的 HTTP（请求行或请求头写得不对）：这个连接已经关掉",
+                              code="invalid_http")
+INVALID_HTTP_LINE = "收到一个不合法的 HTTP 请求（请求行或请求头写得不对）：回了 400，关掉了连接"
+
+
+def bounded_protocol(read_timeout: float, log: Log) -> type:
+    """uvicorn 的 h11 连接，加上两件事。
+
+      · 请求头要在 read_timeout 秒内收完：连上之后、每个回答发完之后开始计时，请求头收完就停；到时还没收完（只发了
+        半个请求头，或者连上了什么也不发）就关掉连接。uvicorn 自己只在两个请求之间计时（keep-alive），第一个请求的
+        请求头发得再慢也一直等着；
+      · 读不懂的请求（h11 的 RemoteProtocolError）：uvicorn 回英文的纯文字 “Invalid HTTP request received.”、
+        在它的日志（我们关掉了）里写一行英文。这里换成中文的 OpenAI 错误对象，经 log 写一行中文。这样的请求到不了门，
+        门的访问日志里没有它。"""
+    import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11(H11Protocol):
@@ -261,6 +273,19 @@ def bounded_protocol(read_timeout: float) -> type:
         def connection_lost(self, exc: Exception | None) -> None:
             self.disarm()
             super().connection_lost(exc)
+
+        def send_400_response(self, msg: str) -> None:
+            log(INVALID_HTTP_LINE)
+            body = masked_json_bytes(error_body(INVALID_HTTP), ())
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       (b"connection", b"close")]
+            try:
+                for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                              h11.Data(data=body), h11.EndOfMessage()):
+                    self.transport.write(self.conn.send(event))
+            except h11.LocalProtocolError:
+                pass  # 一个回答已经发了一半：回不了 400，只能关掉连接
+            self.transport.close()
 
         def too_slow(self) -> None:
             self.timer = None

@@ -103,8 +103,8 @@ def serve(settings: Settings, log: Log) -> int:
     # 同时开着的连接和在做的请求加起来最多这么多（再多的请求 uvicorn 回 503）：慢的客户端也只能占一份
     connections = (options.concurrency + options.queue) * 2 + 16
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
-                            timeout_graceful_shutdown=SHUTDOWN_SECONDS, http=bounded_protocol(options.read_timeout),
-                            limit_concurrency=connections)
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS, limit_concurrency=connections,
+                            http=bounded_protocol(options.read_timeout, log))
     host = f"[{options.host}]" if ":" in options.host else options.host
     log(f"OpenAI 兼容的服务在 http://{host}:{port}/v1（回答用的模型 {model.name}，同时回答 {options.concurrency} 个、"
         f"最多排队 {options.queue} 个{'，要带 ANS_SERVER_KEY' if options.key else ''}）；Ctrl-C 停止")
