@@ -71,6 +71,25 @@ def test_a_host_that_is_not_this_server_is_421_dns_rebinding_cannot_read_it(app,
     assert metaso_calls(backends) == []
 
 
+def test_a_request_without_a_host_is_400_missing_host_not_a_dns_rebinding_story(app, backends):
+    """HTTP/1.0 可以不写 Host（测试客户端总会写上：这里直接把请求交给门）。"""
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.0", "method": "GET", "scheme": "http",
+             "path": "/v1/models", "raw_path": b"/v1/models", "root_path": "", "query_string": b"", "headers": [],
+             "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 80)}
+    app.client.portal.call(app.app, scope, receive, send)
+    assert sent[0]["status"] == 400
+    error = json.loads(sent[1]["body"])["error"]
+    assert error["code"] == "missing_host" and "没有 Host 头" in error["message"] and "域名" not in error["message"]
+    assert metaso_calls(backends) == [] and backends.model.probes == []
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:8000"])
 def test_loopback_names_are_accepted(app, host):
     assert app.client.get("/v1/models", headers={"Host": host}).status_code == 200

@@ -131,12 +131,16 @@ class Door:
         return [(b"access-control-allow-origin", origin.strip().encode("latin-1")), (b"vary", b"Origin")]
 
     def refused(self, scope: Scope, headers: dict[str, str], origin: str | None) -> RequestProblem | None:
-        """做任何事之前就不接的请求：别的网页（403）、不认识的 Host（421）、没带对密钥（401）、不是 JSON（415）。"""
+        """做任何事之前就不接的请求：别的网页（403）、没有 Host（400）、不认识的 Host（421）、没带对密钥（401）、
+        不是 JSON（415）。"""
         if origin is not None and origin.strip().lower() not in self.policy.origins:
             return RequestProblem(403, f"不接受从网页 {literal(origin, 100)} 发来的请求：这个服务只给本机的程序用。"
                                        "要让自己运行的网页客户端用它，启动时加 --allow-origin 这个来源",
                                   "permission_error", "origin_not_allowed")
         hosts = self.policy.hosts
+        if hosts and not headers.get("host", "").strip():  # HTTP/1.0 可以不写 Host：那就不知道它要连的是谁
+            return RequestProblem(400, "请求没有 Host 头：请在请求头里写明连的是哪个地址（例如 Host: 127.0.0.1:8000）",
+                                  "invalid_request_error", "missing_host")
         if hosts and host_of(headers.get("host", "")) not in hosts:
             return RequestProblem(421, f"请求写的主机名 {literal(headers.get('host', ''), 100)} 不是这个服务的地址"
                                        "（浏览器里的网页把自己的域名指向本机时就会这样）",
