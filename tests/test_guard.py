@@ -238,6 +238,23 @@ def test_a_request_that_is_not_http_gets_a_chinese_400_and_a_chinese_line(slow_s
 
 
 @pytest.mark.slow
+def test_a_client_that_half_closes_after_its_request_counts_as_gone_and_pays_nothing(slow_server, backends):
+    """发完整个请求就 shutdown(SHUT_WR)：uvicorn 收到 EOF 就关掉连接（H11Protocol.eof_received），和客户端整个走了
+    分不出来。所以它算走了：不搜索、不请模型，访问日志不说搜索了什么，说什么也没有付费。"""
+    body = json.dumps(QUESTION).encode()
+    mark = slow_server.mark()
+    with socket.create_connection(("127.0.0.1", slow_server.port), timeout=10) as connection:
+        connection.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        connection.shutdown(socket.SHUT_WR)
+        received = closed_within(connection, 10)
+    assert received == b""
+    [line] = slow_server.access_lines(mark, 1, 10)
+    assert line.startswith("POST /v1/chat/completions 499 ") and "什么也没有付费" in line and "搜索：" not in line
+    assert metaso_calls(backends) == [] and backends.model.requests == []
+
+
+@pytest.mark.slow
 def test_two_hundred_half_sent_headers_are_all_closed_within_the_read_timeout(slow_server):
     sockets = half_requests(slow_server.port, 200)
     # 服务的时限是 1 秒（--read-timeout 1）；测试不看它关得多快（机器忙时会慢），只看服务自己关掉了每一个连接：
@@ -295,6 +312,9 @@ def test_a_queued_request_whose_client_left_costs_no_search(backends, cache):
         assert len(searches) == 1, searches  # 只有第一个问题的那一次
         lines = app.access_lines(0, 2)
         assert sorted(" 499 " in line and "客户端没等回答完就断开了" in line for line in lines) == [False, True], lines
+        # 排着队就走了的那个什么也没有付费：访问日志不说它搜索了什么
+        left = next(line for line in lines if " 499 " in line)
+        assert "什么也没有付费" in left and "搜索：" not in left, left
         assert app.mark() == mark
     finally:
         hold.release()
@@ -315,6 +335,7 @@ def test_a_running_request_whose_client_left_asks_no_judge(backends, cache):
         assert app.access_lines(0, 1)
         line = app.since(0)[-1]
         assert "POST /v1/chat/completions 499 " in line and "客户端没等回答完就断开了" in line, line
+        assert "搜索：家用 NAS 怎么选" in line and "没有付费" not in line, line  # 已经搜索过、请过模型
         models = [request["body"]["model"] for request in backends.model.requests]
         assert models == ["good"], models
     finally:

@@ -40,6 +40,8 @@ CORS_HEADERS = "authorization, content-type"
 # 访问日志里没等回答完就断开的请求（nginx 的写法）和跟在后面的说明
 CLIENT_LEFT = 499
 LEFT_NOTE = "客户端没等回答完就断开了"
+# 走得早、一步要付费的都还没做的：接口写下的那一句（“搜索：……”）没有发生，不写它，写这一句
+LEFT_UNPAID_NOTE = "客户端没等回答完就断开了，什么也没有付费（没有搜索，没有请模型）"
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ class Door:
         started = time.monotonic()
         status = [0]
         gone = threading.Event()  # 客户端断开了（answer 里的 watch 设上）
+        paid = [False]  # 这个请求放行过一步要付费的（core.abandoning 记下）
         finished = [False]  # 回应的最后一块发出去了
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         origin = headers.get("origin")
@@ -110,7 +113,7 @@ class Door:
                     (b"access-control-max-age", b"600")]})
                 await sending({"type": "http.response.body", "body": b""})
                 return
-            await self.answer(scope, receive, sending, status, gone)
+            await self.answer(scope, receive, sending, status, gone, paid)
         finally:
             took = (time.monotonic() - started) * 1000
             # 路径先遮密钥再变成一行：literal 把夹在密钥中间的零宽字符写成 \u200b，那以后就认不出是密钥了
@@ -120,7 +123,8 @@ class Door:
             # 没等回答完就断开的客户端：和 nginx 一样记成 499（回应开头写的状态码它没收全），说明写在这一行里
             left = gone.is_set() and not finished[0]
             code = CLIENT_LEFT if left else (status[0] or "-")
-            note = " ".join(part for part in (LEFT_NOTE if left else "", note) if part)
+            if left:
+                note = f"{LEFT_NOTE} {note}".strip() if paid[0] else LEFT_UNPAID_NOTE
             self.log(f"{literal(scope.get('method', ''), 20)} {literal(path, 200)} {code} {took:.0f} ms"
                      + (f" {literal(note, 200)}" if note else ""))
 
@@ -157,8 +161,11 @@ class Door:
         return None
 
     async def answer(self, scope: Scope, receive: Receive, send: Send, status: list[int],
-                     gone: threading.Event) -> None:
-        """先在时限内把请求体收完（408、413），再交给应用；之后一直看着连接，客户端断开就设上 gone（“走了”的标记）。"""
+                     gone: threading.Event, paid: list[bool]) -> None:
+        """先在时限内把请求体收完（408、413），再交给应用；之后一直看着连接，客户端断开就设上 gone（“走了”的标记）。
+        客户端只关了自己发送的一半（shutdown(SHUT_WR)）也算走了：uvicorn 的 H11Protocol.eof_received 不留着半开的连接，
+        收到 EOF 就关掉它，应用收到的是 http.disconnect；从连接上也分不出对方是只关了一半还是整个走了。
+        paid：应用放行过一步要付费的（访问日志据此说走了的客户端花没花钱）。"""
         body = b""
         if scope["method"] in BODY_METHODS:
             read = await read_body(receive, self.policy.max_body, self.policy.read_timeout)
@@ -184,8 +191,11 @@ class Door:
 
         watcher = asyncio.create_task(watch())
         try:
-            with watched(gone):  # 应用在守护线程里做的每一步都看得见它（背景线程复制了这个上下文）
-                await self.app(scope, replay, send)
+            with watched(gone) as marks:  # 应用在守护线程里做的每一步都看得见它（背景线程复制了这个上下文）
+                try:
+                    await self.app(scope, replay, send)
+                finally:
+                    paid[0] = marks.paid
         except asyncio.CancelledError:
             # 服务要停了（Ctrl-C、SIGTERM、SIGHUP），等了几秒这个请求还没回答完：还没开始回应的，先回一个
             # OpenAI 的错误对象（不然是 uvicorn 的英文纯文字 500），取消照样往上传
