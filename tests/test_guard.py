@@ -238,6 +238,18 @@ def test_a_request_that_is_not_http_gets_a_chinese_400_and_a_chinese_line(slow_s
 
 
 @pytest.mark.slow
+def test_an_http_1_0_request_without_host_over_a_real_connection_is_400_missing_host(slow_server, backends):
+    """HTTP/1.0 不要求 Host，h11 放它过去，门回 400、说缺 Host（不是 421 和一段 DNS rebinding 的解释）。"""
+    with socket.create_connection(("127.0.0.1", slow_server.port), timeout=10) as connection:
+        connection.sendall(b"GET /v1/models HTTP/1.0\r\n\r\n")
+        received = closed_within(connection, 5)
+    assert received is not None and received.startswith(b"HTTP/1.1 400")
+    error = json.loads(received.split(b"\r\n\r\n", 1)[1])["error"]
+    assert error["code"] == "missing_host" and "Host" in error["message"] and "域名" not in error["message"]
+    assert metaso_calls(backends) == []
+
+
+@pytest.mark.slow
 def test_a_client_that_half_closes_after_its_request_counts_as_gone_and_pays_nothing(slow_server, backends):
     """发完整个请求就 shutdown(SHUT_WR)：uvicorn 收到 EOF 就关掉连接（H11Protocol.eof_received），和客户端整个走了
     分不出来。所以它算走了：不搜索、不请模型，访问日志不说搜索了什么，说什么也没有付费。"""

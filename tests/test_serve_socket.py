@@ -86,9 +86,33 @@ def test_an_address_that_is_not_this_machine_says_so():
 
 
 def test_a_low_port_without_the_right_says_why_and_what_to_write():
-    if os.geteuid() == 0:
-        pytest.skip("以 root 运行：1024 以下的端口也绑得上（这句话由 test_openai_server 里的说明测试检查）")
-    with pytest.raises(UsageError) as refused:
-        listening_socket("127.0.0.1", 1)
-    message = str(refused.value)
+    message = bind_message_without_root("127.0.0.1", 1)
     assert "没有权限" in message and "1024" in message and "--serve 127.0.0.1:8000" in message
+
+
+def bind_message_without_root(host, port):
+    """绑端口时说的话，由一个普通用户来绑。以 root 运行时（1024 以下的端口 root 也绑得上）在分出去的子进程里先换成
+    nobody 再绑：真的系统调用、真的 EACCES。"""
+    if os.geteuid() != 0:
+        with pytest.raises(UsageError) as refused:
+            listening_socket(host, port)
+        return str(refused.value)
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # 子进程：不回到 pytest，说完就退出
+        said = "没有报错：绑上了"
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            listening_socket(host, port)
+        except UsageError as error:
+            said = str(error)
+        except BaseException as error:  # noqa: BLE001 —— 什么错都要交回父进程去判
+            said = f"别的错误：{error!r}"
+        os.write(write_end, said.encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reading:
+        said = reading.read().decode()
+    os.waitpid(child, 0)
+    return said
