@@ -61,6 +61,8 @@ SCRIPTS = {
     "cut-stream": {"content": GOOD_ANSWER, "cut_after": 6},
     "flaky": {"content": GOOD_ANSWER, "fail_first": 1},
     "slow-stream": {"content": GOOD_ANSWER, "delay": 0.3},
+    # 回答末尾是一串空白（空格、换行、制表符、全角空格）：流式按 7 个字一段切开，空白自己占一两段
+    "trailing-space": {"content": GOOD_ANSWER + " \n \t\n  \u3000\n"},
     "echo-prompt": {"echo": True},
     # 把请求头里的密钥回显进回答（流式时按 7 个字一段切开：密钥跨好几段）
     "echo-auth": {"echo_auth": True},

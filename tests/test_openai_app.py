@@ -77,6 +77,23 @@ def test_a_streamed_reply_ends_with_one_annotations_chunk_without_content(backen
         assert pointed.startswith(("[", "【")) or re.fullmatch(r"\d+\.", pointed)  # 回答里的标记，或来源列表的编号
 
 
+def test_an_answer_ending_in_whitespace_streams_the_same_text_as_the_whole_reply(backends, cache):
+    """官方 openai 客户端，流式和不流式：所有 delta.content 接起来和 message.content 一字不差（回答末尾的空白两边都没有）。"""
+    backends.reset()
+    app = InProcess(backends.env(cache))
+    try:
+        client = app.openai_client()
+        messages = [{"role": "user", "content": "家用 NAS 怎么选"}]
+        whole = client.chat.completions.create(model="trailing-space", messages=messages)
+        chunks = list(client.chat.completions.create(model="trailing-space", messages=messages, stream=True))
+    finally:
+        app.close()
+    content = whole.choices[0].message.content
+    streamed = "".join(chunk.choices[0].delta.content or "" for chunk in chunks if chunk.choices)
+    assert streamed == content
+    assert "[3]。\n\n来源：" in content  # 回答末尾的空白不在任何一边
+
+
 # ---------- 对话：追问接着上文搜索，之前的几轮给回答的模型 ----------
 
 def conversation(*turns):

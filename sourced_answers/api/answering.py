@@ -111,6 +111,8 @@ def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, 
     log(f"请模型 {model.name} 回答（{chat_url(model.url)}）…")
     shown = ThinkFilter()
     started = [False]  # 回答已经给出了字（开头的空白不给）
+    # 给出的字末尾的空白先留着，后面还有字时才给：回答本身两头去掉了空白（split_reply），流式给出的要和它一字不差
+    held = [""]
 
     def visible_piece(piece: str) -> None:
         assert show is not None
@@ -119,6 +121,7 @@ def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, 
         if shown.lone_closes != lone_closes and started[0]:
             show(f"\n\n{REASONING_ABOVE}\n\n")  # 已经给出的是思考过程：后面才是回答
             started[0] = False
+            held[0] = ""
         give(visible)
 
     def give(visible: str) -> None:
@@ -126,8 +129,13 @@ def ask_model(messages: list[Message], model: ModelSettings, show: Show | None, 
         if not started[0]:
             visible = visible.lstrip()
             started[0] = bool(visible)
-        if visible:
-            show(visible)
+        if not visible:
+            return
+        text = held[0] + visible
+        kept = text.rstrip()
+        held[0] = text[len(kept):]
+        if kept:
+            show(kept)
 
     try:
         result = chat(messages, model, deadline, stream=show is not None,
