@@ -234,6 +234,23 @@ def test_result_text_is_safe_to_print_and_the_record_keeps_what_was_received():
     assert result.record["sources"][0]["title"] == title
 
 
+def test_lone_surrogates_given_to_verify_answer_come_out_as_u_fffd_like_from_a_file(tmp_path):
+    """单独的代理码位（"\\ud800"）编不成 UTF-8：交进来的回答、问题、资料里有它，结果的记录、文字、Markdown 照样
+    编得出来，和 --verify 读到 JSON 转义 "\\ud800" 时一样换成 U+FFFD。"""
+    answer = "RAID1 用两块盘\ud800互为镜像 [1]。"
+    sources = [{"title": "RAID\udfff 的几种级别", "link": "https://example.com/\ud800",
+                "text": "RAID1 用两块盘互为镜像\udc00，一块坏了数据还在。"}]
+    result = verify_answer(answer, sources, question="RAID1\ud800 是什么")
+    for text in (json.dumps(result.record, ensure_ascii=False), result.text, result.markdown):
+        text.encode("utf-8")  # 不抛 UnicodeEncodeError
+    assert result.answer == "RAID1 用两块盘\ufffd互为镜像 [1]。" and result.record["question"] == "RAID1\ufffd 是什么"
+    path = tmp_path / "saved.jsonl"
+    path.write_text(json.dumps({"question": "RAID1\ud800 是什么", "model": None, "answer": answer,
+                                "sources": sources}) + "\n", encoding="utf-8")  # ensure_ascii：写成 \ud800 转义
+    printed = run_cli("--verify", str(path), "--json", env=cli_env())
+    assert result.record == json.loads(printed.stdout)
+
+
 @pytest.mark.parametrize("function", [answer_question, verify_answer])
 def test_the_signature_shows_every_declared_keyword_with_its_type_and_default(function):
     """help(answer_question)、inspect.signature 和编辑器看到的就是能给的关键字（由设置里的声明写出，

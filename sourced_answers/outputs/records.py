@@ -13,7 +13,7 @@ from typing import Any
 from sourced_answers.checker import Report, Source
 from sourced_answers.core.errors import InputError
 from sourced_answers.core.settings import CheckSettings
-from sourced_answers.core.strings import JsonNumberError
+from sourced_answers.core.strings import JsonNumberError, without_surrogates
 from sourced_answers.steps.check_steps import Checked, Judge, check_and_fix
 
 Record = dict[str, Any]
@@ -84,8 +84,10 @@ def check_saved(saved: SavedAnswer, check: CheckSettings, judge: Judge | None = 
 def check_record(record: Mapping[str, Any], check: CheckSettings, where: str = "记录：") -> tuple[Checked, Record]:
     """一条保存下来的记录（已经是一个 dict：verify_record、Python API 和服务的 verify_answer）：先检查格式
     （saved_answer，说明以 where 开头、说出是哪个字段），再由 check_saved 核对。"""
-    # 不是映射的（None、文字、键值对的列表）交给 saved_answer 说“应是一个 JSON 对象”：dict(…) 抛的是 Python 的错误
-    return check_saved(saved_answer(dict(record) if isinstance(record, Mapping) else record, None, where), check)
+    # 不是映射的（None、文字、键值对的列表）交给 saved_answer 说“应是一个 JSON 对象”：dict(…) 抛的是 Python 的错误。
+    # 单独的代理码位换成 U+FFFD，和从 JSON 读进来的（core.strings.json_value）一样：留着的话结果编不成 UTF-8
+    data = without_surrogates(dict(record)) if isinstance(record, Mapping) else record
+    return check_saved(saved_answer(data, None, where), check)
 
 
 # json 模块的英文说明 → 中文
