@@ -244,6 +244,30 @@ def test_an_english_sentence_without_content_carries_no_claim():
     assert [problem.kind for problem in report.problems] == ["uncited_paragraph"] and report.claims == []
 
 
+@pytest.mark.parametrize("answer", [
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。🎉🎉 [1]",
+    "家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。👍👍👍 [2]。",
+    "家用 NAS 要看这几点 [1]：\n- 👍👍👍 [2]\n- 至少选两盘位，方便做 RAID1 镜像 [1]",
+], ids=["after-a-sentence", "other-source", "list-item-under-a-lead-in"])
+def test_an_emoji_only_sentence_that_writes_a_citation_is_flagged_once(answer):
+    """它没说出资料里的任何内容，引用给不了它依据：同一段别处有引用时它也不能悄悄通过。"""
+    report = check_answer(answer, NAS)
+    [problem] = [problem for problem in report.problems if "表情" in problem.message]
+    assert problem.kind == "weak_support" and "只有表情或符号" in problem.message
+    assert report.claims[problem.claim].status == "weak_support" and report.claims[problem.claim].certain
+
+
+def test_the_number_of_a_list_item_is_not_content():
+    """“2. 👍👍👍 [2]”：编号不是这一项说的话，这一项只有表情，它写的 [2] 不算，说它没有引用并说出为什么。"""
+    report = check_answer("1. 家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]\n2. 👍👍👍 [2]", NAS)
+    [problem] = report.problems
+    assert problem.kind == "uncited_paragraph" and "第 2 项没有引用（只有表情或符号的一截写的引用不算）" in problem.message
+
+
+def test_an_emoji_without_a_citation_is_an_ornament_not_a_problem():
+    assert kinds("家用 NAS 至少选两盘位，方便做 RAID1 镜像 [1]。🎉🎉") == []
+
+
 @pytest.mark.parametrize("tail", ["”[1]", "**[1]**", "）[1]"])
 def test_a_citation_after_closing_punctuation_belongs_to_the_sentence_before_it(tail):
     """“……以后一定常来！”[1]”：引号后面的引用是前面那几句的，不是一句没有内容的话。"""

@@ -1,9 +1,9 @@
-"""引用和结构的确定的规则：编号存在（missing_source）、抄了提示词标签（copied_markup）、每段有引用（uncited_paragraph），
-以及没被引用的资料。只看回答的结构和引用，不看资料的内容。"""
+"""引用和结构的确定的规则：编号存在（missing_source）、抄了提示词标签（copied_markup）、每段有引用（uncited_paragraph）、
+只有表情或符号的一截写了引用（weak_support，decoration_problem），以及没被引用的资料。只看回答的结构和引用，不看资料的内容。"""
 from sourced_answers.checker.markup import copied_markup_problems
-from sourced_answers.checker.structure import Structure, analyse, checked_indexes, unit_citations
+from sourced_answers.checker.structure import Structure, analyse, checked_indexes, is_decoration, unit_citations
 from sourced_answers.checker.text import format_citations, quote
-from sourced_answers.checker.types import Problem
+from sourced_answers.checker.types import Claim, ClaimCheck, Problem
 
 
 def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], list[int], set[int], Structure]:
@@ -21,7 +21,9 @@ def structure_problems(answer: str, source_count: int) -> tuple[list[Problem], l
     problems += copied_markup_problems(structure.claims, source_count, indexes)
     for unit in structure.uncited:
         text = "\n".join(unit.lines).strip()
-        problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用：“{quote(text)}”",
+        # 引用只写在表情后面（“🎉🎉 [1]”）：说出它为什么不算，不然读的人看见 [1] 会以为说错了
+        why = "（只有表情或符号的一截写的引用不算）" if unit_citations(unit) else ""
+        problems.append(Problem("uncited_paragraph", f"{unit.where}没有引用{why}：“{quote(text)}”",
                                 paragraph=unit.paragraph, sentence=text))
     # 用到的资料：回答里算数的引用（只有表情、符号的“👍 [3]”不算用到了 [3]）；不存在的编号由上面的规则报
     cited = {number for unit in structure.units for number in unit.own} | {
@@ -68,3 +70,15 @@ def missing_source_problems(structure: Structure, places: dict[int, list[int]], 
         problems.append(Problem("missing_source", message, paragraph, sentence, citations=numbers,
                                 claim=indexes[named] if named is not None else None))
     return problems
+
+
+def decoration_problem(claim: Claim) -> tuple[ClaimCheck, Problem] | None:
+    """只有表情或符号、自己写了引用的一截（“🎉🎉 [1]”“👍👍👍 [2]”）：它没说出资料里的任何内容，引用给不了它依据。
+    不是这样的一截时为 None。确定的规则（certain）：评判模型不问它。"""
+    if not is_decoration(claim):
+        return None
+    numbers = list(dict.fromkeys(claim.citations))
+    where = (claim.paragraph, claim.text, numbers)
+    message = f"“{quote(claim.text)}” 只有表情或符号，没有说出资料 {format_citations(numbers)} 里的任何内容"
+    return (ClaimCheck(*where, None, None, None, "weak_support", certain=True),
+            Problem("weak_support", message, *where))

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from sourced_answers.checker.alignment import EMPTY, Alignment, align
 from sourced_answers.checker.calibration import calibration_of
-from sourced_answers.checker.citation_rules import structure_problems
+from sourced_answers.checker.citation_rules import decoration_problem, structure_problems
 from sourced_answers.checker.completeness import repeated_problems
 from sourced_answers.checker.evidence import aligned_spans, located
 from sourced_answers.checker.features import Support, compare, tutorial_overlap
@@ -335,7 +335,7 @@ def check_claims(claims: list[Claim], sources: Sequence[Source], rule: SupportRu
             checks.append(ClaimCheck(claim.paragraph, claim.text, list(dict.fromkeys(claim.citations)), None, None,
                                      valid[0] if valid else None, "missing_source"))
             continue  # 不存在的编号由“引用不存在”负责
-        check, problem = check_claim(claim, sources, index_of, rule)
+        check, problem = decoration_problem(claim) or check_claim(claim, sources, index_of, rule)
         checks.append(check)
         if problem:
             problem.claim = index  # check_claim 给的是一份新的（缓存里那份不动）

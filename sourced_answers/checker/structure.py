@@ -22,6 +22,7 @@ from sourced_answers.checker.lines import (
     LIST_ITEM,
     LIST_ITEM_CJK,
     MARKED_UP,
+    MARKER_STARTS,
     NUMBERED,
     QUOTE_MARK,
     RULE,
@@ -140,14 +141,18 @@ def says_something(claim: Claim) -> bool:
 
 @lru_cache(maxsize=4096)
 def has_content(body: str) -> bool:
-    """（回答常常整句重复：同一句只判断一次。）"""
+    """（回答常常整句重复：同一句只判断一次。）列表项的记号（“2. ”“- ”）不是内容：“2. 👍👍👍 [2]”也没说什么。"""
+    if body[:1] in MARKER_STARTS or body[:1] in " \t":
+        marker = LIST_ITEM.match(body)
+        body = body[marker.end():] if marker else body
     if not MARKED_UP.search(body):
         return bool(CONTENT.search(body))  # 绝大多数句子：没有记号，不必再读一遍
     return bool(CONTENT.search(seen(body)))
 
 
 def is_decoration(claim: Claim) -> bool:
-    """没有内容、却有表情或符号的一截（“👍 [1]”“🎉 [2]”）：不是一句话，它的引用也不算数。只有标点、记号的一截
+    """没有内容、却有表情或符号的一截（“👍 [1]”“🎉 [2]”）：不是一句话，它的引用不算这一段的引用；它自己写了引用时
+    核对把它标出来（citation_rules.decoration_problem：它没说出资料里的任何内容）。只有标点、记号的一截
     （“……！”[1]”里引号后面的“”[1]”、“**[1]**”、“方面 [1]：”里的“：”）是前面那句话的尾巴，引用照样算这一段的。"""
     if says_something(claim):
         return False
@@ -232,7 +237,7 @@ class Scope:
 
 def lead_claim(unit_claims: list[Claim]) -> Claim | None:
     """引出列表的那一句：这一块里最后一句有引用的话（“……方面 [1]：”切开之后，冒号是没有内容的另一截）。"""
-    claim = next((c for c in reversed(unit_claims) if c.citations), None)
+    claim = next((c for c in reversed(unit_claims) if c.citations and not is_decoration(c)), None)
     if claim is not None:
         claim.context = ()
     return claim
@@ -246,8 +251,8 @@ def analysed(answer: str) -> Structure:
     或者写了引用、像标题的一行（“[2] RAID 说明”，小模型常不写冒号）；列表项本身以冒号结尾或者像标题时，
     也引出缩进在它下面的项。列表项没有自己的引用时就拿继承来的引用核对；没有可继承的引用就算没有引用。
     引出行自己连同它列出的各项（不论那一项的引用是自己写的还是继承的）一起判支持分（context）。
-    段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：不核对，
-    它的引用也不算这一段的引用。"""
+    段落（列表项）里没写引用的句子用这一段的引用核对。只有表情、标点的句子（“👍 [1]”）不是一句话：它的引用不算
+    这一段的引用；这一段别处有引用（自己的或者继承的）时，表情自己写的引用留着，核对把它标出来。"""
     answer = normalize_citations(strip_think(strip_terminal(answer)))
     units: list[Unit] = []
     claims: list[Claim] = []
@@ -284,8 +289,9 @@ def analysed(answer: str) -> Structure:
                 inherited = scope.citations if scope is not None and not own else []
                 if inherited:
                     for claim in unit_claims:
-                        claim.citations = list(inherited)
-                        claim.inherited = True
+                        if not is_decoration(claim):  # 表情自己写的引用留着（要标出它），没写的不核对
+                            claim.citations = list(inherited)
+                            claim.inherited = True
                 elif not own:
                     uncited.append(unit)
                 lead = scope.claim if scope is not None else None
@@ -293,6 +299,9 @@ def analysed(answer: str) -> Structure:
                     lead.context += (" ".join(c.body for c in unit_claims),)
                 # 有引用（自己的或者继承的）的项才可能引出下面的项
                 previous = Previous(unit, unit_claims, indent, numbered) if own or inherited else None
+            if uncited and uncited[-1] is unit:  # 整块没有引用只说一次：表情写的引用不另外标出
+                for claim in unit_claims:
+                    claim.citations = []
             unit.claims = range(len(claims), len(claims) + len(unit_claims))
             units.append(unit)
             claims += unit_claims
@@ -306,9 +315,9 @@ def own_citations(unit: Unit, unit_claims: list[Claim]) -> list[int]:
            for n in c.citations]
     unit.own = tuple(own)
     for claim, said in zip(unit_claims, contentful, strict=True):
-        if not said:
-            claim.citations = []  # 没说什么的一截不核对（句子留着：抄了标签的规则要找它）
-        elif own and not claim.citations:
+        if not said and not is_decoration(claim):
+            claim.citations = []  # 只有标点的一截不核对（句子留着：抄了标签的规则要找它）
+        elif said and own and not claim.citations:
             # 段落里别的句子写了引用、这一句没写：它也得有依据，拿这一段的引用核对它
             # （一段末尾写一个引用的写法很常见）
             claim.citations = list(dict.fromkeys(own))
