@@ -317,6 +317,31 @@ def test_cluster_arguments_are_checked_in_chinese_before_any_work(tmp_path, caps
     assert source.read_text(encoding="utf-8").count("\n") == 2 and not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("kind, message", [
+    ("device", "/dev/zero 是一个设备，不是普通文件"),
+    ("fifo", "是一个命名管道（FIFO），不是普通文件"),
+    ("loop", "符号链接绕成了圈"),
+    ("fifo-glob", "是一个命名管道（FIFO），不是普通文件"),
+])
+def test_cluster_inputs_that_exist_but_are_not_files_say_what_they_are(tmp_path, capsys, kind, message):
+    """集群按字节把输入切成块、交给各个 worker 去读：只能是普通文件。存在、却不是普通文件的输入不是“没有找到”，
+    说出它是什么；命名管道不打开（没有写的一方时打开它会一直等）。"""
+    pytest.importorskip("distributed")
+    from sourced_answers.cli import cluster_command as cluster
+    fifo = tmp_path / "answers.jsonl"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    path = {"device": "/dev/zero", "fifo": str(fifo), "loop": str(loop), "fifo-glob": str(tmp_path / "*.jsonl")}[kind]
+    if kind == "fifo-glob":
+        loop.unlink()
+    code = cluster.main([path, "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "没有找到" not in err, err
+    named = "/dev/zero" if kind == "device" else str(fifo if "fifo" in kind else loop)
+    assert named in err and not (tmp_path / "out").exists()
+
+
 @pytest.mark.slow
 def test_cluster_bad_lines_are_recorded_and_an_unreachable_scheduler_is_exit_3(tmp_path, capsys, monkeypatch):
     pytest.importorskip("distributed")

@@ -23,6 +23,7 @@ import glob
 import math
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -81,13 +82,35 @@ def expand(paths: Sequence[str]) -> list[str]:
             found += remote_files(pattern)
             continue
         matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
-        files = [path for path in matches if os.path.isfile(path)]
+        problems = {path: not_a_file(path) for path in matches}
+        files = [path for path, problem in problems.items() if problem is None]
         if not files:
-            raise UsageError(f"没有找到输入文件：{literal(pattern)}" + ("（是一个目录：请写成 目录/*.jsonl）"
-                                                            if os.path.isdir(pattern) else ""))
+            # 存在、却不是普通文件的（目录、设备、命名管道、绕成圈的符号链接）说出它是什么，不说“没有找到”
+            said = next((problem for problem in problems.values() if problem), None)
+            raise UsageError(said or f"没有找到输入文件：{literal(pattern)}")
         # 绝对路径：worker 可能在别的目录里运行（dask worker 在哪个目录启动，相对路径就从哪里算）
         found += [os.path.abspath(path) for path in files]
     return list(dict.fromkeys(found))
+
+
+def not_a_file(path: str) -> str | None:
+    """本地的输入能不能用：普通文件时为 None，否则是给人看的一句（不存在时为空字符串，由调用方说没有找到）。
+    集群按字节把文件切成块、交给各个 worker 去读（split、lines_of_block），所以只能是普通文件。只看 stat，
+    不打开：没有写的一方时，打开命名管道会一直等下去。"""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return ""
+    except OSError as error:  # 绕成圈的符号链接、没有权限进的目录
+        return f"读不了输入 {literal(path)}：{os_error_text(error)}"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"输入 {literal(path)} 是一个目录：请写成 目录/*.jsonl"
+    what = "命名管道（FIFO）" if stat.S_ISFIFO(mode) else "设备" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+        else "套接字" if stat.S_ISSOCK(mode) else "特殊文件"
+    return (f"输入 {literal(path)} 是一个{what}，不是普通文件：集群把输入按字节切成块分给各个 worker 去读，"
+            "只能读普通文件（先存成文件，或者用 --verify 读管道）")
 
 
 def remote_files(pattern: str) -> list[str]:

@@ -26,7 +26,8 @@ def build_parser() -> ChineseArgumentParser:
                                    description="在 Dask 集群上核对一批 JSON Lines 回答日志"
                                                "（结果和 --verify --json 一样）。")
     parser.add_argument("paths", nargs="+", metavar="路径",
-                        help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）")
+                        help="输入：JSON Lines 文件或 glob（本地路径，或 s3:// 之类）；要是普通文件："
+                             "输入按字节切块分给 worker，命名管道、设备不行")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="结果写到这个目录（00000.jsonl、00001.jsonl……和清单 _manifest.json）：要是空的、新的，"
                              "或者本程序上次写的（上次的结果整个换掉）")
