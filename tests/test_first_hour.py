@@ -63,6 +63,13 @@ def test_help_is_grouped_by_task():
                       "比较模型（--eval）", "在聊天窗口里用（服务）", "输出", "网络和缓存", "其他"]
 
 
+def test_the_serve_help_says_annotation_offsets_count_code_points_not_utf_16():
+    """JavaScript 的客户端按 UTF-16 切：表情之后的 annotations 位置要换算。文档里写了，--help 里 --serve 那一条也说。"""
+    result = run_cli("-h", env=cli_env())
+    serve = "".join(result.stdout.split("  --serve", 1)[1].split("  --concurrency", 1)[0].split())
+    assert "Unicode码位" in serve and "UTF-16" in serve and "annotations" in serve
+
+
 def test_local_model_not_installed_is_a_usage_error_that_says_how_to_install(monkeypatch, fake_metaso):
     monkeypatch.setattr(llama_server, "server_installed", lambda: False)
     result = run_cli("How should I choose a home NAS?", "--local-model", env=cli_env(fake_metaso))

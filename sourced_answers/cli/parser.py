@@ -123,7 +123,9 @@ def build_parser(prog: str = DEFAULT_PROG) -> ChineseArgumentParser:
                            "（OpenAI 兼容的接口），或者给 Claude Desktop、Cursor 这类 MCP 客户端用")
     serving.add_argument("--serve", metavar="[HOST:]PORT",
                          help="起 OpenAI 兼容的服务（/v1/chat/completions、/v1/models、/v1/verify），默认只听 "
-                              f"{SERVE.host}；听别的地址要先设置 ANS_SERVER_KEY（例如 --serve 8000）")
+                              f"{SERVE.host}；听别的地址要先设置 ANS_SERVER_KEY（例如 --serve 8000）。"
+                              "回答里 annotations 的位置数的是 Unicode 码位："
+                              "按 UTF-16 切的 JavaScript 客户端在表情之后要换算")
     serving.add_argument("--concurrency", type=in_range(1, 64), default=None, metavar="N",
                          help=f"--serve 同时回答几个请求（默认 {SERVE.concurrency}）")
     serving.add_argument("--queue", type=in_range(0, 1000), default=None, metavar="N",
