@@ -232,6 +232,16 @@ def test_verify_returns_the_verify_json_record(served, tmp_path):
     assert reply.json()["passed"] is False and "说的是“三块”" in json.dumps(reply.json()["problems"], ensure_ascii=False)
 
 
+def test_verify_with_lone_surrogate_escapes_gives_the_python_api_record(served):
+    """请求体里的 "\\ud800" 转义和 Python API 交进来的单独代理码位是同一个结果：都换成 U+FFFD，回应编得出来。"""
+    from answer_with_sources import verify_answer
+    answer, sources = "RAID1 用两块盘\ud800互为镜像 [1]。", [{"title": "RAID\udfff", "text": "RAID1 用两块盘互为镜像。"}]
+    reply = served.client.post("/v1/verify", content=json.dumps({"answer": answer, "sources": sources}).encode(),
+                               headers={"Content-Type": "application/json"})
+    assert reply.status_code == 200
+    assert reply.json() == verify_answer(answer, sources).record and "\ufffd" in reply.json()["answer"]
+
+
 # ---------- 出错：OpenAI 的错误对象、合适的状态码、中文说明 ----------
 
 def test_a_body_that_is_not_json_is_400(served):
