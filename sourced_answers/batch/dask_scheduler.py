@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sourced_answers.core.errors import SchedulerLost, ServiceError
+from sourced_answers.core.interrupts import stop_if_interrupted
 from sourced_answers.core.network import os_error_text
 from sourced_answers.core.strings import literal
 
@@ -189,6 +190,7 @@ def collect(futures: dict[Any, int], watch: Watch, handle: Callable[[int, Any], 
     pending = dict(futures)
     futures.clear()
     while pending:
+        stop_if_interrupted()  # 按过 Ctrl-C、它却落在 Dask 的哪个 __del__ 里被吞掉了：不再等下一块
         done = [future for future in pending if future.status not in ("pending", "lost")]
         if not done:
             watch.check()

@@ -22,6 +22,7 @@ from types import FrameType
 from typing import NoReturn
 
 from sourced_answers.core.errors import ExitCode, exit_code_of
+from sourced_answers.core.interrupts import interrupt, quiet_unraisable, stop_if_interrupted
 
 REPORT = ("这是程序自己的问题，不是你的输入有误。请把这段说明和运行的命令（去掉密钥）报告给维护者；"
           "加 --debug 可以看到报错堆栈")
@@ -34,8 +35,9 @@ HANGUP = getattr(signal, "SIGHUP", None)
 def take_over_signals() -> None:
     """导入完了，由 main 接住信号：Ctrl-C 和 SIGTERM 变成 KeyboardInterrupt（收尾照做，130），SIGHUP 交给此刻接
     SIGTERM 的那一个（见 hangup_as_sigterm）。"""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+    sys.unraisablehook = quiet_unraisable  # 落在 __del__ 里被吞掉的 KeyboardInterrupt：记下了，不打印英文堆栈
     if HANGUP is not None and signal.getsignal(HANGUP) != signal.SIG_IGN:
         signal.signal(HANGUP, hangup_as_sigterm)
     # 最先登记的最后运行：别的 atexit（Dask 关它的线程和事件循环）做完以后才忽略
@@ -119,6 +121,7 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
         take_over_signals()  # 入口最先装上的处理到这里为止：之后的信号由 main 自己接住
         tolerate_narrow_encodings()
         code = main()
+        stop_if_interrupted()  # 按过 Ctrl-C，它的 KeyboardInterrupt 却被哪个 __del__ 吞掉了：照样是“已中断”、130
     except KeyboardInterrupt as ending:  # main 之外收到的信号
         end_at_once_on_signals()
         code = exit_code_of(ending, print_error)
