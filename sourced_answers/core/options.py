@@ -109,7 +109,8 @@ class Option:
     （“搜几条”）；写了就是 --mcp 的 answer_question 工具也有这个参数（参数表单用它做标题）。
     at_most：另一个设置的名字，这个设置不能大于它（read 不能大于 size）。
     check：文字的值还要怎样检查（模型名不能有换行……）：收文字，返回整理过的值，不行时抛 ValueError，说明接在
-    “--model ”“model ”这样的名字后面。"""
+    “--model ”“model ”这样的名字后面。
+    selects：给了这个设置（不空）就改从这个搜索后端拿资料（core/settings.py 的 SourceBackend，--docs 就是这样）。"""
     name: str = ""
     within: Range | None = None
     choices: tuple[str, ...] = ()
@@ -120,6 +121,7 @@ class Option:
     mcp: str = ""
     at_most: str = ""
     check: Callable[[str], str] | None = None
+    selects: Any = None
     sets: str = ""
     stage: str = ""
     field: str = ""
@@ -203,9 +205,9 @@ def shown_value(value: object) -> str:
 
 def option(default: Any, *, name: str = "", within: Range | None = None, choices: Iterable[str] = (),
            derived: bool = False, api: bool = True, switch: tuple[str, str] | None = None, serve: bool = False,
-           mcp: str = "", at_most: str = "", check: Callable[[str], str] | None = None) -> Any:
+           mcp: str = "", at_most: str = "", check: Callable[[str], str] | None = None, selects: Any = None) -> Any:
     """设置类里一个用户能给的字段：field(default=…)，再记下它是哪个参数、哪个关键字、请求里哪个字段（见 Option）。"""
-    declared = Option(name, within, tuple(choices), derived, api, switch, serve, mcp, at_most, check)
+    declared = Option(name, within, tuple(choices), derived, api, switch, serve, mcp, at_most, check, selects)
     return field(default=default, metadata={METADATA: declared})
 
 

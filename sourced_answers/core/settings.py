@@ -90,6 +90,23 @@ DEFAULT_RATE = TokenRate()
 
 
 @dataclass(frozen=True)
+class SourceBackend:
+    """一个搜索后端的登记（search/backend.py 的 BACKENDS 由它们组成）：类在哪个模块里（用到时才导入），说给用户听的
+    名字（“秘塔”：搜索{label}、{label}没有搜到结果）和一条结果的叫法（“网页”：读取前 2 个{unit}的正文）。
+    选它的设置在声明上写 option(…, selects=这一条)：加一个后端不必再改选后端的代码。"""
+    module: str
+    cls: str
+    label: str
+    unit: str
+    name: str = ""
+
+
+# 没有哪个设置选别的后端时用它
+METASO_BACKEND = SourceBackend("sourced_answers.search.metaso_backend", "MetasoBackend", "秘塔", "网页", "metaso")
+DOCS_BACKEND = SourceBackend("sourced_answers.search.docs_backend", "DocsBackend", "本地文档", "段落", "docs")
+
+
+@dataclass(frozen=True)
 class SearchSettings:
     """搜集资料：从哪个搜索后端（search/backend.py 登记的名字；秘塔时可以是 --demo 的演示服务）、读几条、缓存。"""
     demo: bool = option(False)
@@ -106,7 +123,7 @@ class SearchSettings:
     cache_page_days: float = option(7.0, within=Range(0.0, 3650.0, float, "天"))
     cache_max_mb: int = option(200, within=Range(1, 1_000_000))
     # --docs：从这些文件夹、文件里找资料（search/docs_backend.py），写法照用户给的（后端自己解析成绝对路径）
-    docs: tuple[str, ...] = option(())
+    docs: tuple[str, ...] = option((), selects=DOCS_BACKEND)
     # 本地文档的来源链接：file 是 file:// 的绝对地址加 #L12-18（命令行、--json、--html、--mcp、Python API），
     # relative 是“文件夹名/相对路径:12-18”、哪里都没有绝对路径（--serve：不给客户端看服务器上的路径）
     docs_links: str = "file"
@@ -115,8 +132,11 @@ class SearchSettings:
 
     @property
     def backend(self) -> str:
-        """用哪个搜索后端（search/backend.py 的 BACKENDS 里登记的名字）：由选它的设置决定。"""
-        return "docs" if self.docs else "metaso"
+        """用哪个搜索后端（search/backend.py 的 BACKENDS 里登记的名字）：给了哪个写着 selects 的设置就是它选的，
+        都没给时是秘塔。"""
+        chosen = [item.selects.name for item in keywords_of(SearchSettings, "search")
+                  if item.selects is not None and getattr(self, item.field)]
+        return chosen[0] if chosen else METASO_BACKEND.name
 
 
 @dataclass(frozen=True)

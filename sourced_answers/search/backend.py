@@ -5,7 +5,8 @@
 付费之前的检查、核对、--fix、--html、--json 和各个门（命令行、--serve、--mcp、Python API、--eval）都只经过 gather.py，
 不知道资料来自哪个后端。
 
-加一个后端：写一个模块（一个类，满足 Backend），在 BACKENDS 里登记它的名字和模块，再加它的测试。
+加一个后端：写一个模块（一个类，满足 Backend），在选它的设置的声明上写 option(…, selects=SourceBackend(…))
+（core/settings.py），命令行的参数在 cli/parser.py 里一行帮助，再加它的测试：BACKENDS 由声明生成。
 后端的模块只在用到时才导入（--help 和别的后端不为它付导入的时间，它的可选依赖也只在用到时才需要）。
 """
 import importlib
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import SearchSettings
+from sourced_answers.core.settings import METASO_BACKEND, OPTIONS, SearchSettings, SourceBackend
 
 Log = Callable[[str], None]
 
@@ -74,19 +75,14 @@ class Shared:
         self.close()
 
 
-@dataclass(frozen=True)
-class Registration:
-    """登记表里的一行：后端的类在哪个模块里（用到时才导入），以及不必导入它就要说给用户听的名字。"""
-    module: str
-    cls: str
-    label: str  # “秘塔”：搜索{label}、{label}没有搜到结果
-    unit: str  # “网页”：读取前 2 个{unit}的正文
+# 一个后端的登记：模块、类、说给用户听的名字（core/settings.py 的 SourceBackend）
+Registration = SourceBackend
 
-
-# 登记的名字 → 它的后端。类的构造参数：(SearchSettings, Log, Deadline, Shared | None)
+# 登记的名字 → 它的后端：秘塔，加上每个写着 selects 的设置选的那一个（--docs 的本地文档）。
+# 类的构造参数：(SearchSettings, Log, Deadline, Shared | None)
 BACKENDS: dict[str, Registration] = {
-    "metaso": Registration("sourced_answers.search.metaso_backend", "MetasoBackend", "秘塔", "网页"),
-    "docs": Registration("sourced_answers.search.docs_backend", "DocsBackend", "本地文档", "段落"),
+    METASO_BACKEND.name: METASO_BACKEND,
+    **{item.selects.name: item.selects for item in OPTIONS if item.selects is not None},
 }
 
 
