@@ -31,7 +31,9 @@ NEVER = (
     "sourced_answers.checker.risky",
 )
 # --help、--version 只解析参数：连核对一条记录的几层也不导入
-ONLY_VERIFY = ("sourced_answers.batch", "sourced_answers.steps", "sourced_answers.outputs")
+# 环境里没有密钥时也不导入找密钥的几种看法（key_views 和它用的 html）：遮的时候才要
+ONLY_VERIFY = ("sourced_answers.batch", "sourced_answers.steps", "sourced_answers.outputs", "sourced_answers.core.key_views",
+               "html")
 
 # 入口原样运行（runpy 以 __main__ 运行 answer_with_sources.py 或 sourced_answers 包），结束时把 sys.modules 写进文件：
 # python -X importtime 看不到 importlib.import_module 导入的模块（checker 的 __getattr__ 就用它），sys.modules 什么都有

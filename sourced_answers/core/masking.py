@@ -17,20 +17,23 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from sourced_answers.core.key_views import (
-    PARTIAL_ESCAPE,
-    VIEWS,
-    VisibleCopy,
-    clean_start,
-    key_start,
-    rendered_key,
-    seeing,
-    unfinished_markup,
-    visible,
-)
 from sourced_answers.core.strings import SURROGATE
 
+
 # 遮掉之后显示的样子
+class LazyViews:
+    """key_views 在第一次真要找密钥时才导入（--help、环境里没有密钥时不付它和它用的 html 的导入）；导入之后 kv 就是
+    那个模块本身，之后的调用不再经过这里。"""
+
+    def __getattr__(self, name: str) -> Any:
+        global kv
+        from sourced_answers.core import key_views
+        kv = key_views
+        return getattr(key_views, name)
+
+
+kv: Any = LazyViews()
+
 REDACTED = "mk-***"
 
 
@@ -76,12 +79,12 @@ def periodic_end(text: str, end: int, tail: str) -> int:
 
 
 def visible_keys(secrets: Iterable[str]) -> list[str]:
-    return [key for key in dict.fromkeys(visible(secret) for secret in secrets) if key]
+    return [key for key in dict.fromkeys(kv.visible(secret) for secret in secrets) if key]
 
 
 def may_hold_secret(text: str, secrets: Iterable[str]) -> bool:
     """text 里有没有哪个密钥的开头（mask 先做的那一步粗查）：没有就一定没有要遮的。"""
-    return any(key_start(key).search(text) for key in visible_keys(secrets))
+    return any(kv.key_start(key).search(text) for key in visible_keys(secrets))
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:
@@ -95,19 +98,19 @@ def mask(text: str, secrets: Iterable[str]) -> str:
 def replaced(text: str, secrets: Iterable[str], replacement: str) -> str:
     """mask 的本体：文字里出现的每个密钥（连同夹在里面、写成别的样子的整段）换成 replacement。"""
     keys = visible_keys(secrets)
-    if not text or not any(key_start(key).search(text) for key in keys):
+    if not text or not any(kv.key_start(key).search(text) for key in keys):
         return text  # 绝大多数文字：连哪个密钥的开头都没有，不必去掉看不见的字符再找
     # 几种看法都找（key_views.VIEWS）：转义解开的（JSON 里的 \u006d、literal 写出的 \u200b）和不解开的（密钥自己
     # 带着反斜杠时，解开就认不出它了）、去掉控制序列的和不去掉的、渲染出来的（找渲染出来的密钥）
     views = ["plain", "rendered"] + (["terminal"] if "\x1b" in text or "\x9b" in text else [])
     spans = sorted((copy.original(start), copy.original_end(end - 1))
-                   for copy in (VisibleCopy(text, view) for view in views + (["escapes"] if "\\" in text else []))
+                   for copy in (kv.VisibleCopy(text, view) for view in views + (["escapes"] if "\\" in text else []))
                    for key in keys_for(keys, copy.view) for start, end in occurrences(copy.text, key))
     if not spans:
         return text
     merged: list[list[int]] = []
     for first, after in spans:  # 两段重叠、或者中间只隔着看不见的东西时连成一段
-        if merged and (first <= merged[-1][1] or seeing().seen_only.fullmatch(text, merged[-1][1], first)):
+        if merged and (first <= merged[-1][1] or kv.seeing().seen_only.fullmatch(text, merged[-1][1], first)):
             merged[-1][1] = max(merged[-1][1], after)
         else:
             merged.append([first, after])
@@ -134,7 +137,7 @@ def keys_for(keys: list[str], view: str) -> list[str]:
     """在一种看法里找的密钥：渲染出来的文字里找渲染出来的密钥（太短的不找，见 key_views.rendered_key）。"""
     if view != "rendered":
         return keys
-    return [shown for shown in dict.fromkeys(rendered_key(key) for key in keys) if shown]
+    return [shown for shown in dict.fromkeys(kv.rendered_key(key) for key in keys) if shown]
 
 
 def held_secret_length(text: str, secrets: Iterable[str]) -> int:
@@ -144,13 +147,13 @@ def held_secret_length(text: str, secrets: Iterable[str]) -> int:
     keys = visible_keys(secrets)
     if not keys or not text:
         return 0
-    half_escape = PARTIAL_ESCAPE.search(text[-10:])
+    half_escape = kv.PARTIAL_ESCAPE.search(text[-10:])
     held = len(half_escape.group()) if half_escape else 0
-    for view in VIEWS:
+    for view in kv.VIEWS:
         wanted = keys_for(keys, view)
         if not wanted:
             continue
-        written = unfinished_markup(text) if view == "rendered" else len(text)
+        written = kv.unfinished_markup(text) if view == "rendered" else len(text)
         held = max(held, len(text) - written + held_in_view(text[:written], wanted, view))
     return held
 
@@ -159,10 +162,10 @@ def held_in_view(text: str, keys: list[str], view: str) -> int:
     """held_secret_length 在一种看法下的答案。"""
     longest = max(len(key) for key in keys)
     size = 2 * longest
-    copy = VisibleCopy(text[clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
+    copy = kv.VisibleCopy(text[kv.clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
     while len(copy.text) < longest and size < len(text):  # 末尾夹着很多看不见的字符：往前多看一些
         size *= 4
-        copy = VisibleCopy(text[clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
+        copy = kv.VisibleCopy(text[kv.clean_start(text, len(text) - size, view):] if size < len(text) else text, view)
     shown = copy.text
     held_from = len(shown)
     for key in keys:  # 从最早可能的位置往后找：第一个对得上的就是这个密钥最长的开头

@@ -3,7 +3,6 @@ from collections.abc import Mapping
 
 from sourced_answers.core.environment import ANS_API_KEY, ANS_JUDGE_API_KEY, ANS_SERVER_KEY, METASO_API_KEY, Variable
 from sourced_answers.core.errors import ConfigError
-from sourced_answers.core.key_views import visible
 from sourced_answers.core.settings import MAX_KEY_LENGTH
 
 # 秘塔的密钥是 mk- 加三十多个字符；比这还短的值遮掉会误伤正常文字（遮掉每个“1”），所以直接拒绝
@@ -30,7 +29,10 @@ def check_secret(key: str, name: str, minimum: int, how_to_fix: str) -> None:
 
 def maskable(key: str, minimum: int) -> str:
     """输出里要遮掉的密钥：太短的值不遮（会误伤正常文字；真要用它时会被 check_secret 拒绝）。长短按看得见的字算：
-    夹着的零宽字符之类不算数（遮的时候也不看它们）。"""
+    夹着的零宽字符之类不算数（遮的时候也不看它们）。没有密钥时不导入找密钥的 key_views（--help 不付它）。"""
+    if not key:
+        return ""
+    from sourced_answers.core.key_views import visible
     return key if len(visible(key)) >= minimum else ""
 
 
