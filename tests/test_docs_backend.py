@@ -291,3 +291,35 @@ def test_other_folders_indexes_make_room_within_the_cache_limit(tmp_path, notes)
     (notes / "big.md").write_text("\n\n".join(f"第 {n} 段笔记 {n * 7919}" for n in range(60000)), encoding="utf-8")
     opened(settings(tmp_path, notes, cache_max_mb=1), log).close()
     assert any("超过缓存上限 1 MB" in line for line in log)
+
+
+def test_a_file_name_that_is_not_utf8_is_noted_and_the_rest_is_indexed(tmp_path, notes):
+    """GB18030（GBK）编码的文件名（Windows 上打的 zip 解出来常这样）：Python 里是带代理码位的文字，存不进索引。
+    扫一遍时看到的是程序内部出错（退出码 4）；现在说一句哪个文件、怎么改，其余的照常。"""
+    gbk_name = os.fsdecode("备份.md".encode("gb18030"))
+    (notes / gbk_name).write_text("三份备份放两个地方", encoding="utf-8")
+    (notes / os.fsdecode("旧笔记".encode("gb18030"))).mkdir()
+    (notes / os.fsdecode("旧笔记".encode("gb18030")) / "a.md").write_text("旧的笔记", encoding="utf-8")
+    log: list[str] = []
+    backend = opened(settings(tmp_path, notes), log)
+    said = "\n".join(log)
+    assert said.count("文件名不是 UTF-8 编码") == 2 and "convmv" in said
+    assert backend.search("快照", 1)[0][0].title == "storage/raid.md:10 · 快照"
+    assert backend.search("备份", 3)[0] == [] and backend.search("旧的笔记", 3)[0] == []
+    backend.close()
+
+
+def test_a_folder_or_a_single_file_named_in_gbk_is_no_internal_error(tmp_path):
+    folder = tmp_path / os.fsdecode("旧".encode("gb18030"))
+    folder.mkdir()
+    (folder / "ok.md").write_text("RAID 重建花了十九个小时", encoding="utf-8")
+    (folder / os.fsdecode("备份.md".encode("gb18030"))).write_text("RAID 重建", encoding="utf-8")
+    backend = opened(settings(tmp_path, folder, docs_links="relative"))
+    [hit] = backend.search("RAID 重建", 3)[0]
+    assert hit.link == "\\xbe\\xc9/ok.md:1" and hit.link.encode("utf-8")
+    assert backend.read(hit, 100)[0] == "RAID 重建花了十九个小时"
+    backend.close()
+    log: list[str] = []
+    with pytest.raises(DocsError):
+        opened(settings(tmp_path, folder / os.fsdecode("备份.md".encode("gb18030"))), log)
+    assert any("文件名不是 UTF-8 编码" in line for line in log)

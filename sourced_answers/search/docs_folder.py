@@ -51,7 +51,8 @@ class Folder:
 
     def __init__(self, root: Path, cache: Path | None, max_bytes: int, log: Log) -> None:
         self.root = root
-        self.name = root.name or str(root)
+        # 不是 UTF-8 的文件夹名（GBK）：显示、写进链接时用转义的写法（\\xbe\\xc9），不带代理码位
+        self.name = os.fsencode(root.name or str(root)).decode("utf-8", "backslashreplace")
         self.max_bytes = max_bytes
         self.lock = threading.Lock()
         self.refreshed = False
