@@ -323,3 +323,18 @@ def test_a_folder_or_a_single_file_named_in_gbk_is_no_internal_error(tmp_path):
     with pytest.raises(DocsError):
         opened(settings(tmp_path, folder / os.fsdecode("备份.md".encode("gb18030"))), log)
     assert any("文件名不是 UTF-8 编码" in line for line in log)
+
+
+@pytest.mark.parametrize("where", ["cache", "link"])
+def test_a_cache_directory_inside_the_notes_folder_gets_no_index(tmp_path, notes, where):
+    """XDG_CACHE_HOME 在笔记文件夹里（或经过符号链接指到里面）：扫一遍时索引照样写进了文件夹。现在这次在内存里建，
+    说一句，文件夹里什么都不多。"""
+    (tmp_path / "link").symlink_to(notes, target_is_directory=True)
+    cache = notes / "cache" if where == "cache" else tmp_path / "link" / "cache"
+    before = snapshot(notes)
+    log: list[str] = []
+    backend = DocsBackend(SearchSettings(docs=(str(notes),), cache_dir=cache), log.append, Deadline(None))
+    assert backend.search("快照", 1)[0]
+    backend.close()
+    assert snapshot(notes) == before and not (notes / "cache").exists()
+    assert any("索引不写进你的文件夹" in line and "XDG_CACHE_HOME" in line for line in log)

@@ -62,6 +62,10 @@ class Folder:
     def open_index(self, cache: Path | None, log: Log) -> Index:
         if cache is None:
             return Index(None)
+        if inside_folder(cache, self.root):
+            log(f"⚠ 缓存目录 {literal(cache)} 在 --docs 给的 {literal(self.name)} 里面：索引不写进你的文件夹，"
+                "这次在内存里建（把 XDG_CACHE_HOME 设到这个文件夹外面，下次就不用再读一遍）")
+            return Index(None)
         directory = cache / "docs"
         path = index_path(directory, self.root)
         try:
@@ -195,6 +199,14 @@ class Folder:
 
     def close(self) -> None:
         self.index.close()
+
+
+def inside_folder(cache: Path, root: Path) -> bool:
+    """缓存目录是不是在用户给的文件夹里（或者就是它）：按真实的路径比（符号链接、.. 都算上）。"""
+    try:
+        return root.is_dir() and cache.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return True  # 说不清时当它在里面：宁可这次在内存里建，也不往用户的文件夹里写
 
 
 def changed(item: Found, stored: dict[str, Any]) -> bool:
