@@ -138,3 +138,13 @@ def test_mcp_docs_answers_from_the_folder(notes, model_server):
         result = portal.call(client.call_tool, "answer_question", {"question": QUESTION})
     assert "搜索本地文档" in str(tools)
     assert_from_notes(result.structured_content, notes)
+
+
+@pytest.mark.parametrize("given", ["", "  "])
+def test_an_empty_docs_path_is_a_usage_error_not_the_current_folder(given, model_server, notes, monkeypatch):
+    """--docs "$NOTES" 而变量没设：扫一遍时它悄悄地索引了当前目录（可能是整个家目录）。Python API 早就拒绝空的路径，
+    命令行现在走同一道检查。"""
+    monkeypatch.chdir(notes)
+    result = run_cli(QUESTION, "--docs", given, "--excerpts", env=env_without_metaso(model_server))
+    assert result.returncode == 2, result.stderr
+    assert "参数 --docs：每一项应是不空的路径" in result.stderr and "本地文档" not in result.stderr
