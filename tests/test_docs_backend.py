@@ -338,3 +338,26 @@ def test_a_cache_directory_inside_the_notes_folder_gets_no_index(tmp_path, notes
     backend.close()
     assert snapshot(notes) == before and not (notes / "cache").exists()
     assert any("索引不写进你的文件夹" in line and "XDG_CACHE_HOME" in line for line in log)
+
+
+def test_an_index_locked_by_another_process_is_not_taken_for_a_broken_one(tmp_path, notes, monkeypatch):
+    """另一个进程正拿着索引（同时在建同一个文件夹的索引）：扫一遍时等满 busy_timeout 以后说“索引文件坏了”，把别人
+    正在用的索引删了重建。现在说它被占用，这次在内存里建，那个索引原样留着。"""
+    import sqlite3
+
+    from sourced_answers.search import docs_index
+    opened(settings(tmp_path, notes)).close()
+    [index] = (tmp_path / "cache" / "docs").iterdir()
+    monkeypatch.setattr(docs_index, "BUSY_TIMEOUT_MS", 50)
+    other = sqlite3.connect(index, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        log: list[str] = []
+        backend = opened(settings(tmp_path, notes), log)
+        assert backend.search("快照", 1)[0]
+        backend.close()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert any("正被另一个进程占用" in line for line in log) and not any("坏了" in line for line in log)
+    assert index.exists() and sqlite3.connect(index).execute("SELECT count(*) FROM files").fetchone()[0] == 3

@@ -79,8 +79,11 @@ class Folder:
             return Index(None)
         try:
             return Index(path)
-        except sqlite3.DatabaseError:
-            log(f"⚠ {self.name} 的索引文件坏了，重建")
+        except sqlite3.DatabaseError as error:
+            if busy(error):  # 另一个进程正拿着它（正在建同一个文件夹的索引）：它没坏，不能删
+                log(f"⚠ {literal(self.name)} 的索引正被另一个进程占用，这次在内存里建索引")
+                return Index(None)
+            log(f"⚠ {literal(self.name)} 的索引文件坏了，重建")
         try:
             path.unlink()
             return Index(path)
@@ -199,6 +202,12 @@ class Folder:
 
     def close(self) -> None:
         self.index.close()
+
+
+def busy(error: sqlite3.Error) -> bool:
+    """SQLite 说的是“被别人锁着”（等满了 busy_timeout），不是文件坏了。"""
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or \
+        "locked" in str(error)
 
 
 def inside_folder(cache: Path, root: Path) -> bool:
