@@ -291,3 +291,73 @@ def test_other_folders_indexes_make_room_within_the_cache_limit(tmp_path, notes)
     (notes / "big.md").write_text("\n\n".join(f"第 {n} 段笔记 {n * 7919}" for n in range(60000)), encoding="utf-8")
     opened(settings(tmp_path, notes, cache_max_mb=1), log).close()
     assert any("超过缓存上限 1 MB" in line for line in log)
+
+
+def test_a_file_name_that_is_not_utf8_is_noted_and_the_rest_is_indexed(tmp_path, notes):
+    """GB18030（GBK）编码的文件名（Windows 上打的 zip 解出来常这样）：Python 里是带代理码位的文字，存不进索引。
+    扫一遍时看到的是程序内部出错（退出码 4）；现在说一句哪个文件、怎么改，其余的照常。"""
+    gbk_name = os.fsdecode("备份.md".encode("gb18030"))
+    (notes / gbk_name).write_text("三份备份放两个地方", encoding="utf-8")
+    (notes / os.fsdecode("旧笔记".encode("gb18030"))).mkdir()
+    (notes / os.fsdecode("旧笔记".encode("gb18030")) / "a.md").write_text("旧的笔记", encoding="utf-8")
+    log: list[str] = []
+    backend = opened(settings(tmp_path, notes), log)
+    said = "\n".join(log)
+    assert said.count("文件名不是 UTF-8 编码") == 2 and "convmv" in said
+    assert backend.search("快照", 1)[0][0].title == "storage/raid.md:10 · 快照"
+    assert backend.search("备份", 3)[0] == [] and backend.search("旧的笔记", 3)[0] == []
+    backend.close()
+
+
+def test_a_folder_or_a_single_file_named_in_gbk_is_no_internal_error(tmp_path):
+    folder = tmp_path / os.fsdecode("旧".encode("gb18030"))
+    folder.mkdir()
+    (folder / "ok.md").write_text("RAID 重建花了十九个小时", encoding="utf-8")
+    (folder / os.fsdecode("备份.md".encode("gb18030"))).write_text("RAID 重建", encoding="utf-8")
+    backend = opened(settings(tmp_path, folder, docs_links="relative"))
+    [hit] = backend.search("RAID 重建", 3)[0]
+    assert hit.link == "\\xbe\\xc9/ok.md:1" and hit.link.encode("utf-8")
+    assert backend.read(hit, 100)[0] == "RAID 重建花了十九个小时"
+    backend.close()
+    log: list[str] = []
+    with pytest.raises(DocsError):
+        opened(settings(tmp_path, folder / os.fsdecode("备份.md".encode("gb18030"))), log)
+    assert any("文件名不是 UTF-8 编码" in line for line in log)
+
+
+@pytest.mark.parametrize("where", ["cache", "link"])
+def test_a_cache_directory_inside_the_notes_folder_gets_no_index(tmp_path, notes, where):
+    """XDG_CACHE_HOME 在笔记文件夹里（或经过符号链接指到里面）：扫一遍时索引照样写进了文件夹。现在这次在内存里建，
+    说一句，文件夹里什么都不多。"""
+    (tmp_path / "link").symlink_to(notes, target_is_directory=True)
+    cache = notes / "cache" if where == "cache" else tmp_path / "link" / "cache"
+    before = snapshot(notes)
+    log: list[str] = []
+    backend = DocsBackend(SearchSettings(docs=(str(notes),), cache_dir=cache), log.append, Deadline(None))
+    assert backend.search("快照", 1)[0]
+    backend.close()
+    assert snapshot(notes) == before and not (notes / "cache").exists()
+    assert any("索引不写进你的文件夹" in line and "XDG_CACHE_HOME" in line for line in log)
+
+
+def test_an_index_locked_by_another_process_is_not_taken_for_a_broken_one(tmp_path, notes, monkeypatch):
+    """另一个进程正拿着索引（同时在建同一个文件夹的索引）：扫一遍时等满 busy_timeout 以后说“索引文件坏了”，把别人
+    正在用的索引删了重建。现在说它被占用，这次在内存里建，那个索引原样留着。"""
+    import sqlite3
+
+    from sourced_answers.search import docs_index
+    opened(settings(tmp_path, notes)).close()
+    [index] = (tmp_path / "cache" / "docs").iterdir()
+    monkeypatch.setattr(docs_index, "BUSY_TIMEOUT_MS", 50)
+    other = sqlite3.connect(index, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        log: list[str] = []
+        backend = opened(settings(tmp_path, notes), log)
+        assert backend.search("快照", 1)[0]
+        backend.close()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert any("正被另一个进程占用" in line for line in log) and not any("坏了" in line for line in log)
+    assert index.exists() and sqlite3.connect(index).execute("SELECT count(*) FROM files").fetchone()[0] == 3

@@ -138,3 +138,28 @@ def test_mcp_docs_answers_from_the_folder(notes, model_server):
         result = portal.call(client.call_tool, "answer_question", {"question": QUESTION})
     assert "搜索本地文档" in str(tools)
     assert_from_notes(result.structured_content, notes)
+
+
+@pytest.mark.parametrize("given", ["", "  "])
+def test_an_empty_docs_path_is_a_usage_error_not_the_current_folder(given, model_server, notes, monkeypatch):
+    """--docs "$NOTES" 而变量没设：扫一遍时它悄悄地索引了当前目录（可能是整个家目录）。Python API 早就拒绝空的路径，
+    命令行现在走同一道检查。"""
+    monkeypatch.chdir(notes)
+    result = run_cli(QUESTION, "--docs", given, "--excerpts", env=env_without_metaso(model_server))
+    assert result.returncode == 2, result.stderr
+    assert "参数 --docs：每一项应是不空的路径" in result.stderr and "本地文档" not in result.stderr
+
+
+def test_a_key_written_in_a_note_never_reaches_the_model_or_any_output(notes, model_server, tmp_path):
+    """笔记里记着秘塔的密钥（模型服务可以是别人的机器）：扫一遍时输出都遮了，发给模型的提示词里却是原样的密钥。
+    现在资料交给模型之前就遮掉（SourceSession.gather，每个后端、每道门都经过它），并说一句。"""
+    from tests.support import CANARY_KEY
+    (notes / "nas" / "page1.md").write_text(f"家用 NAS 选四盘位。秘塔的密钥是 {CANARY_KEY}，别外传。\n",
+                                            encoding="utf-8")
+    page = tmp_path / "review.html"
+    env = {**env_without_metaso(model_server), "METASO_API_KEY": CANARY_KEY}  # --docs 不发它，环境里照样可能有
+    result = run_cli(QUESTION, "--docs", str(notes), "--json", "--html", str(page), env=env)
+    assert result.returncode in (0, 1), result.stderr
+    assert model_server.requests and CANARY_KEY not in json.dumps(model_server.requests, ensure_ascii=False)
+    assert CANARY_KEY not in result.stdout + result.stderr + page.read_text(encoding="utf-8")
+    assert "密钥" in result.stderr and "遮掉" in result.stderr

@@ -50,3 +50,32 @@ def test_the_entry_ends_with_130_when_the_interrupt_was_swallowed(tmp_path):
                           capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert done.returncode == 130, done.stderr
     assert "已中断" in done.stderr and "Exception ignored" not in done.stderr and "Traceback" not in done.stderr
+
+
+HANDLED = """
+import os, signal, time
+from sourced_answers.cli.launch import run
+from sourced_answers.core.errors import exit_code_of
+from sourced_answers.cli.launch import print_error
+
+def main():
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt as ending:  # 和每个入口的 main 一样：自己接住，说“已中断”，返回 130
+        return exit_code_of(ending, print_error)
+    return 0
+
+run(main)
+"""
+
+
+@pytest.mark.slow
+def test_an_interrupt_the_main_already_reported_is_said_once(tmp_path):
+    """main 自己接住 Ctrl-C、已经说过“已中断”并返回 130 时，入口不再说一遍（扫一遍 --docs 时看到它说了两遍）。"""
+    script = tmp_path / "handled.py"
+    script.write_text(HANDLED, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=HERE, env={"PYTHONPATH": str(HERE), "PATH": "/usr/bin"},
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.count("已中断") == 1, done.stderr

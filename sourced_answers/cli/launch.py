@@ -121,7 +121,8 @@ def run(main: Callable[[], int], argv: Sequence[str] | None = None) -> NoReturn:
         take_over_signals()  # 入口最先装上的处理到这里为止：之后的信号由 main 自己接住
         tolerate_narrow_encodings()
         code = main()
-        stop_if_interrupted()  # 按过 Ctrl-C，它的 KeyboardInterrupt 却被哪个 __del__ 吞掉了：照样是“已中断”、130
+        if code != ExitCode.INTERRUPTED:  # 130：main 已经接住了 Ctrl-C、说过“已中断”，不再说一遍
+            stop_if_interrupted()  # 按过 Ctrl-C，它的 KeyboardInterrupt 却被哪个 __del__ 吞掉了：照样是“已中断”、130
     except KeyboardInterrupt as ending:  # main 之外收到的信号
         end_at_once_on_signals()
         code = exit_code_of(ending, print_error)

@@ -6,7 +6,8 @@
 - 符号链接：指向文件夹里面的照常跟着走（同一个文件夹只走一次，链接成环也不会转圈）；指向文件夹外面的不跟，说一句
   （用户给的是这个文件夹，链接出去的可能是整个家目录）；
 - 命名管道、设备文件之类不是普通文件的，不打开就跳过（打开命名管道会一直等）；
-- 超过 MAX_FILE_BYTES 的文件不读（不会读进内存），说一句。
+- 超过 MAX_FILE_BYTES 的文件不读（不会读进内存），说一句；
+- 文件名不是 UTF-8 的（GBK 编码的文件名）不读也不进去，说一句怎么改名。
 """
 import os
 import stat
@@ -59,6 +60,8 @@ def scan(root: Path) -> Scan:
     if stat.S_ISDIR(info.st_mode):
         real_root = root.resolve()
         walk(root, real_root, "", {(info.st_dev, info.st_ino)}, result)
+    elif stat.S_ISREG(info.st_mode) and not encodable(root.name):
+        result.notes.append(not_utf8_note(root.name))
     elif stat.S_ISREG(info.st_mode):
         add_file(root, root.name, info, result)
     else:
@@ -96,6 +99,9 @@ def walk(folder: Path, real_root: Path, relative: str, seen: set[tuple[int, int]
                 continue
             path = Path(entry.path)
             child = f"{prefix}{name}"
+            if not encodable(name):
+                result.notes.append(not_utf8_note(child))
+                continue
             try:
                 is_link = entry.is_symlink()
                 info = path.stat()  # 跟着符号链接
@@ -117,6 +123,20 @@ def walk(folder: Path, real_root: Path, relative: str, seen: set[tuple[int, int]
                 add_file(path, child, info, result)
             elif Path(name).suffix.lower() in FORMATS:
                 result.notes.append(f"{child} 不是普通文件（命名管道、设备之类），没有打开")
+
+
+def not_utf8_note(relative: str) -> str:
+    return (f"{relative} 的文件名不是 UTF-8 编码（多半是 GBK），跳过：改成 UTF-8 的文件名就能读"
+            "（例如 convmv -f gbk -t utf-8 -r --notest 文件夹）")
+
+
+def encodable(name: str) -> bool:
+    """文件名是不是 UTF-8：不是的（GBK 的文件名）在 Python 里带着代理码位，存不进索引、也写不进输出。"""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def is_link_safe(entry: os.DirEntry[str]) -> bool:

@@ -51,7 +51,8 @@ class Folder:
 
     def __init__(self, root: Path, cache: Path | None, max_bytes: int, log: Log) -> None:
         self.root = root
-        self.name = root.name or str(root)
+        # 不是 UTF-8 的文件夹名（GBK）：显示、写进链接时用转义的写法（\\xbe\\xc9），不带代理码位
+        self.name = os.fsencode(root.name or str(root)).decode("utf-8", "backslashreplace")
         self.max_bytes = max_bytes
         self.lock = threading.Lock()
         self.refreshed = False
@@ -60,6 +61,10 @@ class Folder:
 
     def open_index(self, cache: Path | None, log: Log) -> Index:
         if cache is None:
+            return Index(None)
+        if inside_folder(cache, self.root):
+            log(f"⚠ 缓存目录 {literal(cache)} 在 --docs 给的 {literal(self.name)} 里面：索引不写进你的文件夹，"
+                "这次在内存里建（把 XDG_CACHE_HOME 设到这个文件夹外面，下次就不用再读一遍）")
             return Index(None)
         directory = cache / "docs"
         path = index_path(directory, self.root)
@@ -74,8 +79,11 @@ class Folder:
             return Index(None)
         try:
             return Index(path)
-        except sqlite3.DatabaseError:
-            log(f"⚠ {self.name} 的索引文件坏了，重建")
+        except sqlite3.DatabaseError as error:
+            if busy(error):  # 另一个进程正拿着它（正在建同一个文件夹的索引）：它没坏，不能删
+                log(f"⚠ {literal(self.name)} 的索引正被另一个进程占用，这次在内存里建索引")
+                return Index(None)
+            log(f"⚠ {literal(self.name)} 的索引文件坏了，重建")
         try:
             path.unlink()
             return Index(path)
@@ -194,6 +202,20 @@ class Folder:
 
     def close(self) -> None:
         self.index.close()
+
+
+def busy(error: sqlite3.Error) -> bool:
+    """SQLite 说的是“被别人锁着”（等满了 busy_timeout），不是文件坏了。"""
+    return getattr(error, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or \
+        "locked" in str(error)
+
+
+def inside_folder(cache: Path, root: Path) -> bool:
+    """缓存目录是不是在用户给的文件夹里（或者就是它）：按真实的路径比（符号链接、.. 都算上）。"""
+    try:
+        return root.is_dir() and cache.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return True  # 说不清时当它在里面：宁可这次在内存里建，也不往用户的文件夹里写
 
 
 def changed(item: Found, stored: dict[str, Any]) -> bool:

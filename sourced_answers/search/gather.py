@@ -6,12 +6,13 @@ SourceSession 按设置打开后端、用完关掉；各个门（命令行、--s
 import contextvars
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from types import TracebackType
 
 from sourced_answers.checker import Source
 from sourced_answers.core.abandoning import stop_if_gone
 from sourced_answers.core.errors import NoResults, QuestionError, SourceError
-from sourced_answers.core.masking import searchable
+from sourced_answers.core.masking import mask, may_hold_secret, searchable
 from sourced_answers.core.retrying import Deadline
 from sourced_answers.core.settings import SearchSettings
 from sourced_answers.core.strings import literal
@@ -132,7 +133,19 @@ class SourceSession:
         sources = gather(question, self.search, self.backend, self.log)
         if not sources:
             raise NoResults(f"{self.backend.label}没有搜到结果", next_step="换个说法再试")
-        return sources
+        return self.without_keys(sources)
+
+    def without_keys(self, sources: list[Source]) -> list[Source]:
+        """资料里写着本程序认得的密钥（笔记里记着秘塔的密钥）：交给模型（可以是别人机器上的服务）、写进任何输出之前
+        遮掉，说一句是哪几条。"""
+        if not self.secrets or not any(may_hold_secret(source.text + source.title, self.secrets) for source in sources):
+            return sources
+        cleaned = [replace(source, text=mask(source.text, self.secrets), title=mask(source.title, self.secrets))
+                   for source in sources]
+        numbers = [str(n) for n, (old, new) in enumerate(zip(sources, cleaned, strict=True), 1) if old != new]
+        if numbers:
+            self.log(f"⚠ 资料 {'、'.join(f'[{n}]' for n in numbers)} 里写着密钥：交给模型之前遮掉了")
+        return cleaned
 
     def savings(self) -> str | None:
         """缓存省下了什么（“缓存省下 1 次搜索、2 次读取”；什么都没省时为 None）。"""
