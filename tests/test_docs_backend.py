@@ -361,3 +361,17 @@ def test_an_index_locked_by_another_process_is_not_taken_for_a_broken_one(tmp_pa
         other.close()
     assert any("正被另一个进程占用" in line for line in log) and not any("坏了" in line for line in log)
     assert index.exists() and sqlite3.connect(index).execute("SELECT count(*) FROM files").fetchone()[0] == 3
+
+
+def test_the_same_notes_given_twice_or_inside_another_given_folder_count_once(tmp_path, notes):
+    """同一个文件夹给两次（一次经过符号链接）、再给它里面的一个文件：每一段只作为一条资料出现，并说一句。"""
+    link = tmp_path / "link-to-notes"
+    link.symlink_to(notes, target_is_directory=True)
+    inner = next(path for path in sorted(notes.rglob("*")) if path.is_file() and path.suffix in (".md", ".txt"))
+    log: list[str] = []
+    backend = opened(settings(tmp_path, inner, notes, link), log)
+    hits = backend.search("鸡翅", 10)[0]
+    assert len({hit.text for hit in hits}) == len(hits), [hit.title for hit in hits]
+    assert len(backend.folders) == 1
+    assert sum("不再单独算一次" in line for line in log) == 2, log
+    backend.close()

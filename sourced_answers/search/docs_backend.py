@@ -38,21 +38,30 @@ def no_fts5_message() -> str:
 
 
 def resolve(given: tuple[str, ...], log: Log) -> list[Path]:
-    """用户给的路径 → 存在的绝对路径（去掉重复的）；不存在的说一句。"""
-    roots: list[Path] = []
+    """用户给的路径 → 存在的绝对路径；不存在的说一句。同一处给了两次（包括经过符号链接），或者给的文件、文件夹在另一个
+    给了的文件夹里面：只留外面的那一个，说一句（不然同一段会作为两条资料出现）。"""
+    roots: list[tuple[Path, Path]] = []  # (绝对路径, 真实路径)
     for text in given:
         path = Path(os.path.expanduser(text))
         try:
             absolute = Path(os.path.abspath(path))
             exists = absolute.exists()
-        except (OSError, ValueError):
+            real = absolute.resolve()
+        except (OSError, ValueError, RuntimeError):
             exists = False
         if not exists:
             log(f"⚠ --docs 给的 {literal(text)} 不存在，跳过")
             continue
-        if absolute not in roots:
-            roots.append(absolute)
-    return roots
+        outer = next((kept for kept, kept_real in roots if real == kept_real or real.is_relative_to(kept_real)), None)
+        if outer is not None:
+            log(f"⚠ --docs 给的 {literal(text)} 已经在 {literal(outer)} 里面了，不再单独算一次")
+            continue
+        inner = [(kept, kept_real) for kept, kept_real in roots if kept_real.is_relative_to(real)]
+        for kept, kept_real in inner:
+            log(f"⚠ --docs 给的 {literal(kept)} 在 {literal(text)} 里面，不再单独算一次")
+            roots.remove((kept, kept_real))
+        roots.append((absolute, real))
+    return [absolute for absolute, _ in roots]
 
 
 def span(match: Match) -> str:
