@@ -375,3 +375,26 @@ def test_the_same_notes_given_twice_or_inside_another_given_folder_count_once(tm
     assert len(backend.folders) == 1
     assert sum("不再单独算一次" in line for line in log) == 2, log
     backend.close()
+
+
+def test_an_index_another_process_keeps_writing_is_used_as_it_is_with_a_note(tmp_path, notes, monkeypatch):
+    """索引打开了、要更新时另一个进程一直占着写锁（sqlite 等满 10 秒后说 database is locked）：不是程序内部错误，
+    这次用索引里已有的内容，说一句，下次再看改过的文件。"""
+    import sqlite3
+
+    from sourced_answers.search import docs_index
+    opened(settings(tmp_path, notes)).close()
+    (notes / "cooking.txt").write_text("鸡翅用烤箱 200 度烤 20 分钟。\n", encoding="utf-8")
+
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+    monkeypatch.setattr(docs_index.Index, "begin", locked)
+    log: list[str] = []
+    backend = opened(settings(tmp_path, notes), log)
+    assert backend.search("鸡翅", 1)[0][0].text.startswith("可乐")  # 已有的内容
+    assert any("索引这次没能更新（数据库被别的进程锁住了）" in line for line in log), log
+    backend.close()
+    monkeypatch.undo()
+    again = opened(settings(tmp_path, notes))
+    assert again.search("鸡翅", 1)[0][0].text.startswith("鸡翅用烤箱")  # 下次再看
+    again.close()

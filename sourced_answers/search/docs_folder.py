@@ -22,6 +22,7 @@ from sourced_answers.core.strings import literal
 from sourced_answers.search.docs_files import Found, NotText, decode, read_bytes, scan
 from sourced_answers.search.docs_formats import Unreadable, document_passages, pdf_install_command
 from sourced_answers.search.docs_index import Index
+from sourced_answers.search.source_cache import sqlite_text
 
 Log = Callable[[str], None]
 # 每读这么多个文件提交一次：中途按了 Ctrl-C，已经读过的下次不必再读
@@ -126,7 +127,12 @@ class Folder:
                 "（.md、.txt、.html、.pdf、.docx），没有看")
         if to_read and verbose:
             log(f"  读取 {len(to_read)} 个新的或改过的文件，建索引…")
-        notes += self.apply(to_read, gone, progress)
+        try:
+            notes += self.apply(to_read, gone, progress)
+        except sqlite3.Error as error:  # 另一个进程正长时间写着同一个索引、磁盘满了……：这次用索引里已有的
+            say_notes(log, [*notes, f"索引这次没能更新（{sqlite_text(error)}）：用索引里已有的内容回答，"
+                                    f"{len(to_read) + len(gone)} 个新的、改过的或删掉的文件下次再看"])
+            return False
         if verbose or to_read or gone:
             say_notes(log, notes)
         if to_read or gone:
