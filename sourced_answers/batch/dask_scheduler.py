@@ -203,6 +203,7 @@ def collect(futures: dict[Any, int], watch: Watch, handle: Callable[[int, Any], 
 def result_of(future: Any, watch: Watch) -> Any:
     """一个算完的任务的结果。取结果的时候那个 worker 死了，Dask 会重算这一块：这时照样看着集群，不会一直等下去。"""
     from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
     wait = 5.0
     while True:
         try:
@@ -210,7 +211,8 @@ def result_of(future: Any, watch: Watch) -> Any:
         except KilledWorker:
             raise ServiceError("同一块输入先后让几个 Dask worker 意外结束了（常见的原因是内存不够）："
                                "其余的块没有核对") from None
-        except CancelledError:  # Dask 断了和调度器的连接，取消了每一个任务
+        except (CancelledError, CommClosedError):  # Dask 断了和调度器的连接：取消了每一个任务，或者取结果时连接关了
+            # （CommClosedError 也是 OSError：先认它，不然会被当成 worker 读输入出的错）
             raise SchedulerLost("和 Dask 调度器的连接断了（调度器被结束了，或者网络断了）") from None
         except TimeoutError:
             if future.status == "error":
