@@ -25,7 +25,7 @@ from sourced_answers.core.environment import (
     cache_directory,
 )
 from sourced_answers.core.errors import ConfigError, UsageError
-from sourced_answers.core.options import Option, check_relations, fill, paths
+from sourced_answers.core.options import Option, check_relations, fill, nul_problem, paths
 from sourced_answers.core.output_files import OutputFiles
 from sourced_answers.core.questions import clean_question
 from sourced_answers.core.secrets import MODEL_MIN_LENGTH, SERVER_MIN_LENGTH, check_secret, secrets_to_mask
@@ -133,8 +133,9 @@ def check_flags(args: Given) -> None:
             raise UsageError(f"{flag} 的值是空的")
     for flag, value in (("--verify", args.verify), ("--eval", args.eval), ("--html", args.html),
                         ("--summary", args.summary)):
-        if value is not None and "\x00" in value:  # 命令行上打不出来，库函数 main(argv) 却可能收到：系统调用会拒绝它
-            raise UsageError(f"{flag} 的路径“{literal(value)}”里有 NUL 字符（\\x00），文件名里不能有它")
+        problem = nul_problem(value) if value is not None else None
+        if problem:
+            raise UsageError(f"{flag} 的{problem}")
     if args.docs:  # 和 Python API 的 docs= 同一道检查：空的路径（--docs "$NOTES" 而变量没设）不当成当前目录
         try:
             paths(args.docs)

@@ -185,10 +185,17 @@ def paths(value: object) -> tuple[str, ...]:
         text = os.fspath(item) if isinstance(item, os.PathLike) else plain(item)
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"每一项应是不空的路径，收到 {shown_value(item)}")
-        if "\x00" in text:
-            raise ValueError(f"路径“{literal(text)}”里有 NUL 字符（\\x00），文件名里不能有它")
+        problem = nul_problem(text)
+        if problem:
+            raise ValueError(problem)
         found.append(text)
     return tuple(found)
+
+
+def nul_problem(path: str) -> str | None:
+    """路径里有 NUL 字符时的说明（命令行上打不出来，库函数、main(argv) 却可能收到：系统调用会拒绝它）；没有时 None。
+    每个收路径的参数都用它（--verify、--eval、--html、--summary、--docs）。"""
+    return f"路径“{literal(path)}”里有 NUL 字符（\\x00），文件名里不能有它" if "\x00" in path else None
 
 
 def shown_value(value: object) -> str:
