@@ -185,3 +185,11 @@ def test_quickstart_understands_a_scheme_less_ollama_url(model_server):
 def test_quickstart_passes_a_bad_ollama_url_to_the_main_program():
     result = run_cli("家用 NAS 怎么选", env=cli_env(OLLAMA_URL="ftp://x:1"), module="sourced_answers.quickstart")
     assert result.returncode == 2 and "OLLAMA_URL" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_excerpts_alone_need_no_model_service_at_any_door():
+    """摘录不请模型写：只有它时付费之前的检查不找回答模型的服务（以前 --serve、--mcp --excerpts 没有模型服务就起不来；
+    快的一层不许连网，真去探测就是失败）。"""
+    from sourced_answers.core.settings import EXCERPTS
+    preflight.check_before_paying(ModelSettings(name=EXCERPTS, url="http://127.0.0.1:9/v1"), [EXCERPTS], JudgeSettings(),
+                        Deadline(None))

@@ -14,7 +14,7 @@ from sourced_answers.core.settings import EXCERPTS, JudgeSettings, ModelSettings
 from sourced_answers.model.endpoints import chat_url
 from sourced_answers.model.messages import ChatResult, Message
 from sourced_answers.model.model_client import chat
-from sourced_answers.model.preflight import check_before_paying, check_judge
+from sourced_answers.model.preflight import check_before_paying
 from sourced_answers.model.prompts import answer_prompt
 from sourced_answers.outputs.records import Record, checked_record
 from sourced_answers.outputs.render import REASONING_ABOVE
@@ -55,10 +55,7 @@ def answer(settings: Settings, log: Log, show: Show | None = None, shared: Share
     excerpting = model.name == EXCERPTS
     # 0. 付费之前：模型服务在、模型都下载了（地址和密钥的格式在建设置时已经检查过）；摘录不请模型，只查评判模型
     deadline = run.deadline()  # 预检的时间也算在 --timeout 里
-    if excerpting:
-        check_judge(settings.judge, model.url, deadline)
-    else:
-        check_before_paying(model, [model.name], settings.judge, deadline)
+    check_before_paying(model, [model.name], settings.judge, deadline)
     # 1. 搜集资料：从设置里的搜索后端（秘塔……）搜索，读取前几条的正文
     with SourceSession(settings.search, log, deadline, run.secrets, shared) as session:
         sources = session.gather(query)

@@ -23,7 +23,7 @@ from sourced_answers.core.errors import (
     out_of_time,
 )
 from sourced_answers.core.retrying import Deadline
-from sourced_answers.core.settings import NO_KEY, ApiKey, JudgeSettings, ModelSettings
+from sourced_answers.core.settings import EXCERPTS, NO_KEY, ApiKey, JudgeSettings, ModelSettings
 from sourced_answers.core.strings import json_value
 from sourced_answers.model.endpoints import chat_url, models_url, server_root, shorter_bases
 
@@ -184,8 +184,11 @@ def probe_timeout(deadline: Deadline) -> float:
 
 def check_before_paying(model: ModelSettings, models: Sequence[str], judge: JudgeSettings, deadline: Deadline) -> None:
     """第一次请求秘塔之前：回答和评判用的模型服务在、密钥对、模型都在。地址和密钥的格式在建设置时已经检查过。
-    deadline：这次运行的总时限（预检的时间也算在里面）。"""
-    check_models(model.url, models, timeout=probe_timeout(deadline), key=model.key)
+    deadline：这次运行的总时限（预检的时间也算在里面）。摘录（EXCERPTS）不请模型写：只有它时不找回答模型的服务
+    （命令行、--eval、--serve、--mcp 都经过这里）。"""
+    asked = [name for name in models if name != EXCERPTS]
+    if asked:
+        check_models(model.url, asked, timeout=probe_timeout(deadline), key=model.key)
     check_judge(judge, model.url, deadline)
 
 
